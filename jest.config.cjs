@@ -1,0 +1,10 @@
+/** Tests mirror src/ and headless/; every run is TZ=UTC (set by the npm script). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node', isolatedModules: true } }],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
