@@ -1,0 +1,291 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
+import { contextBudget } from '../src/core/budget';
+import { creativeDraw } from '../src/core/creative';
+import { appendDaily } from '../src/core/daily';
+import { memoryStrength } from '../src/core/decay';
+import { EngramError, UsageError } from '../src/core/errors';
+import { isMemoryId, safeRelativePath } from '../src/core/ids';
+import { importLines, parseImport } from '../src/core/import';
+import { memoryText } from '../src/core/memory';
+import { remember, type RememberInput } from '../src/core/remember';
+import type { Category, Confidence } from '../src/core/settings';
+import { describeMemory } from '../src/core/show';
+import { vaultStats } from '../src/core/stats';
+import { currentTier } from '../src/core/tiers';
+import { useMemories, type UseResult } from '../src/core/touch';
+import type { CliIO } from './cli';
+import { insideObsidianVault, openVault, vaultRoot, type Runtime, type RuntimeOptions } from './runtime';
+
+export interface CommandContext {
+  io: CliIO;
+  json: boolean;
+  options: Record<string, unknown>;
+  args: string[];
+  runtime: RuntimeOptions;
+}
+
+export interface Command {
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  run(context: CommandContext): Promise<number>;
+}
+
+function print(context: CommandContext, value: unknown, human: () => string): number {
+  context.io.stdout(context.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+  return 0;
+}
+
+/** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */
+function textArgument(context: CommandContext, command: string): string {
+  const arg = context.args.join(' ');
+  if (arg === '-' || (arg === '' && !context.io.stdinIsTTY)) return context.io.readStdin();
+  if (arg === '') throw new UsageError(`${command}: give the text as an argument, or - to read standard input`);
+  return arg;
+}
+
+/** A memory reference from the command line: an id, or a file path (cwd- or vault-relative). */
+export function memoryRef(runtime: Runtime, cwd: string, ref: string): string {
+  if (isMemoryId(ref)) return ref;
+  const absolute = nodePath.resolve(cwd, ref);
+  const relative = nodePath.relative(runtime.root, absolute);
+  if (!relative.startsWith('..') && !nodePath.isAbsolute(relative) && existsSync(absolute)) return safeRelativePath(relative);
+  if (nodePath.isAbsolute(ref)) throw new UsageError(`${ref}: not inside the vault ${runtime.root}`);
+  return safeRelativePath(ref);
+}
+
+async function resolveIds(runtime: Runtime, context: CommandContext, command: string): Promise<string[]> {
+  if (context.args.length === 0) throw new UsageError(`${command}: give at least one memory id or path`);
+  const ids: string[] = [];
+  for (const ref of context.args) ids.push((await runtime.vault.resolve(memoryRef(runtime, context.io.cwd, ref))).id);
+  return ids;
+}
+
+function formatUse(results: UseResult[]): string {
+  return results
+    .map((r) => {
+      const tier = r.tier_before === r.tier ? r.tier : `${r.tier_before} -> ${r.tier}`;
+      const spread = Object.keys(r.spread).length > 0 ? `  spread to ${Object.keys(r.spread).length}` : '';
+      const due = r.due_for_validation ? '  due for validation' : '';
+      return `${r.id}  ${tier}  access_count ${r.access_count}  activation ${r.activation}${spread}${due}`;
+    })
+    .join('\n');
+}
+
+const oneOf = <T extends string>(value: unknown, allowed: readonly T[], option: string): T | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${option}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+};
+
+const count = (value: string | undefined, fallback: number, what: string): number => {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${what}: expected a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+};
+
+const unavailable = (name: string): Command => ({
+  usage: `engram ${name}: not available in this build yet`,
+  options: {},
+  run: async () => {
+    throw new EngramError(`${name} is not available in this build yet`);
+  },
+});
+
+export const COMMANDS: Record<string, Command> = {
+  init: {
+    usage: 'engram [--vault DIR] init\n  create the memory folder layout (idempotent); adds .obsidian/ when the folder is not inside a vault',
+    options: {},
+    async run(context) {
+      const root = vaultRoot(context.runtime);
+      mkdirSync(root, { recursive: true });
+      const runtime = openVault(context.runtime, false);
+      const created = await runtime.vault.init({ ownVault: !insideObsidianVault(root) });
+      return print(context, { vault: root, created }, () =>
+        created.length > 0 ? `initialised ${root}\n${created.map((p) => `  created ${p}`).join('\n')}` : `${root} is already an Engram vault`,
+      );
+    },
+  },
+
+  remember: {
+    usage:
+      'engram remember [TEXT | -] [--category episodic|semantic|decision] [--tags a,b] [--confidence verified|observed|inferred]\n' +
+      '                [--error] [--path P]... [--role R] [--source S]',
+    options: {
+      category: { type: 'string' },
+      tags: { type: 'string' },
+      confidence: { type: 'string' },
+      error: { type: 'boolean' },
+      path: { type: 'string', multiple: true },
+      role: { type: 'string' },
+      source: { type: 'string' },
+    },
+    async run(context) {
+      const o = context.options;
+      const input: RememberInput = {
+        text: textArgument(context, 'remember'),
+        category: oneOf<Category>(o.category, ['episodic', 'semantic', 'decision'], 'category'),
+        confidence: oneOf<Confidence>(o.confidence, ['verified', 'observed', 'inferred'], 'confidence'),
+        tags: typeof o.tags === 'string' ? o.tags.split(',').map((t) => t.trim()).filter((t) => t !== '') : [],
+        is_error: Boolean(o.error),
+        related_paths: (o.path as string[] | undefined) ?? [],
+        agent_role: (o.role as string | undefined) ?? null,
+        source: (o.source as string | undefined) ?? null,
+      };
+      const runtime = openVault(context.runtime);
+      const result = await remember(runtime.vault, input);
+      return print(context, result, () => {
+        const line = `${result.action} ${result.id}  ${result.path}`;
+        return result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line;
+      });
+    },
+  },
+
+  import: {
+    usage: 'engram import FILE.jsonl   (- reads standard input)\n  one {"text", "category"?, "created_at"?, "tags"?, "source"?, "session"?, ...} a line',
+    options: {},
+    async run(context) {
+      if (context.args.length !== 1) throw new UsageError('import: give one JSONL file (or - for standard input)');
+      const file = context.args[0]!;
+      let jsonl: string;
+      if (file === '-') jsonl = context.io.readStdin();
+      else {
+        try {
+          jsonl = (await import('node:fs')).readFileSync(nodePath.resolve(context.io.cwd, file), 'utf8');
+        } catch (error) {
+          throw new UsageError(`import: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+        }
+      }
+      const lines = parseImport(jsonl, file);
+      const runtime = openVault(context.runtime);
+      const summary = await importLines(runtime.vault, lines);
+      return print(context, summary, () => `imported ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts`);
+    },
+  },
+
+  touch: {
+    usage: 'engram touch ID|PATH ...\n  the touch protocol: one tier up, access_count + 1, read boost; memories touched together are co-accessed',
+    options: {},
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const ids = await resolveIds(runtime, context, 'touch');
+      const results = await useMemories(runtime.vault, ids, { use: 'read', touch: true, coAccess: true });
+      return print(context, results, () => formatUse(results));
+    },
+  },
+
+  cite: {
+    usage: 'engram cite ID ...\n  citation boost: the memories were cited in an answer',
+    options: {},
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const ids = await resolveIds(runtime, context, 'cite');
+      const results = await useMemories(runtime.vault, ids, { use: 'cited', touch: false, coAccess: true });
+      return print(context, results, () => formatUse(results));
+    },
+  },
+
+  show: {
+    usage: 'engram show ID|PATH\n  frontmatter plus computed strength, effective half-life, tier and activation',
+    options: {},
+    async run(context) {
+      if (context.args.length !== 1) throw new UsageError('show: give one memory id or path');
+      const runtime = openVault(context.runtime);
+      const memory = await runtime.vault.resolve(memoryRef(runtime, context.io.cwd, context.args[0]!));
+      const view = describeMemory(memory, runtime.vault.now(), runtime.vault.settings);
+      return print(context, view, () => {
+        const { text, links, ...fields } = view;
+        const lines = Object.entries(fields).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+        const linkLines = (links as Array<{ target: string; kind: string }>).map((l) => `  ${l.kind} -> ${l.target}`);
+        return [...lines, ...(linkLines.length ? ['links:', ...linkLines] : []), '', String(text)].join('\n');
+      });
+    },
+  },
+
+  stats: {
+    usage: 'engram stats\n  counts by category, tier and confidence; sizes; files that could not be read',
+    options: {},
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const stats = await vaultStats(runtime.vault);
+      const row = (label: string, counts: Record<string, number>) =>
+        `${label.padEnd(11)} ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join('  ')}`;
+      print(context, stats, () =>
+        [
+          `memories    ${stats.memories} (${stats.archived} archived, ${stats.errors} errors, ${stats.bytes} bytes of text)`,
+          row('category', stats.by_category),
+          row('tier', stats.by_tier),
+          row('confidence', stats.by_confidence),
+          `daily       ${stats.daily_files} files${stats.daily_over_limit.length ? `, over 20 KB: ${stats.daily_over_limit.join(', ')}` : ''}`,
+          `conflicts   ${stats.open_conflicts} open`,
+          ...(stats.invalid.length ? [`unreadable  ${stats.invalid.length}`, ...stats.invalid.map((p) => `  ${p.path}: ${p.reason}`)] : []),
+        ].join('\n'),
+      );
+      return 0;
+    },
+  },
+
+  creative: {
+    usage: 'engram creative [N] [--seed S]\n  N (default 5) random memories from every tier, favouring forgotten ones',
+    options: { seed: { type: 'string' } },
+    async run(context) {
+      const n = count(context.args[0], 5, 'creative N');
+      const runtime = openVault({ ...context.runtime, seed: context.options.seed as string | undefined });
+      const { vault } = runtime;
+      const now = vault.now();
+      const { memories } = await vault.loadAll();
+      const drawn = creativeDraw(memories, n, now, vault.ports.random, vault.settings).map((m) => ({
+        id: m.id,
+        path: m.path,
+        category: m.category,
+        tier: currentTier(m, now, vault.settings),
+        strength: Math.round(memoryStrength(m, now, vault.settings) * 1000) / 1000,
+        text: memoryText(m),
+      }));
+      return print(context, drawn, () =>
+        drawn.map((d) => `[${d.tier.toUpperCase()} · ${d.strength.toFixed(2)}] ${d.text}  [[${d.id}]]`).join('\n'),
+      );
+    },
+  },
+
+  log: {
+    usage: "engram log TEXT   (- reads standard input)\n  append a line to today's daily file",
+    options: {},
+    async run(context) {
+      const text = textArgument(context, 'log');
+      if (text.trim() === '') throw new UsageError('log: nothing to log (empty text)');
+      const runtime = openVault(context.runtime);
+      const result = await appendDaily(runtime.vault, text);
+      return print(context, result, () =>
+        `appended to ${result.path} (${result.bytes} bytes)${result.over_limit ? ': over 20 KB, compress it into memories' : ''}`,
+      );
+    },
+  },
+
+  budget: {
+    usage: 'engram budget\n  bytes and tokens of the always-loaded context against the targets',
+    options: {},
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const report = await contextBudget(runtime.vault);
+      print(context, report, () =>
+        [
+          ...report.files.map((f) => `${f.path.padEnd(28)} ${String(f.bytes).padStart(7)} B ${String(f.tokens).padStart(6)} tok${f.note ? `  (${f.note})` : ''}`),
+          `${'total'.padEnd(28)} ${String(report.total_bytes).padStart(7)} B ${String(report.total_tokens).padStart(6)} tok`,
+          `targets: STATE.md under ${report.state_target_bytes} B, everything under ${report.total_target_bytes} B`,
+          ...(report.over.length ? report.over.map((o) => `OVER: ${o}`) : ['within budget']),
+        ].join('\n'),
+      );
+      return 0;
+    },
+  },
+
+  recall: unavailable('recall'),
+  context: unavailable('context'),
+  consolidate: unavailable('consolidate'),
+  reembed: unavailable('reembed'),
+  export: unavailable('export'),
+};

@@ -1,0 +1,95 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { UsageError, EngramError } from '../src/core/errors';
+import type { Ports, Random, TokenCounter } from '../src/core/ports';
+import { seededRandom } from '../src/core/random';
+import { resolveSettings, type EngramSettings } from '../src/core/settings';
+import { parseTimestamp } from '../src/core/time';
+import { LAYOUT, Vault } from '../src/core/vault';
+import { NodeFileStore } from './fs-files';
+import { NodeLocks } from './locks';
+
+/** Where the vault is and what time it is: everything a command needs to open the vault. */
+export interface RuntimeOptions {
+  vault?: string;
+  now?: string;
+  seed?: string;
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+export function vaultRoot(options: RuntimeOptions): string {
+  const dir = options.vault ?? options.env.ENGRAM_VAULT;
+  if (dir) return nodePath.resolve(options.cwd, dir);
+  if (existsSync(nodePath.join(options.cwd, LAYOUT.machine))) return options.cwd;
+  throw new UsageError('no vault: pass --vault DIR or set ENGRAM_VAULT');
+}
+
+export function parseNow(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const ms = parseTimestamp(value);
+  if (ms === null) throw new UsageError(`--now: expected an ISO-8601 date-time such as 2026-04-30T09:10:00Z, got ${JSON.stringify(value)}`);
+  return ms;
+}
+
+/** gpt-tokenizer's cl100k encoding, loaded on first use (it takes ~180 ms to load). */
+function lazyTokenCounter(): TokenCounter {
+  let count: ((text: string) => number) | null = null;
+  return {
+    count(text: string): number {
+      if (!count) {
+        count = (require('gpt-tokenizer/encoding/cl100k_base') as { countTokens: (t: string) => number }).countTokens;
+      }
+      return count(text);
+    },
+  };
+}
+
+export function loadSettings(root: string): EngramSettings {
+  const path = nodePath.join(root, LAYOUT.config);
+  if (!existsSync(path)) return resolveSettings(undefined);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new EngramError(`${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
+  return resolveSettings(parsed, LAYOUT.config);
+}
+
+export interface Runtime {
+  vault: Vault;
+  root: string;
+  files: NodeFileStore;
+}
+
+/** Open a vault; `requireInit` refuses a folder that `engram init` has not prepared. */
+export function openVault(options: RuntimeOptions, requireInit = true): Runtime {
+  const root = vaultRoot(options);
+  if (requireInit) {
+    if (!existsSync(root) || !statSync(root).isDirectory()) throw new EngramError(`${root}: no such folder (run engram init)`);
+    if (!existsSync(nodePath.join(root, LAYOUT.version))) throw new EngramError(`${root}: not an Engram vault (run engram --vault ${root} init)`);
+  }
+  const fixed = parseNow(options.now);
+  const random: Random = options.seed !== undefined ? seededRandom(options.seed) : Math.random;
+  const files = new NodeFileStore(root);
+  const ports: Ports = {
+    files,
+    locks: new NodeLocks(root),
+    clock: { now: () => fixed ?? Date.now() },
+    random,
+    tokens: lazyTokenCounter(),
+  };
+  return { vault: new Vault(ports, requireInit ? loadSettings(root) : resolveSettings(undefined)), root, files };
+}
+
+/** Whether a folder sits inside an Obsidian vault already (an ancestor with `.obsidian/`). */
+export function insideObsidianVault(root: string): boolean {
+  let dir = nodePath.dirname(root);
+  for (;;) {
+    if (existsSync(nodePath.join(dir, '.obsidian'))) return true;
+    const parent = nodePath.dirname(dir);
+    if (parent === dir) return false;
+    dir = parent;
+  }
+}

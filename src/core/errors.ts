@@ -1,0 +1,41 @@
+/**
+ * Typed errors. Every error that reaches a user names what was wrong; the runner maps
+ * `exitCode` to its exit status (1 failure, 2 usage) and never prints a stack trace.
+ */
+export class EngramError extends Error {
+  readonly exitCode: 1 | 2 = 1;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad command-line or API input: exit status 2. */
+export class UsageError extends EngramError {
+  override readonly exitCode = 2 as const;
+}
+
+/** A file that cannot be read as a memory. The file is reported and left untouched. */
+export class MemoryParseError extends EngramError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+/** A path or id that would reach outside the vault, or is not a valid name. */
+export class PathError extends EngramError {}
+
+export class NotFoundError extends EngramError {}
+
+/** The file changed between our read and our write (compare-and-swap failed). */
+export class WriteConflictError extends EngramError {
+  constructor(readonly path: string) {
+    super(`${path}: changed by another writer while being updated`);
+  }
+}
+
+/** Another process holds a lock that we could not get in time. */
+export class LockError extends EngramError {}

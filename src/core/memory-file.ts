@@ -1,0 +1,44 @@
+import { renderFieldValue, type FieldValue } from './frontmatter';
+import { contentHash } from './ids';
+import { formatLink, type MemoryLink } from './links';
+import type { Category, Confidence, EngramSettings } from './settings';
+
+/** What a new memory is made of, before it has an id. */
+export interface NewMemory {
+  text: string;
+  category: Category;
+  created_at: string;
+  confidence: Confidence;
+  tags: string[];
+  is_error: boolean;
+  related_paths: string[];
+  agent_role: string | null;
+  source: string | null;
+  links: MemoryLink[];
+}
+
+/** The markdown of a new memory file, fields in SPEC §2's order. */
+export function renderMemoryFile(id: string, memory: NewMemory, settings: EngramSettings): string {
+  const body = memory.links.length > 0 ? `${memory.text.trim()}\n\n${memory.links.map(formatLink).join(' ')}\n` : `${memory.text.trim()}\n`;
+  const fields: Array<[string, FieldValue | null]> = [
+    ['id', id],
+    ['category', memory.category],
+    ['created_at', memory.created_at],
+    ['last_accessed_at', memory.created_at],
+    ['agent_role', memory.agent_role],
+    ['confidence', memory.confidence],
+    ['tags', memory.tags],
+    ['half_life_days', settings.halfLifeDays[memory.category]],
+    ['access_count', 0],
+    ['is_error', memory.is_error],
+    ['tier', 'active'],
+    ['co_access', {}],
+    ['related_paths', memory.related_paths],
+    ['amplitude', 1],
+    ['activation', 0],
+    ['content_hash', contentHash(body)],
+    ['source', memory.source],
+  ];
+  const lines = fields.filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${renderFieldValue(v!)}`);
+  return `---\n${lines.join('\n')}\n---\n${body}`;
+}

@@ -1,0 +1,237 @@
+import { MemoryParseError } from './errors';
+import { readFrontmatter, splitFrontmatter } from './frontmatter';
+import { isMemoryId } from './ids';
+import { parseLinks, type MemoryLink } from './links';
+import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type EngramSettings, type Tier } from './settings';
+import { parseTimestamp } from './time';
+
+/** A memory file (SPEC §2), read and checked. */
+export interface Memory {
+  id: string;
+  /** Vault-relative path of the file. */
+  path: string;
+  category: Category;
+  created_at: string;
+  last_accessed_at: string;
+  agent_role: string | null;
+  confidence: Confidence;
+  tags: string[];
+  half_life_days: number;
+  access_count: number;
+  is_error: boolean;
+  /** The tier written in the file; null when the file has none (then days decide). */
+  tier: Tier | null;
+  co_access: Record<string, number>;
+  related_paths: string[];
+  amplitude: number;
+  activation: number;
+  activation_at: string | null;
+  content_hash: string | null;
+  source: string | null;
+  /** The markdown after the frontmatter, byte for byte. */
+  body: string;
+  links: MemoryLink[];
+  /** Fields Engram does not know: kept, never rewritten. */
+  extra: Record<string, unknown>;
+}
+
+/** The folder of each category (SPEC §1). */
+export const CATEGORY_FOLDERS: Record<Category, string> = {
+  episodic: 'episodic',
+  semantic: 'semantic',
+  decision: 'decisions',
+};
+export const ARCHIVE_FOLDER = 'archive';
+
+const KNOWN_FIELDS = new Set([
+  'id', 'category', 'created_at', 'last_accessed_at', 'agent_role', 'confidence', 'tags', 'half_life_days',
+  'access_count', 'is_error', 'tier', 'co_access', 'related_paths', 'amplitude', 'activation', 'activation_at',
+  'content_hash', 'source',
+]);
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Bytes to text, or the reason they are not a note: size, emptiness, binary, encoding. */
+export function decodeNote(path: string, bytes: Uint8Array, maxBytes: number): string {
+  if (bytes.length > maxBytes) {
+    throw new MemoryParseError(path, `file is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+  }
+  if (bytes.includes(0)) throw new MemoryParseError(path, 'binary file (contains NUL bytes)');
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new MemoryParseError(path, 'not valid UTF-8 text');
+  }
+  if (text.trim() === '') throw new MemoryParseError(path, 'empty file');
+  return text;
+}
+
+/** Parse and validate a memory note. Throws MemoryParseError naming the path and the reason. */
+export function parseMemory(path: string, text: string, settings: EngramSettings): Memory {
+  const split = splitFrontmatter(text);
+  if (!split) {
+    const reason = /^\uFEFF?---/.test(text) ? 'frontmatter is not closed (no closing --- line)' : 'no frontmatter (a memory starts with a --- YAML block)';
+    throw new MemoryParseError(path, reason);
+  }
+  let data: unknown;
+  try {
+    data = readFrontmatter(split.yaml);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    throw new MemoryParseError(path, `invalid YAML: ${message}`);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new MemoryParseError(path, 'frontmatter is not a mapping of fields');
+  }
+  const fields = data as Record<string, unknown>;
+  const check = new FieldChecker(path, fields);
+  const id = check.id();
+  const fileName = path.split('/').pop()!.replace(/\.md$/, '');
+  if (id !== fileName) throw new MemoryParseError(path, `id ${id} does not match the file name ${fileName}.md`);
+  const category = check.oneOf('category', CATEGORIES);
+  const createdAt = check.timestamp('created_at');
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) if (!KNOWN_FIELDS.has(key)) extra[key] = value;
+  return {
+    id,
+    path,
+    category,
+    created_at: createdAt,
+    last_accessed_at: check.optionalTimestamp('last_accessed_at') ?? createdAt,
+    agent_role: check.optionalString('agent_role'),
+    confidence: check.optionalOneOf('confidence', CONFIDENCES) ?? 'observed',
+    tags: check.stringList('tags'),
+    half_life_days: check.number('half_life_days', { min: Number.MIN_VALUE }) ?? settings.halfLifeDays[category],
+    access_count: check.number('access_count', { min: 0, integer: true }) ?? 0,
+    is_error: check.boolean('is_error') ?? false,
+    tier: check.optionalOneOf('tier', TIERS),
+    co_access: check.coAccess(),
+    related_paths: check.relatedPaths(),
+    amplitude: check.number('amplitude', { min: 0 }) ?? 1,
+    activation: check.number('activation', { min: 0 }) ?? 0,
+    activation_at: check.optionalTimestamp('activation_at'),
+    content_hash: check.optionalString('content_hash'),
+    source: check.optionalString('source'),
+    body: split.body,
+    links: parseLinks(split.body),
+    extra,
+  };
+}
+
+/** The body as an agent reads it: the text without Engram's link lines. */
+export function memoryText(memory: Memory): string {
+  return memory.body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link)).replace(/\s+/g, ' ').trim();
+}
+
+class FieldChecker {
+  constructor(
+    private readonly path: string,
+    private readonly fields: Record<string, unknown>,
+  ) {}
+
+  private fail(field: string, expected: string): never {
+    const got = this.fields[field];
+    throw new MemoryParseError(this.path, `field "${field}": expected ${expected}, got ${describe(got)}`);
+  }
+
+  private present(field: string): boolean {
+    return this.fields[field] !== undefined && this.fields[field] !== null;
+  }
+
+  id(): string {
+    if (!this.present('id')) throw new MemoryParseError(this.path, 'field "id" is missing');
+    const value = this.fields.id;
+    if (typeof value !== 'string' || !isMemoryId(value)) this.fail('id', 'mem- and 12 lowercase letters or digits');
+    return value;
+  }
+
+  oneOf<T extends string>(field: string, allowed: readonly T[]): T {
+    if (!this.present(field)) throw new MemoryParseError(this.path, `field "${field}" is missing`);
+    return this.optionalOneOf(field, allowed)!;
+  }
+
+  optionalOneOf<T extends string>(field: string, allowed: readonly T[]): T | null {
+    if (!this.present(field)) return null;
+    const value = this.fields[field];
+    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) this.fail(field, `one of ${allowed.join(', ')}`);
+    return value as T;
+  }
+
+  timestamp(field: string): string {
+    if (!this.present(field)) throw new MemoryParseError(this.path, `field "${field}" is missing`);
+    return this.optionalTimestamp(field)!;
+  }
+
+  optionalTimestamp(field: string): string | null {
+    if (!this.present(field)) return null;
+    const value = this.fields[field];
+    if (typeof value !== 'string' || parseTimestamp(value) === null) this.fail(field, 'an ISO-8601 date-time such as "2026-04-28T10:23:00Z"');
+    return value;
+  }
+
+  optionalString(field: string): string | null {
+    if (!this.present(field)) return null;
+    const value = this.fields[field];
+    if (typeof value === 'number') return String(value);
+    if (typeof value !== 'string') this.fail(field, 'a string');
+    return value;
+  }
+
+  stringList(field: string): string[] {
+    if (!this.present(field)) return [];
+    const value = this.fields[field];
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' || typeof v === 'number')) {
+      this.fail(field, 'a list of strings');
+    }
+    return (value as unknown[]).map(String);
+  }
+
+  number(field: string, rule: { min: number; integer?: boolean }): number | null {
+    if (!this.present(field)) return null;
+    const value = this.fields[field];
+    if (typeof value !== 'number' || !Number.isFinite(value)) this.fail(field, 'a number');
+    if (rule.integer && !Number.isInteger(value)) this.fail(field, 'a whole number');
+    if (value < rule.min) this.fail(field, rule.min > 0 && rule.min < 1e-300 ? 'a positive number' : `a number of at least ${rule.min}`);
+    return value;
+  }
+
+  boolean(field: string): boolean | null {
+    if (!this.present(field)) return null;
+    const value = this.fields[field];
+    if (typeof value !== 'boolean') this.fail(field, 'true or false');
+    return value;
+  }
+
+  coAccess(): Record<string, number> {
+    if (!this.present('co_access')) return {};
+    const value = this.fields.co_access;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail('co_access', 'a mapping of memory id to count');
+    const out: Record<string, number> = {};
+    for (const [key, count] of Object.entries(value as Record<string, unknown>)) {
+      if (!isMemoryId(key)) throw new MemoryParseError(this.path, `field "co_access": ${JSON.stringify(key)} is not a memory id`);
+      if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
+        throw new MemoryParseError(this.path, `field "co_access": count for ${key} must be a non-negative number, got ${describe(count)}`);
+      }
+      out[key] = count;
+    }
+    return out;
+  }
+
+  relatedPaths(): string[] {
+    const paths = this.stringList('related_paths');
+    for (const p of paths) {
+      if (p.includes('\0') || p.trim() === '') throw new MemoryParseError(this.path, `field "related_paths": ${JSON.stringify(p)} is not a path`);
+    }
+    return paths;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  const text = JSON.stringify(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}

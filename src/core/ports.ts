@@ -1,0 +1,51 @@
+/**
+ * What the core needs from the world. The headless runner implements these with Node's
+ * file system; the Obsidian plugin with `app.vault`. Paths are vault-relative, '/'-separated.
+ */
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+export interface FileStore {
+  /** The file's bytes, or null when it does not exist. */
+  read(path: string): Promise<Uint8Array | null>;
+  stat(path: string): Promise<FileStat | null>;
+  /** Names (not paths) of the files directly inside a folder; [] when it does not exist. */
+  list(dir: string): Promise<string[]>;
+  /**
+   * Replace a file atomically (temp file + rename). With `expect`, the write happens only if
+   * the file still holds exactly that text (null: only if it does not exist); otherwise it
+   * throws WriteConflictError and writes nothing.
+   */
+  write(path: string, text: string, options?: { expect?: string | null }): Promise<void>;
+  /** Move a file; fails when the target exists. */
+  move(from: string, to: string): Promise<void>;
+  mkdir(path: string): Promise<void>;
+}
+
+/** Mutual exclusion between processes (and Obsidian) for one key, e.g. a memory id. */
+export interface Locks {
+  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. Injected everywhere so that replays are exact. */
+  now(): number;
+}
+
+/** A source of uniform numbers in [0, 1). */
+export type Random = () => number;
+
+export interface TokenCounter {
+  count(text: string): number;
+}
+
+export interface Ports {
+  files: FileStore;
+  locks: Locks;
+  clock: Clock;
+  random: Random;
+  tokens: TokenCounter;
+}

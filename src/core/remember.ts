@@ -1,0 +1,126 @@
+import { UsageError, WriteConflictError } from './errors';
+import { deriveMemoryId } from './ids';
+import { CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
+import { renderMemoryFile, type NewMemory } from './memory-file';
+import { openConflict } from './conflicts';
+import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
+import { CATEGORIES, CONFIDENCES, type Category, type Confidence } from './settings';
+import { formatTimestamp, parseTimestamp } from './time';
+import type { Vault } from './vault';
+
+/** What a caller asks to remember (the `remember` command, one `import` line, the plugin). */
+export interface RememberInput {
+  text: string;
+  category?: Category;
+  created_at?: string;
+  confidence?: Confidence;
+  tags?: string[];
+  is_error?: boolean;
+  related_paths?: string[];
+  agent_role?: string | null;
+  source?: string | null;
+}
+
+export interface RememberResult {
+  id: string;
+  path: string;
+  action: 'created' | 'reinforced' | 'conflict';
+  /** With action "conflict": the memory it contradicts and the conflict note. */
+  conflict_with?: string;
+  conflict_path?: string;
+}
+
+/** Check and complete an input; throws UsageError naming the field. */
+export function normaliseInput(input: RememberInput, now: number): NewMemory {
+  const text = typeof input.text === 'string' ? input.text.trim() : '';
+  if (text === '') throw new UsageError('text: nothing to remember (empty text)');
+  const category = input.category ?? 'episodic';
+  if (!CATEGORIES.includes(category)) throw new UsageError(`category: expected one of ${CATEGORIES.join(', ')}, got ${JSON.stringify(category)}`);
+  const confidence = input.confidence ?? 'observed';
+  if (!CONFIDENCES.includes(confidence) || confidence === 'stale') {
+    throw new UsageError(`confidence: expected verified, observed or inferred, got ${JSON.stringify(confidence)}`);
+  }
+  let createdAt = formatTimestamp(now);
+  if (input.created_at !== undefined) {
+    const ms = typeof input.created_at === 'string' ? parseTimestamp(input.created_at) : null;
+    if (ms === null) throw new UsageError(`created_at: expected an ISO-8601 date-time, got ${JSON.stringify(input.created_at)}`);
+    createdAt = formatTimestamp(ms);
+  }
+  return {
+    text,
+    category,
+    created_at: createdAt,
+    confidence,
+    tags: uniqueStrings(input.tags ?? [], 'tags'),
+    is_error: input.is_error ?? false,
+    related_paths: uniqueStrings(input.related_paths ?? [], 'related_paths'),
+    agent_role: input.agent_role ?? null,
+    source: input.source ?? null,
+    links: [],
+  };
+}
+
+function uniqueStrings(values: unknown, field: string): string[] {
+  if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' && v.trim() !== '')) {
+    throw new UsageError(`${field}: expected a list of non-empty strings`);
+  }
+  return [...new Set(values.map((v: string) => v.trim()))];
+}
+
+/** A resonance index over the vault's live (not archived) memories. */
+export async function buildResonanceIndex(vault: Vault, memories?: Memory[]): Promise<ResonanceIndex> {
+  const index = new ResonanceIndex(vault.settings);
+  const list = memories ?? (await vault.loadAll({ archive: false })).memories;
+  for (const memory of list) if (!memory.path.startsWith('archive/')) index.add(memory.id, memoryText(memory), memory.category);
+  return index;
+}
+
+/** A decided write: the id it goes to and what happens there. */
+export interface PlannedWrite {
+  memory: NewMemory;
+  resonance: Resonance;
+  id: string;
+}
+
+/** Decide what remembering `memory` does, and reserve its id in the index. */
+export async function planRemember(vault: Vault, index: ResonanceIndex, memory: NewMemory, taken: Set<string>): Promise<PlannedWrite> {
+  const resonance = index.resonate(memory.text, memory.category);
+  if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
+  let attempt = 0;
+  let id = deriveMemoryId(memory.text, memory.created_at, attempt);
+  while (taken.has(id) || (await vault.locate(id))) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);
+  taken.add(id);
+  index.add(id, memory.text, memory.category);
+  return { memory, resonance, id };
+}
+
+/** Carry out a planned write. */
+export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<RememberResult> {
+  const { resonance, id, memory } = plan;
+  if (resonance.kind === 'reinforce') {
+    const written = await vault.update(id, (existing) => ({
+      amplitude: reinforcedAmplitude(existing.amplitude, resonance.similarity, vault.settings),
+      access_count: existing.access_count + 1,
+    }));
+    return { id, path: written!.path, action: 'reinforced' };
+  }
+  const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
+  try {
+    await vault.createFile(path, renderMemoryFile(id, memory, vault.settings));
+  } catch (error) {
+    if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
+    throw error;
+  }
+  if (resonance.kind !== 'conflict') return { id, path, action: 'created' };
+  const existing = await vault.resolve(resonance.id);
+  const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, 'one negates the other on the same subject');
+  return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath };
+}
+
+/** SPEC §6: remember one text: reinforce, conflict or create. */
+export async function remember(vault: Vault, input: RememberInput, index?: ResonanceIndex): Promise<RememberResult> {
+  const memory = normaliseInput(input, vault.now());
+  const resonance = index ?? (await buildResonanceIndex(vault));
+  const plan = await planRemember(vault, resonance, memory, new Set());
+  return applyRemember(vault, plan);
+}

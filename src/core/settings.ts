@@ -1,0 +1,127 @@
+import { UsageError } from './errors';
+
+export const CATEGORIES = ['episodic', 'semantic', 'decision'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const CONFIDENCES = ['verified', 'observed', 'inferred', 'stale'] as const;
+export type Confidence = (typeof CONFIDENCES)[number];
+
+export const TIERS = ['core', 'active', 'warm', 'cold', 'archive'] as const;
+export type Tier = (typeof TIERS)[number];
+
+/**
+ * Every tunable of the memory model, shared by the plugin (settings tab) and the runner
+ * (`.engram/config.json`). Defaults are SPEC's.
+ */
+export interface EngramSettings {
+  /** SPEC §3: base half-life per category, in days. */
+  halfLifeDays: Record<Category, number>;
+  /** SPEC §3: days added to the half-life per access (spaced repetition). */
+  retrievalBoostDays: number;
+  /** SPEC §3: errors last longer (amygdala). */
+  errorMultiplier: number;
+  /** SPEC §3: weight of each confidence level in ranking. */
+  confidenceWeights: Record<Confidence, number>;
+  /** SPEC §4: upper bound (inclusive, in whole days since last access) of each tier. */
+  tierDays: { active: number; warm: number; cold: number };
+  /** SPEC §5: ACT-R activation. */
+  activation: {
+    halfLifeDays: number;
+    returnedBoost: number;
+    citedBoost: number;
+    readBoost: number;
+    /** Hops a boost spreads along links, halving each hop. */
+    spreadHops: number;
+    /** Spread shares below this are not written (they would only churn files). */
+    minSpreadBoost: number;
+    validationThreshold: number;
+  };
+  /** SPEC §6: resonance on write. */
+  resonance: {
+    /** Cosine at or above which a new text reinforces an existing memory (embeddings). */
+    vectorThreshold: number;
+    /** The lexical equivalent: cosine of stemmed term vectors. */
+    lexicalThreshold: number;
+    /** Lexical cosine (with negations removed) at which two memories are on the same subject. */
+    conflictThreshold: number;
+    eventAmplitude: number;
+  };
+  /** Files larger than this are reported, never parsed. */
+  maxFileBytes: number;
+  /** SPEC §9/§11. */
+  tokenBudget: number;
+  stateTargetBytes: number;
+  alwaysLoadedTargetBytes: number;
+  dailyCompressBytes: number;
+  /** Files besides STATE.md and recent daily files that an agent loads every turn. */
+  alwaysLoaded: string[];
+  /** Memories opened within this many minutes of each other are co-accessed (Hebb). */
+  coAccessWindowMinutes: number;
+}
+
+export const DEFAULT_SETTINGS: EngramSettings = {
+  halfLifeDays: { episodic: 7, semantic: 30, decision: 90 },
+  retrievalBoostDays: 2,
+  errorMultiplier: 2,
+  confidenceWeights: { verified: 1.0, observed: 0.7, inferred: 0.4, stale: 0.1 },
+  tierDays: { active: 7, warm: 21, cold: 60 },
+  activation: {
+    halfLifeDays: 30,
+    returnedBoost: 1.0,
+    citedBoost: 1.5,
+    readBoost: 0.25,
+    spreadHops: 2,
+    minSpreadBoost: 0.01,
+    validationThreshold: 8,
+  },
+  resonance: { vectorThreshold: 0.95, lexicalThreshold: 0.9, conflictThreshold: 0.6, eventAmplitude: 1.0 },
+  maxFileBytes: 256 * 1024,
+  tokenBudget: 2000,
+  stateTargetBytes: 4 * 1024,
+  alwaysLoadedTargetBytes: 25 * 1024,
+  dailyCompressBytes: 20 * 1024,
+  alwaysLoaded: [],
+  coAccessWindowMinutes: 30,
+};
+
+type Json = unknown;
+
+function isRecord(value: Json): value is Record<string, Json> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Merge user settings over the defaults, checking every value: the same shape as the
+ * defaults, numbers positive where they must be. Unknown keys are rejected by name, so a
+ * typo does not silently fall back to a default.
+ */
+export function resolveSettings(input: Json, source = 'settings'): EngramSettings {
+  if (input === undefined || input === null) return structuredClone(DEFAULT_SETTINGS);
+  if (!isRecord(input)) throw new UsageError(`${source}: expected an object`);
+  return mergeInto(structuredClone(DEFAULT_SETTINGS) as unknown as Record<string, Json>, input, source) as unknown as EngramSettings;
+}
+
+function mergeInto(base: Record<string, Json>, input: Record<string, Json>, where: string): Record<string, Json> {
+  for (const [key, value] of Object.entries(input)) {
+    const path = `${where}.${key}`;
+    if (!(key in base)) throw new UsageError(`${path}: unknown setting`);
+    const current = base[key];
+    if (Array.isArray(current)) {
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+        throw new UsageError(`${path}: expected a list of strings`);
+      }
+      base[key] = value;
+    } else if (isRecord(current)) {
+      if (!isRecord(value)) throw new UsageError(`${path}: expected an object`);
+      mergeInto(current, value, path);
+    } else if (typeof current === 'number') {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+        throw new UsageError(`${path}: expected a non-negative number, got ${JSON.stringify(value)}`);
+      }
+      base[key] = value;
+    } else {
+      base[key] = value;
+    }
+  }
+  return base;
+}

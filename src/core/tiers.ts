@@ -1,0 +1,43 @@
+import { daysSinceAccess } from './decay';
+import type { Memory } from './memory';
+import type { EngramSettings, Tier } from './settings';
+
+/** Tiers a memory can move through automatically, from most to least present. */
+const LADDER: Tier[] = ['active', 'warm', 'cold', 'archive'];
+
+/**
+ * The tier implied by whole days since last access (SPEC §4): active 0-7, warm 8-21,
+ * cold 22-60, archive beyond. Bounds come from settings.
+ */
+export function tierForDays(days: number, settings: EngramSettings): Tier {
+  const whole = Math.floor(Math.max(0, days));
+  if (whole <= settings.tierDays.active) return 'active';
+  if (whole <= settings.tierDays.warm) return 'warm';
+  if (whole <= settings.tierDays.cold) return 'cold';
+  return 'archive';
+}
+
+/** The tier a memory is in: the one written in the file, else the one its days imply. */
+export function currentTier(memory: Memory, now: number, settings: EngramSettings): Tier {
+  return memory.tier ?? tierForDays(daysSinceAccess(memory, now), settings);
+}
+
+/** Touch (SPEC §4): graduated recall promotes exactly one tier; core never changes. */
+export function promote(tier: Tier): Tier {
+  if (tier === 'core') return 'core';
+  return LADDER[Math.max(0, LADDER.indexOf(tier) - 1)]!;
+}
+
+/** The decay pass only demotes: the lower of the current tier and the implied one; core stays. */
+export function demote(tier: Tier, implied: Tier): Tier {
+  if (tier === 'core') return 'core';
+  return LADDER.indexOf(implied) > LADDER.indexOf(tier) ? implied : tier;
+}
+
+/** Search radius by tier (SPEC §4). Creative mode draws from everything. */
+export const RADIUS_TIERS = {
+  default: ['core', 'active', 'warm'],
+  deep: ['core', 'active', 'warm', 'cold'],
+  all: ['core', 'active', 'warm', 'cold', 'archive'],
+} as const satisfies Record<string, readonly Tier[]>;
+export type Radius = keyof typeof RADIUS_TIERS;

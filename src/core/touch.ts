@@ -1,0 +1,116 @@
+import { activationAt, boostFor, roundActivation, spreadBoost, spreadEdges, type Use } from './activation';
+import type { FieldValue } from './frontmatter';
+import type { Memory } from './memory';
+import type { Tier } from './settings';
+import { currentTier, promote } from './tiers';
+import { formatTimestamp } from './time';
+import type { Vault } from './vault';
+
+/**
+ * Use reinforces memory (SPEC §4-5).
+ * - touch: a memory was read to answer, updated, named by the user, or opened in Obsidian:
+ *   one tier up, access_count + 1, last_accessed_at = now, the read boost to activation.
+ * - cite: a memory was cited in an answer: the citation boost.
+ * Boosts spread to linked memories (halved per hop, split by fan, never along supersedes),
+ * and memories used together get co_access += 1 on both sides (Hebb).
+ */
+
+export interface UseResult {
+  id: string;
+  path: string;
+  tier_before: Tier;
+  tier: Tier;
+  access_count: number;
+  activation: number;
+  /** Activation crossed the validation threshold with this use (SPEC §10). */
+  due_for_validation: boolean;
+  /** Boost shares received by linked memories. */
+  spread: Record<string, number>;
+}
+
+export interface UseOptions {
+  use: Use;
+  /** Promote the tier and count the access (a touch); false for a citation alone. */
+  touch: boolean;
+  /** Link the memories used together by co-access. */
+  coAccess: boolean;
+}
+
+/** Touch (or cite) memories used together at the vault's `now`. */
+export async function useMemories(vault: Vault, ids: string[], options: UseOptions): Promise<UseResult[]> {
+  const now = vault.now();
+  const stamp = formatTimestamp(now);
+  const settings = vault.settings;
+  const unique = [...new Set(ids)];
+  const boost = boostFor(options.use, settings);
+  const results: UseResult[] = [];
+  for (const id of unique) {
+    let before: Memory | null = null;
+    const partners = options.coAccess ? unique.filter((other) => other !== id) : [];
+    const written = await vault.update(id, (memory) => {
+      before = memory;
+      const fields: Record<string, FieldValue> = {
+        activation: roundActivation(activationAt(memory, now, settings) + boost),
+        activation_at: stamp,
+      };
+      if (options.touch) {
+        fields.tier = promote(currentTier(memory, now, settings));
+        fields.access_count = memory.access_count + 1;
+        fields.last_accessed_at = stamp;
+      }
+      if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
+      return fields;
+    });
+    const memory = written!;
+    const prior = before as unknown as Memory;
+    const spread = await spreadFrom(vault, memory, boost, now, stamp);
+    const threshold = settings.activation.validationThreshold;
+    results.push({
+      id,
+      path: memory.path,
+      tier_before: currentTier(prior, now, settings),
+      tier: currentTier(memory, now, settings),
+      access_count: memory.access_count,
+      activation: memory.activation,
+      due_for_validation: activationAt(prior, now, settings) < threshold && memory.activation >= threshold,
+      spread,
+    });
+  }
+  return results;
+}
+
+/** Hebb: co_access[other] += 1 for each partner, keeping the existing entries' order. */
+export function incrementCoAccess(current: Record<string, number>, partners: string[]): Record<string, number> {
+  const next = { ...current };
+  for (const other of partners) next[other] = (next[other] ?? 0) + 1;
+  return next;
+}
+
+async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, stamp: string): Promise<Record<string, number>> {
+  const cache = new Map<string, Memory | null>([[source.id, source]]);
+  const load = async (id: string): Promise<Memory | null> => {
+    if (!cache.has(id)) {
+      const path = await vault.locate(id);
+      cache.set(id, path ? ((await vault.read(path).catch(() => null))?.memory ?? null) : null);
+    }
+    return cache.get(id)!;
+  };
+  const neighbours = async (id: string): Promise<string[]> => {
+    const memory = await load(id);
+    if (!memory) return [];
+    const edges = spreadEdges(memory);
+    const present: string[] = [];
+    for (const target of edges) if (await load(target)) present.push(target);
+    return present;
+  };
+  const shares = await spreadBoost(source.id, boost, neighbours, vault.settings);
+  const applied: Record<string, number> = {};
+  for (const [id, share] of [...shares].sort(([a], [b]) => a.localeCompare(b))) {
+    await vault.update(id, (memory) => ({
+      activation: roundActivation(activationAt(memory, now, vault.settings) + share),
+      activation_at: stamp,
+    }));
+    applied[id] = roundActivation(share);
+  }
+  return applied;
+}

@@ -1,0 +1,196 @@
+import { MemoryParseError, NotFoundError, WriteConflictError } from './errors';
+import { setFrontmatterFields, type FieldValue } from './frontmatter';
+import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
+import type { Ports } from './ports';
+import type { EngramSettings } from './settings';
+
+/** Folders and files of a memory folder (SPEC §1). */
+export const LAYOUT = {
+  folders: ['episodic', 'semantic', 'decisions', 'daily', 'conflicts', 'archive', '.engram', '.engram/locks'],
+  state: 'STATE.md',
+  daily: 'daily',
+  conflicts: 'conflicts',
+  machine: '.engram',
+  config: '.engram/config.json',
+  version: '.engram/version',
+  meta: '.engram/meta.json',
+  runs: '.engram/runs.jsonl',
+} as const;
+
+export const FORMAT_VERSION = 1;
+
+/** The folders holding memory files, searched in this order. */
+export const MEMORY_FOLDERS = [...Object.values(CATEGORY_FOLDERS), ARCHIVE_FOLDER];
+
+export interface LoadedVault {
+  memories: Memory[];
+  /** Files in memory folders that could not be read as memories: reported, never rewritten. */
+  problems: MemoryParseError[];
+}
+
+/** A change to a memory's frontmatter, computed from its current state; null: nothing to write. */
+export type MemoryChange = (memory: Memory) => Record<string, FieldValue> | null;
+
+const MAX_WRITE_ATTEMPTS = 20;
+const READ_CONCURRENCY = 64;
+
+/**
+ * The vault as the core sees it: memory files reached through the file port, metadata
+ * updates serialised per memory by the lock port and guarded by compare-and-swap.
+ */
+export class Vault {
+  constructor(
+    readonly ports: Ports,
+    readonly settings: EngramSettings,
+  ) {}
+
+  now(): number {
+    return this.ports.clock.now();
+  }
+
+  /** Create the layout (idempotent). Returns the paths it created. */
+  async init(options: { ownVault: boolean }): Promise<string[]> {
+    const { files } = this.ports;
+    const created: string[] = [];
+    for (const folder of LAYOUT.folders) {
+      if (!(await files.stat(folder))) created.push(`${folder}/`);
+      await files.mkdir(folder);
+    }
+    const seed: Array<[string, string]> = [
+      [LAYOUT.state, STATE_TEMPLATE],
+      [LAYOUT.version, `${FORMAT_VERSION}\n`],
+      [LAYOUT.meta, `${JSON.stringify({ format: FORMAT_VERSION, created_at: new Date(this.now()).toISOString() }, null, 2)}\n`],
+    ];
+    if (options.ownVault) {
+      await files.mkdir('.obsidian');
+      seed.push(['.obsidian/graph.json', `${JSON.stringify(OBSIDIAN_GRAPH, null, 2)}\n`]);
+    }
+    for (const [path, text] of seed) {
+      if (await files.stat(path)) continue;
+      try {
+        await files.write(path, text, { expect: null });
+        created.push(path);
+      } catch (error) {
+        if (!(error instanceof WriteConflictError)) throw error;
+      }
+    }
+    return created;
+  }
+
+  /** The path of a memory by id, searching the category folders and the archive. */
+  async locate(id: string): Promise<string | null> {
+    assertMemoryId(id);
+    for (const folder of MEMORY_FOLDERS) {
+      const path = `${folder}/${id}.md`;
+      if (await this.ports.files.stat(path)) return path;
+    }
+    return null;
+  }
+
+  /** A memory by id or vault-relative path. Throws NotFoundError or MemoryParseError. */
+  async resolve(ref: string): Promise<Memory> {
+    const path = isMemoryId(ref) ? await this.locate(ref) : safeRelativePath(ref);
+    if (!path) throw new NotFoundError(`no memory with id ${ref}`);
+    const loaded = await this.read(path);
+    if (!loaded) throw new NotFoundError(`no memory at ${path}`);
+    return loaded.memory;
+  }
+
+  /** Read and parse one memory file; null when it does not exist. */
+  async read(path: string): Promise<{ memory: Memory; text: string } | null> {
+    const bytes = await this.ports.files.read(path);
+    if (!bytes) return null;
+    const text = decodeNote(path, bytes, this.settings.maxFileBytes);
+    return { memory: parseMemory(path, text, this.settings), text };
+  }
+
+  /** Every memory file, parsed; unreadable files are listed apart with their reasons. */
+  async loadAll(options: { archive?: boolean } = {}): Promise<LoadedVault> {
+    const folders = options.archive === false ? Object.values(CATEGORY_FOLDERS) : MEMORY_FOLDERS;
+    const paths: string[] = [];
+    for (const folder of folders) {
+      for (const name of (await this.ports.files.list(folder)).sort()) if (name.endsWith('.md')) paths.push(`${folder}/${name}`);
+    }
+    const memories: Memory[] = [];
+    const problems: MemoryParseError[] = [];
+    for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
+      const batch = paths.slice(i, i + READ_CONCURRENCY);
+      const results = await Promise.all(batch.map((p) => this.read(p).catch((error: unknown) => error)));
+      results.forEach((result, j) => {
+        if (result instanceof MemoryParseError) problems.push(result);
+        else if (result instanceof Error) problems.push(new MemoryParseError(batch[j]!, result.message));
+        else if (result) memories.push((result as { memory: Memory }).memory);
+      });
+    }
+    return { memories, problems };
+  }
+
+  /**
+   * Change a memory's frontmatter: under the memory's lock, read, compute the change from
+   * the current state, write only the changed fields, and retry from a fresh read if the
+   * file changed in between (a writer that does not take our lock, such as Obsidian).
+   * Returns the memory as written, or null when the change was empty.
+   */
+  async update(id: string, change: MemoryChange): Promise<Memory | null> {
+    return this.ports.locks.withLock(id, async () => {
+      for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+        const path = await this.locate(id);
+        if (!path) throw new NotFoundError(`no memory with id ${id}`);
+        const loaded = await this.read(path);
+        if (!loaded) continue;
+        const fields = change(loaded.memory);
+        if (!fields || Object.keys(fields).length === 0) return null;
+        let text: string;
+        try {
+          text = setFrontmatterFields(loaded.text, fields);
+        } catch (error) {
+          throw new MemoryParseError(path, error instanceof Error ? error.message : String(error));
+        }
+        if (text === loaded.text) return loaded.memory;
+        try {
+          await this.ports.files.write(path, text, { expect: loaded.text });
+          return parseMemory(path, text, this.settings);
+        } catch (error) {
+          if (!(error instanceof WriteConflictError)) throw error;
+        }
+      }
+      throw new WriteConflictError(id);
+    });
+  }
+
+  /** Write a new file; fails with WriteConflictError when the path exists. */
+  async createFile(path: string, text: string): Promise<void> {
+    await this.ports.files.write(path, text, { expect: null });
+  }
+
+  async readText(path: string): Promise<string | null> {
+    const bytes = await this.ports.files.read(path);
+    return bytes ? new TextDecoder().decode(bytes) : null;
+  }
+}
+
+const STATE_TEMPLATE = `# STATE
+
+Hot context, loaded at every session start. Keep it under 4 KB: current focus, blockers,
+a few pending items. Everything else belongs in memories.
+
+## Focus
+
+## Blockers
+
+## Pending
+`;
+
+/** Colour groups for Obsidian's own graph view: one per tier (SPEC §13). */
+export const TIER_COLOURS = {
+  core: 0xb388ff,
+  active: 0x2ecc71,
+  warm: 0xf1c40f,
+  cold: 0x3498db,
+  archive: 0x95a5a6,
+} as const;
+
+const OBSIDIAN_GRAPH = {
+  colorGroups: Object.entries(TIER_COLOURS).map(([tier, rgb]) => ({ query: `[tier:${tier}]`, color: { a: 1, rgb } })),
+};
