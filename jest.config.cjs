@@ -6,5 +6,6 @@ module.exports = {
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node', isolatedModules: true } }],
   },
+  globalSetup: '<rootDir>/test/global-setup.cjs',
   moduleFileExtensions: ['ts', 'js', 'json'],
 };

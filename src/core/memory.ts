@@ -78,10 +78,10 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
   try {
     data = readFrontmatter(split.yaml);
   } catch (error) {
-    const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
-    throw new MemoryParseError(path, `invalid YAML: ${message}`);
+    throw new MemoryParseError(path, yamlErrorReason(error, split.head));
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+  if (data === null || data === undefined) throw new MemoryParseError(path, 'frontmatter is empty');
+  if (typeof data !== 'object' || Array.isArray(data)) {
     throw new MemoryParseError(path, 'frontmatter is not a mapping of fields');
   }
   const fields = data as Record<string, unknown>;
@@ -122,6 +122,16 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
 /** The body as an agent reads it: the text without Engram's link lines. */
 export function memoryText(memory: Memory): string {
   return memory.body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link)).replace(/\s+/g, ' ').trim();
+}
+
+/** js-yaml's reason with the line number in the file (the YAML starts after the opening fence). */
+function yamlErrorReason(error: unknown, head: string): string {
+  const e = error as { reason?: string; mark?: { line: number; column: number }; message?: string };
+  if (e.reason && e.mark) {
+    const line = e.mark.line + 1 + head.split('\n').length - 1;
+    return `invalid YAML at line ${line}, column ${e.mark.column + 1}: ${e.reason}`;
+  }
+  return `invalid YAML: ${String(e.message ?? error).split('\n')[0]}`;
 }
 
 class FieldChecker {

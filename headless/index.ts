@@ -1,0 +1,11 @@
+/**
+ * Engram as a Node library: the same operations as the CLI, for agents and scripts that
+ * embed the runner (and for the benchmarks and the multi-process tests).
+ */
+export { runCli } from './cli';
+export { openVault, type Runtime, type RuntimeOptions } from './runtime';
+export { useMemories } from '../src/core/touch';
+export { remember } from '../src/core/remember';
+export { importLines, parseImport } from '../src/core/import';
+export { vaultStats } from '../src/core/stats';
+export { describeMemory } from '../src/core/show';

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { runCli } from '../../headless/cli';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: () => any;
+}
+
+/** Run the CLI in-process against a vault, with optional standard input. */
+export async function engram(vault: string, args: string[], stdin?: string, cwd = process.cwd()): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(['--vault', vault, ...args], {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    readStdin: () => stdin ?? '',
+    stdinIsTTY: stdin === undefined,
+    cwd,
+    env: {},
+  });
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+/** A fresh temporary folder, removed by the returned cleanup. */
+export function tempDir(prefix = 'engram-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

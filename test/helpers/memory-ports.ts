@@ -1,0 +1,66 @@
+import { WriteConflictError } from '../../src/core/errors';
+import type { FileStat, FileStore, Locks, Ports } from '../../src/core/ports';
+import { seededRandom } from '../../src/core/random';
+import { resolveSettings, type EngramSettings } from '../../src/core/settings';
+import { parseTimestamp } from '../../src/core/time';
+import { Vault } from '../../src/core/vault';
+
+/** An in-memory file port for core tests: the same contract as the Node one. */
+export class MemoryFileStore implements FileStore {
+  readonly files = new Map<string, string>();
+  readonly dirs = new Set<string>(['']);
+  writes = 0;
+
+  async read(path: string): Promise<Uint8Array | null> {
+    const text = this.files.get(path);
+    return text === undefined ? null : new TextEncoder().encode(text);
+  }
+  async stat(path: string): Promise<FileStat | null> {
+    const text = this.files.get(path);
+    if (text !== undefined) return { size: new TextEncoder().encode(text).length, mtimeMs: 0 };
+    return this.dirs.has(path) ? { size: 0, mtimeMs: 0 } : null;
+  }
+  async list(dir: string): Promise<string[]> {
+    const prefix = `${dir}/`;
+    return [...this.files.keys()].filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/')).map((p) => p.slice(prefix.length));
+  }
+  async write(path: string, text: string, options: { expect?: string | null } = {}): Promise<void> {
+    if (options.expect !== undefined && (this.files.get(path) ?? null) !== options.expect) throw new WriteConflictError(path);
+    this.files.set(path, text);
+    this.writes++;
+  }
+  async move(from: string, to: string): Promise<void> {
+    if (this.files.has(to)) throw new WriteConflictError(to);
+    this.files.set(to, this.files.get(from)!);
+    this.files.delete(from);
+  }
+  async mkdir(path: string): Promise<void> {
+    this.dirs.add(path);
+  }
+}
+
+export const noLocks: Locks = { withLock: (_key, fn) => fn() };
+
+export function at(iso: string): number {
+  return parseTimestamp(iso)!;
+}
+
+/** A vault over in-memory files with a fixed clock. */
+export function memoryVault(now: string, settings: Partial<EngramSettings> = {}): { vault: Vault; files: MemoryFileStore; clock: { ms: number } } {
+  const files = new MemoryFileStore();
+  const clock = { ms: at(now) };
+  const ports: Ports = {
+    files,
+    locks: noLocks,
+    clock: { now: () => clock.ms },
+    random: seededRandom('test'),
+    tokens: { count: (text) => text.split(/\s+/).filter(Boolean).length },
+  };
+  return { vault: new Vault(ports, { ...resolveSettings(undefined), ...settings }), files, clock };
+}
+
+/** A memory file's text from fields (as a person would write one). */
+export function memoryNote(fields: Record<string, string | number | boolean>, body = 'Some text.\n'): string {
+  const lines = Object.entries(fields).map(([k, v]) => `${k}: ${typeof v === 'string' && /^\d{4}-/.test(v) ? JSON.stringify(v) : String(v)}`);
+  return `---\n${lines.join('\n')}\n---\n${body}`;
+}
