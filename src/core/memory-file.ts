@@ -36,6 +36,7 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['related_paths', memory.related_paths],
     ['amplitude', 1],
     ['activation', 0],
+    ['activation_at', memory.created_at],
     ['content_hash', contentHash(body)],
     ['source', memory.source],
   ];
