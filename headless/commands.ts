@@ -103,7 +103,7 @@ export const COMMANDS: Record<string, Command> = {
       const root = vaultRoot(context.runtime);
       mkdirSync(root, { recursive: true });
       const runtime = openVault(context.runtime, false);
-      const created = await runtime.vault.init({ ownVault: !insideObsidianVault(root) });
+      const created = await runtime.vault.init({ obsidianConfigDir: insideObsidianVault(root) ? null : '.obsidian' });
       return print(context, { vault: root, created }, () =>
         created.length > 0 ? `initialised ${root}\n${created.map((p) => `  created ${p}`).join('\n')}` : `${root} is already an Engram vault`,
       );

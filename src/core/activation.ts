@@ -1,4 +1,3 @@
-import type { MemoryLink } from './links';
 import type { Memory } from './memory';
 import type { EngramSettings } from './settings';
 import { daysBetween, parseTimestamp } from './time';
@@ -25,7 +24,7 @@ export function boostFor(use: Use, settings: EngramSettings): number {
 /** A memory's outgoing edges for spreading a boost: typed links and co-access partners. */
 export function spreadEdges(memory: Pick<Memory, 'links' | 'co_access' | 'id'>): string[] {
   const targets = new Set<string>();
-  for (const link of memory.links as MemoryLink[]) {
+  for (const link of memory.links) {
     if (link.kind !== 'supersedes' && link.target !== memory.id) targets.add(link.target);
   }
   for (const other of Object.keys(memory.co_access)) if (other !== memory.id) targets.add(other);

@@ -1,5 +1,5 @@
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
-import { isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node, type Pair } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node } from 'yaml';
 
 /**
  * The YAML frontmatter of a markdown note: finding it, reading it, and editing fields in
@@ -74,7 +74,7 @@ function surgicalEdit(yaml: string, doc: Document, fields: Record<string, FieldV
   const edits: Edit[] = [];
   const appended: string[] = [];
   for (const [key, value] of Object.entries(fields)) {
-    const pair = map && isMap(map) ? (map.items as Pair[]).find((p) => isScalar(p.key) && p.key.value === key) : undefined;
+    const pair = map && isMap(map) ? map.items.find((p) => isScalar(p.key) && p.key.value === key) : undefined;
     if (!pair) {
       appended.push(`${key}: ${renderFieldValue(value)}`);
       continue;
@@ -146,7 +146,7 @@ function renderLike(node: Node, value: FieldValue): string | null {
     return `[${value.map((v) => renderScalar(v, style)).join(', ')}]`;
   }
   if (isMap(node) && node.flow && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const first = node.items[0] as Pair | undefined;
+    const first = node.items[0];
     const style = first && isScalar(first.key) ? first.key.type : Scalar.QUOTE_DOUBLE;
     const entries = Object.entries(value).map(([k, v]) => `${renderScalar(k, style)}: ${renderScalar(v)}`);
     return `{${entries.join(', ')}}`;
@@ -166,7 +166,7 @@ export function renderFieldValue(value: FieldValue): string {
 
 const PLAIN_SAFE = /^[A-Za-z_][\w .\-/]*$/;
 
-function renderScalar(value: string | number | boolean | null, style?: Scalar.Type | string): string {
+function renderScalar(value: string | number | boolean | null, style?: string): string {
   if (value === null) return 'null';
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'boolean') return String(value);

@@ -40,6 +40,6 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['content_hash', contentHash(body)],
     ['source', memory.source],
   ];
-  const lines = fields.filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${renderFieldValue(v!)}`);
+  const lines = fields.flatMap(([k, v]) => (v === null ? [] : [[k, v] as const])).map(([k, v]) => `${k}: ${renderFieldValue(v)}`);
   return `---\n${lines.join('\n')}\n---\n${body}`;
 }

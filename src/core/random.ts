@@ -1,5 +1,5 @@
 import type { Random } from './ports';
-import { sha256 } from '@noble/hashes/sha256';
+import { sha256 } from '@noble/hashes/sha2';
 import { utf8ToBytes } from '@noble/hashes/utils';
 
 /** A reproducible source of randomness from any seed text (mulberry32). */

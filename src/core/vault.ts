@@ -49,8 +49,11 @@ export class Vault {
     return this.ports.clock.now();
   }
 
-  /** Create the layout (idempotent). Returns the paths it created. */
-  async init(options: { ownVault: boolean }): Promise<string[]> {
+  /**
+   * Create the layout (idempotent). With `obsidianConfigDir`, the memory folder is its own
+   * vault: add Obsidian's config folder with tier colour groups. Returns the paths created.
+   */
+  async init(options: { obsidianConfigDir: string | null }): Promise<string[]> {
     const { files } = this.ports;
     const created: string[] = [];
     for (const folder of LAYOUT.folders) {
@@ -62,9 +65,9 @@ export class Vault {
       [LAYOUT.version, `${FORMAT_VERSION}\n`],
       [LAYOUT.meta, `${JSON.stringify({ format: FORMAT_VERSION, created_at: new Date(this.now()).toISOString() }, null, 2)}\n`],
     ];
-    if (options.ownVault) {
-      await files.mkdir('.obsidian');
-      seed.push(['.obsidian/graph.json', `${JSON.stringify(OBSIDIAN_GRAPH, null, 2)}\n`]);
+    if (options.obsidianConfigDir) {
+      await files.mkdir(options.obsidianConfigDir);
+      seed.push([`${options.obsidianConfigDir}/graph.json`, `${JSON.stringify(OBSIDIAN_GRAPH, null, 2)}\n`]);
     }
     for (const [path, text] of seed) {
       if (await files.stat(path)) continue;

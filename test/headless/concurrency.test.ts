@@ -1,0 +1,40 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { engram, tempDir } from '../helpers/cli';
+
+const run = promisify(execFile);
+const WORKER = path.join(__dirname, '..', 'helpers', 'touch-worker.js');
+const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+
+describe('concurrent writers (real processes)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  beforeEach(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+  });
+  afterEach(() => cleanup());
+
+  it('4 processes touching the same memory 250 times each leave access_count exactly 1000', async () => {
+    const { id, path: rel } = (await engram(vault, ['--json', '--now', '2026-11-01T00:00:00Z', 'remember', 'Shared memory under contention.'])).json();
+    const file = path.join(vault, rel);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('---\nShared', 'reviewer: "kept" # a comment\n---\nShared'));
+    await Promise.all([0, 1, 2, 3].map(() => run(process.execPath, [WORKER, vault, id, '250'])));
+    const text = readFileSync(file, 'utf8');
+    expect(text).toMatch(/\naccess_count: 1000\n/);
+    expect(text).toContain('reviewer: "kept" # a comment\n---\nShared memory under contention.\n');
+    expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  }, 120_000);
+
+  it('parallel CLI processes appending to the daily file lose no line', async () => {
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => run(process.execPath, [ENGRAM, '--vault', vault, '--now', '2026-11-29T09:00:00Z', 'log', `entry ${i}`])),
+    );
+    const lines = readFileSync(path.join(vault, 'daily', '2026-11-29.md'), 'utf8').split('\n').filter((l) => l.startsWith('- 09:00 entry'));
+    expect(lines.sort()).toEqual(Array.from({ length: 8 }, (_, i) => `- 09:00 entry ${i}`));
+  }, 60_000);
+});
