@@ -2,6 +2,8 @@ import { renderFieldValue, type FieldValue } from './frontmatter';
 import { contentHash } from './ids';
 import { formatLink, type MemoryLink } from './links';
 import type { Category, Confidence, EngramSettings } from './settings';
+import { tierForDays } from './tiers';
+import { daysBetween, parseTimestamp } from './time';
 
 /** What a new memory is made of, before it has an id. */
 export interface NewMemory {
@@ -17,8 +19,11 @@ export interface NewMemory {
   links: MemoryLink[];
 }
 
-/** The markdown of a new memory file, fields in SPEC §2's order. */
-export function renderMemoryFile(id: string, memory: NewMemory, settings: EngramSettings): string {
+/**
+ * The markdown of a new memory file, fields in SPEC §2's order. Its tier is the one its age
+ * implies at `now`, so an imported old episode does not start out active.
+ */
+export function renderMemoryFile(id: string, memory: NewMemory, settings: EngramSettings, now: number): string {
   const body = memory.links.length > 0 ? `${memory.text.trim()}\n\n${memory.links.map(formatLink).join(' ')}\n` : `${memory.text.trim()}\n`;
   const fields: Array<[string, FieldValue | null]> = [
     ['id', id],
@@ -31,7 +36,7 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['half_life_days', settings.halfLifeDays[memory.category]],
     ['access_count', 0],
     ['is_error', memory.is_error],
-    ['tier', 'active'],
+    ['tier', tierForDays(daysBetween(parseTimestamp(memory.created_at)!, now), settings)],
     ['co_access', {}],
     ['related_paths', memory.related_paths],
     ['amplitude', 1],

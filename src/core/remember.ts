@@ -106,7 +106,7 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
   }
   const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
   try {
-    await vault.createFile(path, renderMemoryFile(id, memory, vault.settings));
+    await vault.createFile(path, renderMemoryFile(id, memory, vault.settings, vault.now()));
   } catch (error) {
     if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
     throw error;
