@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
@@ -10,10 +10,15 @@ import type { FileStat, FileStore } from '../src/core/ports';
  * no `..`, no absolute paths, and no symlink that resolves outside the vault. Writes go to a
  * hidden temp file in the same folder and are renamed into place, so a reader (or a crash)
  * sees the old file or the new one, never half of one.
+ *
+ * The calls are synchronous behind the async port: the runner is a short-lived process (or
+ * a server handling one request at a time), and sync file calls cost a third of the async
+ * ones when loading thousands of small files.
  */
 export class NodeFileStore implements FileStore {
   private readonly root: string;
-  private readonly realDirs = new Map<string, string>();
+  private rootReal: string | null = null;
+  private readonly checkedDirs = new Set<string>();
 
   constructor(root: string) {
     this.root = nodePath.resolve(root);
@@ -23,24 +28,32 @@ export class NodeFileStore implements FileStore {
     return this.root;
   }
 
+  private realRoot(): string {
+    if (!this.rootReal) this.rootReal = fs.realpathSync(this.root);
+    return this.rootReal;
+  }
+
+  private inside(real: string): boolean {
+    const root = this.realRoot();
+    return real === root || real.startsWith(root + nodePath.sep);
+  }
+
   /** Absolute path of a vault-relative path, refusing anything that leaves the vault. */
-  async resolve(rel: string): Promise<string> {
+  resolve(rel: string): string {
     const clean = safeRelativePath(rel);
     const full = nodePath.join(this.root, ...clean.split('/'));
-    await this.assertInside(nodePath.dirname(full), rel);
+    this.assertDirInside(nodePath.dirname(full), rel);
     return full;
   }
 
-  private async assertInside(dir: string, rel: string): Promise<void> {
-    const rootReal = await this.realDir(this.root);
+  /** The deepest existing ancestor of `dir` must really be inside the vault (symlinks followed). */
+  private assertDirInside(dir: string, rel: string): void {
+    if (this.checkedDirs.has(dir)) return;
     let probe = dir;
-    // The deepest existing ancestor decides where the path really goes.
     for (;;) {
       try {
-        const real = await this.realDir(probe);
-        if (real !== rootReal && !real.startsWith(rootReal + nodePath.sep)) {
-          throw new PathError(`invalid path ${JSON.stringify(rel)}: resolves outside the vault`);
-        }
+        if (!this.inside(fs.realpathSync(probe))) throw new PathError(`invalid path ${JSON.stringify(rel)}: resolves outside the vault`);
+        if (probe === dir) this.checkedDirs.add(dir);
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || probe === this.root) throw error;
@@ -49,31 +62,32 @@ export class NodeFileStore implements FileStore {
     }
   }
 
-  private async realDir(dir: string): Promise<string> {
-    const cached = this.realDirs.get(dir);
-    if (cached) return cached;
-    const real = await fs.realpath(dir);
-    this.realDirs.set(dir, real);
-    return real;
-  }
-
-  private async realFile(full: string, rel: string): Promise<string | null> {
+  /** A file that is a symlink must point inside the vault. */
+  private assertFileInside(full: string, rel: string): boolean {
+    let stat: fs.Stats;
     try {
-      const real = await fs.realpath(full);
-      const rootReal = await this.realDir(this.root);
-      if (!real.startsWith(rootReal + nodePath.sep)) throw new PathError(`invalid path ${JSON.stringify(rel)}: resolves outside the vault`);
-      return real;
+      stat = fs.lstatSync(full);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
     }
+    if (stat.isSymbolicLink()) {
+      let real: string;
+      try {
+        real = fs.realpathSync(full);
+      } catch {
+        return false;
+      }
+      if (!this.inside(real)) throw new PathError(`invalid path ${JSON.stringify(rel)}: resolves outside the vault`);
+    }
+    return true;
   }
 
   async read(rel: string): Promise<Uint8Array | null> {
-    const real = await this.realFile(await this.resolve(rel), rel);
-    if (!real) return null;
+    const full = this.resolve(rel);
+    if (!this.assertFileInside(full, rel)) return null;
     try {
-      return await fs.readFile(real);
+      return fs.readFileSync(full);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return null;
@@ -83,18 +97,13 @@ export class NodeFileStore implements FileStore {
   }
 
   async stat(rel: string): Promise<FileStat | null> {
-    try {
-      const s = await fs.stat(await this.resolve(rel));
-      return { size: s.size, mtimeMs: s.mtimeMs };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
+    const s = fs.statSync(this.resolve(rel), { throwIfNoEntry: false });
+    return s ? { size: s.size, mtimeMs: s.mtimeMs } : null;
   }
 
   async list(rel: string): Promise<string[]> {
     try {
-      const entries = await fs.readdir(await this.resolve(`${rel}/.`), { withFileTypes: true });
+      const entries = fs.readdirSync(this.resolve(`${rel}/.`), { withFileTypes: true });
       return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
@@ -103,35 +112,38 @@ export class NodeFileStore implements FileStore {
   }
 
   async mkdir(rel: string): Promise<void> {
-    await fs.mkdir(await this.resolve(rel), { recursive: true });
+    fs.mkdirSync(this.resolve(rel), { recursive: true });
   }
 
   async write(rel: string, text: string, options: { expect?: string | null } = {}): Promise<void> {
-    const full = await this.resolve(rel);
-    const dir = nodePath.dirname(full);
-    const temp = nodePath.join(dir, `.${nodePath.basename(full)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    if (options.expect !== undefined) await this.checkExpected(full, rel, options.expect);
-    await fs.writeFile(temp, text, { flag: 'wx' });
+    const full = this.resolve(rel);
+    const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);
+    fs.writeFileSync(temp, text, { flag: 'wx' });
     try {
       if (options.expect === null) {
         // link() fails when the target exists: an exclusive, atomic create.
-        await fs.link(temp, full).catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'EEXIST') throw new WriteConflictError(rel);
+        try {
+          fs.linkSync(temp, full);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
           throw error;
-        });
+        }
       } else {
-        if (options.expect !== undefined) await this.checkExpected(full, rel, options.expect);
-        await fs.rename(temp, full);
+        // Compare again right before the rename: the window for a writer that does not take
+        // our locks (Obsidian) is the time between this read and the rename.
+        if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);
+        fs.renameSync(temp, full);
       }
     } finally {
-      await fs.rm(temp, { force: true });
+      fs.rmSync(temp, { force: true });
     }
   }
 
-  private async checkExpected(full: string, rel: string, expect: string | null): Promise<void> {
+  private checkExpected(full: string, rel: string, expect: string): void {
     let current: string | null;
     try {
-      current = await fs.readFile(full, 'utf8');
+      current = fs.readFileSync(full, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       current = null;
@@ -140,13 +152,15 @@ export class NodeFileStore implements FileStore {
   }
 
   async move(from: string, to: string): Promise<void> {
-    const source = await this.resolve(from);
-    const target = await this.resolve(to);
-    await fs.mkdir(nodePath.dirname(target), { recursive: true });
-    await fs.link(source, target).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') throw new WriteConflictError(to);
+    const source = this.resolve(from);
+    const target = this.resolve(to);
+    fs.mkdirSync(nodePath.dirname(target), { recursive: true });
+    try {
+      fs.linkSync(source, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
       throw error;
-    });
-    await fs.unlink(source);
+    }
+    fs.unlinkSync(source);
   }
 }

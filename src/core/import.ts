@@ -1,6 +1,6 @@
 import { UsageError } from './errors';
 import type { MemoryLink } from './links';
-import { applyRemember, buildResonanceIndex, normaliseInput, planRemember, type PlannedWrite, type RememberInput, type RememberResult } from './remember';
+import { applyRemember, loadWriteContext, normaliseInput, planRemember, type PlannedWrite, type RememberInput, type RememberResult } from './remember';
 import type { Vault } from './vault';
 
 /**
@@ -8,6 +8,8 @@ import type { Vault } from './vault';
  * anything is written, so a bad line writes nothing. Lines that share a `session` are one
  * episode: each memory is linked to its neighbours in that session as `related`.
  */
+
+const WRITE_CONCURRENCY = 16;
 
 const FIELDS = new Set(['text', 'category', 'created_at', 'tags', 'source', 'session', 'confidence', 'is_error', 'related_paths', 'agent_role']);
 
@@ -58,14 +60,20 @@ export interface ImportSummary {
 }
 
 export async function importLines(vault: Vault, lines: ImportLine[]): Promise<ImportSummary> {
-  const index = await buildResonanceIndex(vault);
-  const taken = new Set<string>();
+  const { index, taken } = await loadWriteContext(vault);
   const now = vault.now();
-  const plans: PlannedWrite[] = [];
-  for (const line of lines) plans.push(await planRemember(vault, index, normaliseInput(line, now), taken));
+  const plans = lines.map((line) => planRemember(index, normaliseInput(line, now), taken));
   linkSessions(lines, plans);
-  const results: RememberResult[] = [];
-  for (const plan of plans) results.push(await applyRemember(vault, plan));
+  // New files are independent: write them a few at a time. Reinforcements and conflicts
+  // touch existing files and run after, in input order.
+  const results: RememberResult[] = new Array<RememberResult>(plans.length);
+  const creates = plans.flatMap((plan, i) => (plan.resonance.kind === 'new' ? [i] : []));
+  for (let start = 0; start < creates.length; start += WRITE_CONCURRENCY) {
+    const batch = creates.slice(start, start + WRITE_CONCURRENCY);
+    const written = await Promise.all(batch.map((i) => applyRemember(vault, plans[i]!)));
+    batch.forEach((i, j) => (results[i] = written[j]!));
+  }
+  for (let i = 0; i < plans.length; i++) if (!results[i]) results[i] = await applyRemember(vault, plans[i]!);
   return {
     lines: lines.length,
     created: results.filter((r) => r.action === 'created').length,

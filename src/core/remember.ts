@@ -1,6 +1,6 @@
 import { UsageError, WriteConflictError } from './errors';
 import { deriveMemoryId } from './ids';
-import { CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
@@ -67,12 +67,22 @@ function uniqueStrings(values: unknown, field: string): string[] {
   return [...new Set(values.map((v: string) => v.trim()))];
 }
 
-/** A resonance index over the vault's live (not archived) memories. */
-export async function buildResonanceIndex(vault: Vault, memories?: Memory[]): Promise<ResonanceIndex> {
+/** What writing needs to know of the vault: a resonance index of live memories, and every id taken. */
+export interface WriteContext {
+  index: ResonanceIndex;
+  taken: Set<string>;
+}
+
+/** Build the write context from every memory file (archived ones only reserve their ids). */
+export async function loadWriteContext(vault: Vault): Promise<WriteContext> {
   const index = new ResonanceIndex(vault.settings);
-  const list = memories ?? (await vault.loadAll({ archive: false })).memories;
-  for (const memory of list) if (!memory.path.startsWith('archive/')) index.add(memory.id, memoryText(memory), memory.category);
-  return index;
+  const taken = new Set<string>();
+  const { memories } = await vault.loadAll();
+  for (const memory of memories) {
+    taken.add(memory.id);
+    if (!memory.path.startsWith(`${ARCHIVE_FOLDER}/`)) index.add(memory.id, memoryText(memory), memory.category);
+  }
+  return { index, taken };
 }
 
 /** A decided write: the id it goes to and what happens there. */
@@ -82,13 +92,17 @@ export interface PlannedWrite {
   id: string;
 }
 
-/** Decide what remembering `memory` does, and reserve its id in the index. */
-export async function planRemember(vault: Vault, index: ResonanceIndex, memory: NewMemory, taken: Set<string>): Promise<PlannedWrite> {
+/**
+ * Decide what remembering `memory` does, and reserve its id in the index. `taken` holds the
+ * ids already in the vault (and planned); a file that appears meanwhile is caught by the
+ * exclusive create.
+ */
+export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>): PlannedWrite {
   const resonance = index.resonate(memory.text, memory.category);
   if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
   let attempt = 0;
   let id = deriveMemoryId(memory.text, memory.created_at, attempt);
-  while (taken.has(id) || (await vault.locate(id))) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);
+  while (taken.has(id)) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);
   taken.add(id);
   index.add(id, memory.text, memory.category);
   return { memory, resonance, id };
@@ -118,9 +132,8 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
 }
 
 /** SPEC §6: remember one text: reinforce, conflict or create. */
-export async function remember(vault: Vault, input: RememberInput, index?: ResonanceIndex): Promise<RememberResult> {
+export async function remember(vault: Vault, input: RememberInput, context?: WriteContext): Promise<RememberResult> {
   const memory = normaliseInput(input, vault.now());
-  const resonance = index ?? (await buildResonanceIndex(vault));
-  const plan = await planRemember(vault, resonance, memory, new Set());
-  return applyRemember(vault, plan);
+  const { index, taken } = context ?? (await loadWriteContext(vault));
+  return applyRemember(vault, planRemember(index, memory, taken));
 }

@@ -1,0 +1,121 @@
+// `npm run bench`: performance figures for the runner, each beside a baseline measured in the
+// same run (the machine is shared and noisy: medians, and ratios against the baseline).
+//   node scripts/bench.mjs [--size 10000] [--runs 7]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const lib = await import(path.join(root, 'dist', 'lib.js'));
+const { openVault, importLines, parseImport, useMemories, describeMemory } = lib.default ?? lib;
+const ENGRAM = path.join(root, 'dist', 'engram.js');
+
+const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '7' } } });
+const SIZE = Number(values.size);
+const RUNS = Number(values.runs);
+const NOW = '2026-11-29T12:00:00Z';
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+const time = async (fn) => {
+  const t = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - t) / 1e6;
+};
+async function sample(fn, runs = RUNS) {
+  const out = [];
+  for (let i = 0; i < runs; i++) out.push(await time(fn));
+  return out;
+}
+
+// A deterministic synthetic corpus: agent observations over a year, in sessions of 20, words
+// drawn from a Zipf distribution over a 5,000-word vocabulary (as in natural text: a few
+// words in most texts, most words rare).
+function corpus(n) {
+  let state = 42;
+  const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const domain = 'auth session token retry timeout ledger balance refund webhook outbox worker partner migration index query cache redis postgres deploy rollback test flaky lint review logger pino console money cents currency fx rate limit api schema enum report settlement job cron queue kafka latency pool drain signature hmac body json parse config flag'.split(' ');
+  const vocabulary = Array.from({ length: 5000 }, (_, i) => (i < domain.length ? domain[i] : `term${i.toString(36)}`));
+  const cumulative = [];
+  let sum = 0;
+  for (let r = 1; r <= vocabulary.length; r++) cumulative.push((sum += 1 / r));
+  const zipf = () => {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return vocabulary[lo];
+  };
+  const lines = [];
+  const start = Date.parse('2025-12-01T00:00:00Z');
+  for (let i = 0; i < n; i++) {
+    const len = 12 + Math.floor(rand() * 20);
+    const text = Array.from({ length: len }, zipf).join(' ');
+    lines.push(JSON.stringify({
+      text: `Observation ${i}: ${text}.`,
+      created_at: new Date(start + Math.floor((i / n) * 360 * 86400e3)).toISOString(),
+      tags: [domain[i % domain.length]],
+      session: `s${Math.floor(i / 20)}`,
+      source: `bench-${i}`,
+    }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-'));
+const vaultDir = path.join(work, 'vault');
+const rows = [];
+try {
+  execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, 'init']);
+  const jsonl = corpus(SIZE);
+  const { vault } = openVault({ vault: vaultDir, now: NOW, cwd: root, env: {} });
+
+  // import: the whole pipeline (parse, resonance, session links, atomic writes) vs writing
+  // the same number of files of the same size with writeFileSync.
+  const lines = parseImport(jsonl, 'bench.jsonl');
+  const importMs = await time(() => importLines(vault, lines));
+  const files = readdirSync(path.join(vaultDir, 'episodic'));
+  const texts = files.map((f) => readFileSync(path.join(vaultDir, 'episodic', f), 'utf8'));
+  const plainDir = path.join(work, 'plain');
+  mkdirSync(plainDir);
+  const plainWriteMs = await time(() => texts.forEach((t, i) => writeFileSync(path.join(plainDir, `f${i}.md`), t)));
+  rows.push([`import ${SIZE} lines (CLI path, one process)`, importMs, plainWriteMs, 'writeFileSync of the same files']);
+
+  // loading the vault: read + parse + validate every memory vs reading the bytes only.
+  const loadRuns = await sample(async () => {
+    const loaded = await vault.loadAll();
+    if (loaded.memories.length !== files.length) throw new Error(`loaded ${loaded.memories.length}`);
+  });
+  const readRuns = await sample(() => files.forEach((f) => readFileSync(path.join(vaultDir, 'episodic', f))));
+  rows.push([`load ${files.length} memories (read, parse, validate)`, median(loadRuns), median(readRuns), 'readFileSync of the same files']);
+
+  // show and touch in process, and as CLI processes vs an empty node process.
+  const ids = files.slice(0, 200).map((f) => f.replace(/\.md$/, ''));
+  let k = 0;
+  const showIn = await sample(async () => describeMemory(await vault.resolve(ids[k++ % ids.length]), vault.now(), vault.settings), 200);
+  const touchIn = await sample(async () => useMemories(vault, [ids[k++ % ids.length]], { use: 'read', touch: true, coAccess: false }), 200);
+  const nodeEmpty = await sample(() => execFileSync(process.execPath, ['-e', '0']), 15);
+  const showCli = await sample(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'show', ids[k++ % ids.length]]), 15);
+  const touchCli = await sample(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'touch', ids[k++ % ids.length]]), 15);
+  rows.push(['show, in process (p50)', median(showIn), null, `p95 ${p95(showIn).toFixed(2)} ms`]);
+  rows.push(['touch, in process (p50)', median(touchIn), null, `p95 ${p95(touchIn).toFixed(2)} ms, includes spreading to linked memories`]);
+  rows.push(['engram show, CLI process (p50)', median(showCli), median(nodeEmpty), 'node -e 0']);
+  rows.push(['engram touch, CLI process (p50)', median(touchCli), median(nodeEmpty), 'node -e 0']);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+console.log(`\nEngram benchmarks: ${SIZE} memories, medians of ${RUNS} runs unless noted (ms)\n`);
+console.log('| measure | engram | baseline | ratio | baseline is |');
+console.log('|---|---:|---:|---:|---|');
+for (const [name, ms, base, what] of rows) {
+  const ratio = base ? `${(ms / base).toFixed(2)}x` : '';
+  console.log(`| ${name} | ${ms.toFixed(2)} | ${base === null ? '' : base.toFixed(2)} | ${ratio} | ${what} |`);
+}
