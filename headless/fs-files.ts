@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { PathError, WriteConflictError } from '../src/core/errors';
@@ -15,6 +14,9 @@ import type { FileStat, FileStore } from '../src/core/ports';
  * a server handling one request at a time), and sync file calls cost a third of the async
  * ones when loading thousands of small files.
  */
+/** Temp names are unique per process (pid) and per write (counter). */
+let tempCounter = 0;
+
 export class NodeFileStore implements FileStore {
   private readonly root: string;
   private rootReal: string | null = null;
@@ -117,7 +119,7 @@ export class NodeFileStore implements FileStore {
 
   async write(rel: string, text: string, options: { expect?: string | null } = {}): Promise<void> {
     const full = this.resolve(rel);
-    const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
     if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);
     fs.writeFileSync(temp, text, { flag: 'wx' });
     try {
@@ -136,7 +138,11 @@ export class NodeFileStore implements FileStore {
         fs.renameSync(temp, full);
       }
     } finally {
-      fs.rmSync(temp, { force: true });
+      try {
+        fs.unlinkSync(temp);
+      } catch {
+        // already renamed into place
+      }
     }
   }
 
