@@ -115,8 +115,10 @@ function mergeInto(base: Record<string, Json>, input: Record<string, Json>, wher
       if (!isRecord(value)) throw new UsageError(`${path}: expected an object`);
       mergeInto(current, value, path);
     } else if (typeof current === 'number') {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-        throw new UsageError(`${path}: expected a non-negative number, got ${JSON.stringify(value)}`);
+      // Half-lives divide: they must be positive; every other number may be zero.
+      const positive = /halfLifeDays/.test(path);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+        throw new UsageError(`${path}: expected a ${positive ? 'positive' : 'non-negative'} number, got ${JSON.stringify(value)}`);
       }
       base[key] = value;
     } else {

@@ -1,0 +1,81 @@
+import { analyze } from '../../src/core/analyzer';
+import { ResonanceIndex, reinforcedAmplitude } from '../../src/core/resonance';
+import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
+
+describe('analyze', () => {
+  it('lowercases, drops stop words, stems, and counts negations apart', () => {
+    expect(analyze("The tests don't use Testcontainers!")).toEqual({ terms: ['test', 'use', 'testcontain'], negated: true });
+    expect(analyze('Never say never')).toEqual({ terms: ['say'], negated: false });
+    expect(analyze('Café déjà-vu, 42 times')).toEqual({ terms: ['café', 'déjà', 'vu', '42', 'time'], negated: false });
+  });
+});
+
+describe('resonance (SPEC §6)', () => {
+  const index = () => {
+    const i = new ResonanceIndex(S);
+    i.add('mem-aaaaaaaaaaaa', 'Use pnpm, not npm, in this repository.', 'decision');
+    i.add('mem-bbbbbbbbbbbb', 'Integration tests must use Testcontainers for the database.', 'decision');
+    i.add('mem-cccccccccccc', 'The payments service retries three times with backoff.', 'episodic');
+    return i;
+  };
+
+  it('reinforces a near-identical text of the same category with its similarity', () => {
+    expect(index().resonate('use pnpm (not npm) in this repository', 'decision')).toEqual({ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 1 });
+    expect(index().resonate('use pnpm (not npm) in this repository', 'episodic')).toEqual({ kind: 'new' });
+  });
+
+  it('opens a conflict for the same subject with the opposite polarity', () => {
+    const r = index().resonate('Integration tests must not use Testcontainers for the database.', 'decision');
+    expect(r).toEqual({ kind: 'conflict', id: 'mem-bbbbbbbbbbbb', similarity: 1 });
+  });
+
+  it('needs three shared terms for a conflict, and the thresholds for both', () => {
+    expect(index().resonate('No payments today.', 'episodic')).toEqual({ kind: 'new' });
+    // 3 of 5 and 3 of 7 terms shared: cosine 0.507 < 0.6
+    expect(index().resonate('The payments service never retries during the nightly batch window.', 'episodic')).toEqual({ kind: 'new' });
+    // all 5 terms among the memory's 6: cosine 5/sqrt(30) = 0.913, a reinforcement
+    expect(index().resonate('The payments service retries three times.', 'episodic')).toEqual({ kind: 'reinforce', id: 'mem-cccccccccccc', similarity: 5 / Math.sqrt(30) });
+    // 4 shared of 5 and 6: cosine 0.730, below 0.9
+    expect(index().resonate('The payments service retries twice with backoff.', 'episodic')).toEqual({ kind: 'new' });
+  });
+
+  it('finds the best of several candidates, ties to the smaller id', () => {
+    const i = new ResonanceIndex(S);
+    i.add('mem-bbbbbbbbbbbb', 'alpha beta gamma delta', 'episodic');
+    i.add('mem-aaaaaaaaaaaa', 'alpha beta gamma delta', 'episodic');
+    i.add('mem-cccccccccccc', 'alpha beta gamma delta epsilon', 'episodic');
+    expect(i.resonate('alpha beta gamma delta', 'episodic')).toEqual({ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 1 });
+    expect(i.resonate('alpha beta gamma delta epsilon', 'episodic')).toEqual({ kind: 'reinforce', id: 'mem-cccccccccccc', similarity: 1 });
+  });
+
+  it('matches the exhaustive comparison on a random corpus (prefix filtering loses nothing)', () => {
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+    const texts = Array.from({ length: 300 }, () => Array.from({ length: 2 + Math.floor(rand() * 4) }, () => words[Math.floor(rand() * words.length)]).join(' '));
+    const i = new ResonanceIndex(S);
+    const terms: Array<Set<string>> = [];
+    let agreements = 0;
+    texts.forEach((text, k) => {
+      const q = new Set(analyze(text).terms);
+      let expected: string | null = null;
+      let best = -1;
+      terms.forEach((t, j) => {
+        const shared = [...q].filter((w) => t.has(w)).length;
+        const sim = shared / Math.sqrt(q.size * t.size);
+        if (sim >= 0.9 && sim > best) [best, expected] = [sim, `mem-${String(j).padStart(12, '0')}`];
+      });
+      const got = i.resonate(text, 'episodic');
+      expect([k, got.kind === 'reinforce' ? got.id : null]).toEqual([k, expected]);
+      if (expected) agreements++;
+      i.add(`mem-${String(k).padStart(12, '0')}`, text, 'episodic');
+      terms.push(q);
+    });
+    expect(agreements).toBeGreaterThan(20);
+  });
+
+  it('adds event amplitude × similarity', () => {
+    expect(reinforcedAmplitude(1, 0.93, S)).toBe(1.93);
+    expect(reinforcedAmplitude(2.5, 1, { ...S, resonance: { ...S.resonance, eventAmplitude: 0.5 } })).toBe(3);
+  });
+});
