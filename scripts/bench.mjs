@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
-const { openVault, importLines, parseImport, useMemories, describeMemory } = lib.default ?? lib;
+const { openVault, useMemories, describeMemory } = lib.default ?? lib;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '7' } } });
@@ -79,14 +79,15 @@ try {
 
   // import: the whole pipeline (parse, resonance, session links, atomic writes) vs writing
   // the same number of files of the same size with writeFileSync.
-  const lines = parseImport(jsonl, 'bench.jsonl');
-  const importMs = await time(() => importLines(vault, lines));
+  const jsonlPath = path.join(work, 'bench.jsonl');
+  writeFileSync(jsonlPath, jsonl);
+  const importMs = await time(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'import', jsonlPath]));
   const files = readdirSync(path.join(vaultDir, 'episodic'));
   const texts = files.map((f) => readFileSync(path.join(vaultDir, 'episodic', f), 'utf8'));
   const plainDir = path.join(work, 'plain');
   mkdirSync(plainDir);
   const plainWriteMs = await time(() => texts.forEach((t, i) => writeFileSync(path.join(plainDir, `f${i}.md`), t)));
-  rows.push([`import ${SIZE} lines (CLI path, one process)`, importMs, plainWriteMs, 'writeFileSync of the same files']);
+  rows.push([`engram import of ${SIZE} JSONL lines (CLI process)`, importMs, plainWriteMs, 'writeFileSync of the same files']);
 
   // loading the vault: read + parse + validate every memory vs reading the bytes only.
   const loadRuns = await sample(async () => {
