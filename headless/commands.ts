@@ -1,7 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { contextBudget } from '../src/core/budget';
+import { buildContextBlock } from '../src/core/context-block';
+import { prominent } from '../src/core/recall/recall';
+import { openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
+import type { Radius } from '../src/core/tiers';
+import { LAYOUT } from '../src/core/vault';
 import { creativeDraw } from '../src/core/creative';
 import { appendDaily } from '../src/core/daily';
 import { memoryStrength } from '../src/core/decay';
@@ -87,6 +92,58 @@ const count = (value: string | undefined, fallback: number, what: string): numbe
   return Number(value);
 };
 
+/** Memories considered for the context block before the token budget cuts. */
+const CONTEXT_CANDIDATES = 40;
+
+function readInput(context: CommandContext, file: string, what: string): string {
+  if (file === '-') return context.io.readStdin();
+  try {
+    return readFileSync(nodePath.resolve(context.io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`${what}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** `recall --batch` input: one {"id", "query"} a line; errors name the line. */
+function parseBatch(jsonl: string, name: string): Array<{ id: unknown; query: string }> {
+  const out: Array<{ id: unknown; query: string }> = [];
+  jsonl.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new UsageError(`${name}:${i + 1}: not valid JSON`);
+    }
+    const record = value as { id?: unknown; query?: unknown };
+    if (typeof value !== 'object' || value === null || typeof record.query !== 'string' || record.query.trim() === '') {
+      throw new UsageError(`${name}:${i + 1}: expected {"id", "query"} with a non-empty query`);
+    }
+    out.push({ id: record.id ?? i + 1, query: record.query });
+  });
+  return out;
+}
+
+function formatResults(results: RecallResult[], explain: boolean): string {
+  if (results.length === 0) return 'no memories match';
+  return results
+    .map((r) => {
+      const head = `${r.score.toFixed(3)}  [${r.tier} · ${r.confidence} · ${r.category}]  ${r.id}`;
+      const lines = [head, `  ${r.text.length > 200 ? `${r.text.slice(0, 197)}...` : r.text}`];
+      if (explain && r.explain) {
+        const e = r.explain;
+        const parts = [`lexical ${e.lexical.toFixed(3)}${e.lexical_rank ? ` (#${e.lexical_rank})` : ''}`];
+        if (e.episode) parts.push(`episode ${e.episode.session} +${e.episode.boost.toFixed(3)}`);
+        if (e.spread) parts.push(`spread +${e.spread.amount.toFixed(3)} from ${e.spread.from} via ${e.spread.kinds.join('+')}`);
+        if (e.role_boost !== 1) parts.push(`role x${e.role_boost}`);
+        parts.push(`relevance ${e.relevance.toFixed(3)}`, `strength ${e.strength.toFixed(3)} -> decay x${e.decay_factor.toFixed(3)}`, `confidence x${e.confidence_weight}`, `activation ${e.activation.toFixed(2)} -> x${(1 + e.activation_bonus).toFixed(3)}`);
+        lines.push(`  explain: ${parts.join('; ')}`);
+      }
+      return lines.join('\n');
+    })
+    .join('\n');
+}
+
 const unavailable = (name: string): Command => ({
   usage: `engram ${name}: not available in this build yet`,
   options: {},
@@ -153,11 +210,7 @@ export const COMMANDS: Record<string, Command> = {
       let jsonl: string;
       if (file === '-') jsonl = context.io.readStdin();
       else {
-        try {
-          jsonl = (await import('node:fs')).readFileSync(nodePath.resolve(context.io.cwd, file), 'utf8');
-        } catch (error) {
-          throw new UsageError(`import: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-        }
+        jsonl = readInput(context, file, 'import');
       }
       const lines = parseImport(jsonl, file);
       const runtime = openVault(context.runtime);
@@ -283,8 +336,65 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
-  recall: unavailable('recall'),
-  context: unavailable('context'),
+  recall: {
+    usage:
+      'engram recall QUERY [--limit N] [--radius default|deep|all] [--touch] [--explain]\n' +
+      'engram recall --batch FILE.jsonl   one {"id", "query"} a line in, one {"id", "results"} line out',
+    options: {
+      limit: { type: 'string' },
+      radius: { type: 'string' },
+      touch: { type: 'boolean' },
+      explain: { type: 'boolean' },
+      batch: { type: 'string' },
+    },
+    async run(context) {
+      const o = context.options;
+      const limit = count(o.limit as string | undefined, 12, '--limit');
+      const radius = oneOf<Radius>(o.radius, ['default', 'deep', 'all'], 'radius') ?? 'default';
+      const explain = Boolean(o.explain);
+      if (o.batch !== undefined) {
+        if (context.args.length > 0) throw new UsageError('recall: give a QUERY or --batch FILE, not both');
+        const queries = parseBatch(readInput(context, o.batch as string, 'recall --batch'), o.batch as string);
+        const runtime = openVault(context.runtime);
+        const engine = await openRecall(runtime.vault);
+        const now = runtime.vault.now();
+        for (const { id, query } of queries) {
+          const results = engine.recall(query, { limit, radius }, now).map((h) => toResult(h, explain));
+          context.io.stdout(`${JSON.stringify({ id, results })}\n`);
+          if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
+        }
+        return 0;
+      }
+      const query = context.args.join(' ').trim();
+      if (query === '') throw new UsageError('recall: give a query (or --batch FILE.jsonl)');
+      const runtime = openVault(context.runtime);
+      const engine = await openRecall(runtime.vault);
+      const results = engine.recall(query, { limit, radius }, runtime.vault.now()).map((h) => toResult(h, explain));
+      if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
+      return print(context, results, () => formatResults(results, explain));
+    },
+  },
+
+  context: {
+    usage: 'engram context [QUERY] [--budget TOKENS] [--peek]\n  STATE.md and the AGENT MEMORY block; the memories injected are touched (--peek: not)',
+    options: { budget: { type: 'string' }, peek: { type: 'boolean' } },
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const { vault } = runtime;
+      const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, '--budget');
+      const query = context.args.join(' ').trim();
+      const engine = await openRecall(vault);
+      const now = vault.now();
+      const hits = query === '' ? prominent(engine, CONTEXT_CANDIDATES, 'default', now) : engine.recall(query, { limit: CONTEXT_CANDIDATES, radius: 'default' }, now);
+      const entries = hits.map((h) => ({ result: toResult(h, false), access_count: h.doc.access_count }));
+      const block = buildContextBlock(entries, budget, vault.ports.tokens);
+      const state = (await vault.readText(LAYOUT.state)) ?? '';
+      if (!context.options.peek) await useRecalled(vault, block.included);
+      return print(context, { state, block: block.text, tokens: block.tokens, included: block.included, omitted: block.omitted }, () =>
+        `${state.trimEnd()}\n\n${block.text.trimEnd()}`,
+      );
+    },
+  },
   consolidate: unavailable('consolidate'),
   reembed: unavailable('reembed'),
   export: unavailable('export'),

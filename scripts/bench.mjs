@@ -10,7 +10,9 @@ import { parseArgs } from 'node:util';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
-const { openVault, useMemories, describeMemory } = lib.default ?? lib;
+const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory } = lib.default ?? lib;
+const MiniSearch = (await import('minisearch')).default;
+const stem = (await import('wink-porter2-stemmer')).default;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '7' } } });
@@ -72,6 +74,7 @@ function corpus(n) {
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-'));
 const vaultDir = path.join(work, 'vault');
 const rows = [];
+let k = 0;
 try {
   execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, 'init']);
   const jsonl = corpus(SIZE);
@@ -99,8 +102,7 @@ try {
 
   // show and touch in process, and as CLI processes vs an empty node process.
   const ids = files.slice(0, 200).map((f) => f.replace(/\.md$/, ''));
-  let k = 0;
-  const showIn = await sample(async () => describeMemory(await vault.resolve(ids[k++ % ids.length]), vault.now(), vault.settings), 200);
+    const showIn = await sample(async () => describeMemory(await vault.resolve(ids[k++ % ids.length]), vault.now(), vault.settings), 200);
   const touchIn = await sample(async () => useMemories(vault, [ids[k++ % ids.length]], { use: 'read', touch: true, coAccess: false }), 200);
   const nodeEmpty = await sample(() => execFileSync(process.execPath, ['-e', '0']), 15);
   const showCli = await sample(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'show', ids[k++ % ids.length]]), 15);
@@ -109,8 +111,41 @@ try {
   rows.push(['touch, in process (p50)', median(touchIn), null, `p95 ${p95(touchIn).toFixed(2)} ms, includes spreading to linked memories`]);
   rows.push(['engram show, CLI process (p50)', median(showCli), median(nodeEmpty), 'node -e 0']);
   rows.push(['engram touch, CLI process (p50)', median(touchCli), median(nodeEmpty), 'node -e 0']);
+
+  // recall: cold CLI processes (the first one builds the catalog cache), and in process.
+  const queries = Array.from({ length: 200 }, (_, i) => JSON.parse(jsonl.split('\n')[(i * 37) % SIZE]).text.split(' ').slice(2, 6).join(' '));
+  const firstRecall = await time(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'recall', queries[0], '--radius', 'all']));
+  const coldRecall = await sample(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, '--json', 'recall', queries[k++ % queries.length], '--radius', 'all']), 15);
+  rows.push([`engram recall, first CLI run at ${SIZE} (builds the catalog cache)`, firstRecall, median(nodeEmpty), 'node -e 0']);
+  rows.push([`engram recall, cold CLI process at ${SIZE} (p50)`, median(coldRecall), median(nodeEmpty), 'node -e 0']);
+  const memoryTexts = texts;
+  await recallInProcess(`${SIZE}`, memoryTexts, queries);
+  // 100k: the engine over in-memory documents (the same synthetic text, ids renumbered).
+  const big = Array.from({ length: 100_000 }, (_, i) => texts[i % texts.length].replace(/^id: mem-[a-z0-9]{12}$/m, `id: mem-${String(i).padStart(12, '0')}`));
+  await recallInProcess('100000', big, queries);
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/** In-process recall p50/p95 beside minisearch (BM25, stop words + Porter2) on the same texts. */
+async function recallInProcess(label, noteTexts, queries) {
+  const settings = resolveSettings(undefined);
+  const docs = noteTexts.map((t) => {
+    const id = /^id: (mem-[a-z0-9]{12})$/m.exec(t)[1];
+    return toRecallDoc(parseMemory(`episodic/${id}.md`, t, settings), false);
+  });
+  const buildMs = await time(() => new RecallEngine(docs, settings));
+  const engine = new RecallEngine(docs, settings);
+  const now = Date.parse(NOW);
+  for (const q of queries.slice(0, 20)) engine.recall(q, { limit: 12, radius: 'all' }, now);
+  const ours = await sample(() => engine.recall(queries[k++ % queries.length], { limit: 12, radius: 'all' }, now), 200);
+  const STOP = new Set('a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '));
+  const ms = new MiniSearch({ fields: ['text'], idField: 'id', processTerm: (w) => (STOP.has(w.toLowerCase()) ? null : stem(w.toLowerCase())) });
+  ms.addAll(docs.map((d) => ({ id: d.id, text: d.text })));
+  for (const q of queries.slice(0, 20)) ms.search(q);
+  const theirs = await sample(() => ms.search(queries[k++ % queries.length]).slice(0, 12), 200);
+  rows.push([`recall in process at ${label}, p50 (engine built in ${buildMs.toFixed(0)} ms)`, median(ours), median(theirs), 'minisearch search p50']);
+  rows.push([`recall in process at ${label}, p95`, p95(ours), p95(theirs), 'minisearch search p95']);
 }
 
 console.log(`\nEngram benchmarks: ${SIZE} memories, medians of ${RUNS} runs unless noted (ms)\n`);

@@ -1,4 +1,4 @@
-import type { Memory } from './memory';
+import type { MemoryState } from './memory';
 import type { EngramSettings } from './settings';
 import { daysBetween, parseTimestamp } from './time';
 
@@ -6,7 +6,7 @@ import { daysBetween, parseTimestamp } from './time';
  * ACT-R base-level activation (SPEC §5): the stored activation decays exponentially with
  * a half-life (30 days by default) from `activation_at`; each use adds a boost.
  */
-export function activationAt(memory: Memory, now: number, settings: EngramSettings): number {
+export function activationAt(memory: MemoryState, now: number, settings: EngramSettings): number {
   if (memory.activation === 0) return 0;
   const since = memory.activation_at ?? memory.last_accessed_at;
   const days = Math.max(0, daysBetween(parseTimestamp(since)!, now));
@@ -22,7 +22,7 @@ export function boostFor(use: Use, settings: EngramSettings): number {
 }
 
 /** A memory's outgoing edges for spreading a boost: typed links and co-access partners. */
-export function spreadEdges(memory: Pick<Memory, 'links' | 'co_access' | 'id'>): string[] {
+export function spreadEdges(memory: Pick<MemoryState, 'links' | 'co_access' | 'id'>): string[] {
   const targets = new Set<string>();
   for (const link of memory.links) {
     if (link.kind !== 'supersedes' && link.target !== memory.id) targets.add(link.target);

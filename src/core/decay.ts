@@ -1,4 +1,4 @@
-import type { Memory } from './memory';
+import type { MemoryState } from './memory';
 import type { EngramSettings } from './settings';
 import { daysBetween, parseTimestamp } from './time';
 
@@ -21,16 +21,16 @@ export function strengthAfter(elapsedDays: number, halfLifeDays: number): number
   return Math.pow(0.5, Math.max(0, elapsedDays) / halfLifeDays);
 }
 
-export function memoryHalfLife(memory: Memory, settings: EngramSettings): number {
+export function memoryHalfLife(memory: MemoryState, settings: EngramSettings): number {
   return effectiveHalfLife(memory.half_life_days, memory.access_count, memory.is_error, settings);
 }
 
 /** A memory's strength at `now` (ms). Core memories do not decay. */
-export function memoryStrength(memory: Memory, now: number, settings: EngramSettings): number {
+export function memoryStrength(memory: MemoryState, now: number, settings: EngramSettings): number {
   if (memory.tier === 'core') return 1;
   return strengthAfter(daysSinceAccess(memory, now), memoryHalfLife(memory, settings));
 }
 
-export function daysSinceAccess(memory: Memory, now: number): number {
+export function daysSinceAccess(memory: MemoryState, now: number): number {
   return daysBetween(parseTimestamp(memory.last_accessed_at)!, now);
 }

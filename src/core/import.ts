@@ -17,6 +17,7 @@ export interface ImportLine extends RememberInput {
   session?: string;
 }
 
+
 /** Parse and check JSONL; errors name the line. */
 export function parseImport(jsonl: string, name: string): ImportLine[] {
   const lines: ImportLine[] = [];

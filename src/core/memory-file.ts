@@ -16,6 +16,7 @@ export interface NewMemory {
   related_paths: string[];
   agent_role: string | null;
   source: string | null;
+  session: string | null;
   links: MemoryLink[];
 }
 
@@ -44,6 +45,7 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['activation_at', memory.created_at],
     ['content_hash', contentHash(body)],
     ['source', memory.source],
+    ['session', memory.session],
   ];
   const lines = fields.flatMap(([k, v]) => (v === null ? [] : [[k, v] as const])).map(([k, v]) => `${k}: ${renderFieldValue(v)}`);
   return `---\n${lines.join('\n')}\n---\n${body}`;

@@ -28,12 +28,17 @@ export interface Memory {
   activation_at: string | null;
   content_hash: string | null;
   source: string | null;
+  /** The episode (import `session`) the memory belongs to. */
+  session: string | null;
   /** The markdown after the frontmatter, byte for byte. */
   body: string;
   links: MemoryLink[];
   /** Fields Engram does not know: kept, never rewritten. */
   extra: Record<string, unknown>;
 }
+
+/** A memory's state without its body: what formulas and indexes need. */
+export type MemoryState = Omit<Memory, 'body' | 'extra'>;
 
 /** The folder of each category (SPEC §1). */
 export const CATEGORY_FOLDERS: Record<Category, string> = {
@@ -46,7 +51,7 @@ export const ARCHIVE_FOLDER = 'archive';
 const KNOWN_FIELDS = new Set([
   'id', 'category', 'created_at', 'last_accessed_at', 'agent_role', 'confidence', 'tags', 'half_life_days',
   'access_count', 'is_error', 'tier', 'co_access', 'related_paths', 'amplitude', 'activation', 'activation_at',
-  'content_hash', 'source',
+  'content_hash', 'source', 'session',
 ]);
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -113,6 +118,7 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
     activation_at: check.optionalTimestamp('activation_at'),
     content_hash: check.optionalString('content_hash'),
     source: check.optionalString('source'),
+    session: check.optionalString('session'),
     body: split.body,
     links: parseLinks(split.body),
     extra,
@@ -120,8 +126,13 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
 }
 
 /** The body as an agent reads it: the text without Engram's link lines. */
-export function memoryText(memory: Memory): string {
-  return memory.body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link)).replace(/\s+/g, ' ').trim();
+export function memoryText(memory: Pick<Memory, 'body'>): string {
+  return bodyText(memory.body);
+}
+
+/** A body as an agent reads it: Engram's typed link markup removed, white space folded. */
+export function bodyText(body: string): string {
+  return body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link)).replace(/\s+/g, ' ').trim();
 }
 
 /** js-yaml's reason with the line number in the file (the YAML starts after the opening fence). */

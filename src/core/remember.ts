@@ -19,6 +19,7 @@ export interface RememberInput {
   related_paths?: string[];
   agent_role?: string | null;
   source?: string | null;
+  session?: string | null;
 }
 
 export interface RememberResult {
@@ -56,6 +57,7 @@ export function normaliseInput(input: RememberInput, now: number): NewMemory {
     related_paths: uniqueStrings(input.related_paths ?? [], 'related_paths'),
     agent_role: input.agent_role ?? null,
     source: input.source ?? null,
+    session: input.session ?? null,
     links: [],
   };
 }

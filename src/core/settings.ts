@@ -57,6 +57,32 @@ export interface EngramSettings {
   alwaysLoaded: string[];
   /** Memories opened within this many minutes of each other are co-accessed (Hebb). */
   coAccessWindowMinutes: number;
+  /** SPEC §7: recall. */
+  recall: RecallSettings;
+}
+
+export interface RecallSettings {
+  /** Seeds from which activation spreads (SPEC: k = 12). */
+  seeds: number;
+  /** Spreading: gamma per hop and depth (SPEC: 0.6, 2). */
+  gamma: number;
+  depth: number;
+  /** BM25+ parameters of the lexical index. */
+  k1: number;
+  b: number;
+  delta: number;
+  /** Episode context: the best `episodes` episodes lift their matching members by up to `episodeWeight`. */
+  episodes: number;
+  episodeWeight: number;
+  /** A query naming exactly one agent role multiplies that role's memories by this. */
+  roleBoost: number;
+  /** Decay in ranking: score × (floor + (1 − floor) × strength), per radius. */
+  decayFloor: { default: number; deep: number; all: number };
+  /** ACT-R bonus: min(cap, scale × ln(1 + activation)). */
+  activationScale: number;
+  activationCap: number;
+  /** Results of one use linked by co-access (the top ones). */
+  coAccessTop: number;
 }
 
 export const DEFAULT_SETTINGS: EngramSettings = {
@@ -82,6 +108,21 @@ export const DEFAULT_SETTINGS: EngramSettings = {
   dailyCompressBytes: 20 * 1024,
   alwaysLoaded: [],
   coAccessWindowMinutes: 30,
+  recall: {
+    seeds: 12,
+    gamma: 0.6,
+    depth: 2,
+    k1: 0.9,
+    b: 0.4,
+    delta: 0.5,
+    episodes: 5,
+    episodeWeight: 0.3,
+    roleBoost: 1.5,
+    decayFloor: { default: 0, deep: 0.6, all: 0.8 },
+    activationScale: 0.1,
+    activationCap: 0.2,
+    coAccessTop: 5,
+  },
 };
 
 type Json = unknown;

@@ -1,5 +1,5 @@
 import { daysSinceAccess } from './decay';
-import type { Memory } from './memory';
+import type { MemoryState } from './memory';
 import type { EngramSettings, Tier } from './settings';
 
 /** Tiers a memory can move through automatically, from most to least present. */
@@ -18,7 +18,7 @@ export function tierForDays(days: number, settings: EngramSettings): Tier {
 }
 
 /** The tier a memory is in: the one written in the file, else the one its days imply. */
-export function currentTier(memory: Memory, now: number, settings: EngramSettings): Tier {
+export function currentTier(memory: MemoryState, now: number, settings: EngramSettings): Tier {
   return memory.tier ?? tierForDays(daysSinceAccess(memory, now), settings);
 }
 

@@ -1,0 +1,68 @@
+import type { Category, Confidence, Tier } from '../settings';
+import { useMemories, type UseResult } from '../touch';
+import type { Vault } from '../vault';
+import { loadCatalog } from './catalog';
+import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
+
+/** A recall result as the runner prints it (SPEC §14). */
+export interface RecallResult {
+  id: string;
+  path: string;
+  score: number;
+  strength: number;
+  tier: Tier;
+  confidence: Confidence;
+  category: Category;
+  source: string | null;
+  text: string;
+  explain?: RecallExplanation;
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;
+
+export function toResult(hit: RecallHit, explain: boolean): RecallResult {
+  const result: RecallResult = {
+    id: hit.doc.id,
+    path: hit.doc.path,
+    score: round(hit.score),
+    strength: round(hit.strength),
+    tier: hit.tier,
+    confidence: hit.doc.confidence,
+    category: hit.doc.category,
+    source: hit.doc.source,
+    text: hit.doc.text,
+  };
+  if (explain) {
+    const e = hit.explain;
+    result.explain = {
+      ...e,
+      lexical: round(e.lexical),
+      relevance: round(e.relevance),
+      strength: round(e.strength),
+      decay_factor: round(e.decay_factor),
+      activation: round(e.activation),
+      activation_bonus: round(e.activation_bonus),
+      episode: e.episode && { session: e.episode.session, boost: round(e.episode.boost) },
+      spread: e.spread && { ...e.spread, amount: round(e.spread.amount) },
+    };
+  }
+  return result;
+}
+
+/** The engine over the vault's current memories (catalog cache refreshed as needed). */
+export async function openRecall(vault: Vault): Promise<RecallEngine> {
+  const catalog = await loadCatalog(vault);
+  return new RecallEngine(catalog.docs, vault.settings);
+}
+
+/**
+ * Results that were used (injected into a context, or `--touch`): each is touched with the
+ * "returned" boost (SPEC §5), and the top ones are linked by co-access (Hebb).
+ */
+export async function useRecalled(vault: Vault, ids: string[]): Promise<UseResult[]> {
+  const top = ids.slice(0, vault.settings.recall.coAccessTop);
+  const rest = ids.slice(top.length);
+  const linked = await useMemories(vault, top, { use: 'returned', touch: true, coAccess: true });
+  const alone = await useMemories(vault, rest, { use: 'returned', touch: true, coAccess: false });
+  return [...linked, ...alone];
+}
