@@ -4,7 +4,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { contextBudget } from '../src/core/budget';
 import { buildContextBlock } from '../src/core/context-block';
 import { prominent } from '../src/core/recall/recall';
-import { openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
+import { hydrate, openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
 import type { Radius } from '../src/core/tiers';
 import { LAYOUT } from '../src/core/vault';
 import { creativeDraw } from '../src/core/creative';
@@ -359,7 +359,7 @@ export const COMMANDS: Record<string, Command> = {
         const engine = await openRecall(runtime.vault);
         const now = runtime.vault.now();
         for (const { id, query } of queries) {
-          const results = engine.recall(query, { limit, radius }, now).map((h) => toResult(h, explain));
+          const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius }, now))).map((h) => toResult(h, explain));
           context.io.stdout(`${JSON.stringify({ id, results })}\n`);
           if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
         }
@@ -369,7 +369,7 @@ export const COMMANDS: Record<string, Command> = {
       if (query === '') throw new UsageError('recall: give a query (or --batch FILE.jsonl)');
       const runtime = openVault(context.runtime);
       const engine = await openRecall(runtime.vault);
-      const results = engine.recall(query, { limit, radius }, runtime.vault.now()).map((h) => toResult(h, explain));
+      const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius }, runtime.vault.now()))).map((h) => toResult(h, explain));
       if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
       return print(context, results, () => formatResults(results, explain));
     },
@@ -386,7 +386,7 @@ export const COMMANDS: Record<string, Command> = {
       const engine = await openRecall(vault);
       const now = vault.now();
       const hits = query === '' ? prominent(engine, CONTEXT_CANDIDATES, 'default', now) : engine.recall(query, { limit: CONTEXT_CANDIDATES, radius: 'default' }, now);
-      const entries = hits.map((h) => ({ result: toResult(h, false), access_count: h.doc.access_count }));
+      const entries = (await hydrate(vault, hits)).map((h) => ({ result: toResult(h, false), access_count: h.doc.access_count }));
       const block = buildContextBlock(entries, budget, vault.ports.tokens);
       const state = (await vault.readText(LAYOUT.state)) ?? '';
       if (!context.options.peek) await useRecalled(vault, block.included);

@@ -1,9 +1,11 @@
 /**
  * Okapi BM25 with the BM25+ lower bound (Lv & Zhai 2011): each matching term adds at least
  * `delta`, so long documents are not pushed below short ones that miss the term.
- *   score(d, q) = Σ_t idf(t) · (tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)) + delta)
+ *   score(d, q) = Σ_t w_t · idf(t) · (tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)) + delta)
  *   idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))
- * Documents are term lists (already analysed); the index is incremental (add, remove).
+ * Documents are numbered 0..n−1 in the order they are added and hold analysed term lists.
+ * Scoring accumulates into a reused typed array, so a query costs the length of its terms'
+ * postings and allocates almost nothing.
  */
 export interface Bm25Params {
   k1: number;
@@ -11,95 +13,124 @@ export interface Bm25Params {
   delta: number;
 }
 
-export const DEFAULT_BM25: Bm25Params = { k1: 1.2, b: 0.75, delta: 0.5 };
+interface PostingList {
+  docs: number[];
+  tfs: number[];
+}
 
-interface Posting {
-  doc: number;
-  tf: number;
+/** Documents touched by a query and their scores (valid until the next query). */
+export interface Bm25Scores {
+  docs: Int32Array;
+  count: number;
+  scores: Float64Array;
 }
 
 export class Bm25Index {
-  private readonly docIds: string[] = [];
-  private readonly docIndex = new Map<string, number>();
   private readonly lengths: number[] = [];
-  private readonly alive: boolean[] = [];
-  private readonly postings = new Map<string, Posting[]>();
+  private readonly postings = new Map<string, PostingList>();
   private totalLength = 0;
-  private count = 0;
+  private acc = new Float64Array(0);
+  private seen = new Uint8Array(0);
+  private touched = new Int32Array(0);
 
-  constructor(private readonly params: Bm25Params = DEFAULT_BM25) {}
+  constructor(private readonly params: Bm25Params) {}
 
   get size(): number {
-    return this.count;
+    return this.lengths.length;
   }
 
-  has(id: string): boolean {
-    return this.docIndex.has(id);
-  }
-
-  add(id: string, terms: string[]): void {
-    if (this.docIndex.has(id)) this.remove(id);
-    const doc = this.docIds.length;
-    this.docIds.push(id);
-    this.docIndex.set(id, doc);
+  /** Add a document; returns its number. */
+  add(terms: readonly string[]): number {
+    const doc = this.lengths.length;
     this.lengths.push(terms.length);
-    this.alive.push(true);
     this.totalLength += terms.length;
-    this.count++;
-    const tf = new Map<string, number>();
-    for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
-    for (const [term, n] of tf) {
-      const list = this.postings.get(term);
-      if (list) list.push({ doc, tf: n });
-      else this.postings.set(term, [{ doc, tf: n }]);
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let list = this.postings.get(term);
+      if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
+      list.docs.push(doc);
+      list.tfs.push(tf);
     }
+    return doc;
   }
 
-  remove(id: string): void {
-    const doc = this.docIndex.get(id);
-    if (doc === undefined) return;
-    this.docIndex.delete(id);
-    this.alive[doc] = false;
-    this.totalLength -= this.lengths[doc]!;
-    this.count--;
-    // Postings of a removed document are skipped at search time (alive[]), and dropped
-    // when the index is rebuilt.
-  }
-
-  /** Document frequency of a term among live documents (approximate after removals). */
   df(term: string): number {
-    return this.postings.get(term)?.length ?? 0;
+    return this.postings.get(term)?.docs.length ?? 0;
   }
 
-  /**
-   * Scores of every document matching at least one query term, filtered by `accept`.
-   * Query terms may repeat (a repeated term counts again) or carry weights.
-   */
-  scores(query: Map<string, number>, accept?: (id: string) => boolean): Map<string, number> {
+  /** Score every document that holds a query term (term → query weight). */
+  score(query: Map<string, number>): Bm25Scores {
+    const n = this.lengths.length;
+    if (this.acc.length < n) {
+      this.acc = new Float64Array(n);
+      this.seen = new Uint8Array(n);
+      this.touched = new Int32Array(n);
+    }
     const { k1, b, delta } = this.params;
-    const n = Math.max(1, this.count);
-    const avgdl = this.totalLength / n || 1;
-    const acc = new Map<number, number>();
+    const avgdl = this.totalLength / Math.max(1, n) || 1;
+    const acc = this.acc;
+    const seen = this.seen;
+    const touched = this.touched;
+    let count = 0;
     for (const [term, weight] of query) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5));
-      for (const { doc, tf } of list) {
-        if (!this.alive[doc]) continue;
+      const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
+      const { docs, tfs } = list;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
+        const tf = tfs[i]!;
         const norm = tf + k1 * (1 - b + (b * this.lengths[doc]!) / avgdl);
-        acc.set(doc, (acc.get(doc) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm + delta));
+        if (seen[doc] === 0) {
+          seen[doc] = 1;
+          acc[doc] = 0;
+          touched[count++] = doc;
+        }
+        acc[doc]! += weight * idf * ((tf * (k1 + 1)) / norm + delta);
       }
     }
-    const out = new Map<string, number>();
-    for (const [doc, score] of acc) {
-      const id = this.docIds[doc]!;
-      if (!accept || accept(id)) out.set(id, score);
-    }
-    return out;
+    for (let i = 0; i < count; i++) seen[touched[i]!] = 0;
+    return { docs: touched, count, scores: acc };
   }
 }
 
-/** The k best entries of a score map, ties broken by id for determinism. */
-export function topK(scores: Map<string, number>, k: number): Array<[string, number]> {
-  return [...scores].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, k);
+/**
+ * The k best of `count` candidates by score (ties: lower number first), keeping only those
+ * `accept` allows. A bounded min-heap: O(count · log k).
+ */
+export function topDocs(docs: Int32Array | number[], count: number, score: (doc: number) => number, k: number, accept?: (doc: number) => boolean): Array<[number, number]> {
+  if (k <= 0) return [];
+  const heap: Array<[number, number]> = [];
+  const worse = (a: [number, number], b: [number, number]) => a[1] < b[1] || (a[1] === b[1] && a[0] > b[0]);
+  for (let i = 0; i < count; i++) {
+    const doc = docs[i]!;
+    const s = score(doc);
+    if (heap.length === k && !worse(heap[0]!, [doc, s])) continue;
+    if (accept && !accept(doc)) continue;
+    if (heap.length < k) {
+      heap.push([doc, s]);
+      let j = heap.length - 1;
+      while (j > 0) {
+        const p = (j - 1) >> 1;
+        if (!worse(heap[j]!, heap[p]!)) break;
+        [heap[j], heap[p]] = [heap[p]!, heap[j]!];
+        j = p;
+      }
+    } else {
+      heap[0] = [doc, s];
+      let j = 0;
+      for (;;) {
+        const l = 2 * j + 1;
+        const r = l + 1;
+        let m = j;
+        if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+        if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+        if (m === j) break;
+        [heap[j], heap[m]] = [heap[m]!, heap[j]!];
+        j = m;
+      }
+    }
+  }
+  return heap.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
 }

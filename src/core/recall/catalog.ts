@@ -1,42 +1,128 @@
 import { analyze } from '../analyzer';
 import { MemoryParseError } from '../errors';
-import { ARCHIVE_FOLDER, bodyText, decodeNote, parseMemory, type MemoryState } from '../memory';
-import type { EngramSettings } from '../settings';
+import type { LinkKind, MemoryLink } from '../links';
+import { ARCHIVE_FOLDER, bodyText, decodeNote, parseMemory, type Memory } from '../memory';
+import type { Category, Confidence, EngramSettings, Tier } from '../settings';
+import { parseTimestamp } from '../time';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
 
 /**
- * The memory catalog: every memory's state, text and analysed terms, kept in
- * `.engram/cache/catalog.json` and refreshed incrementally. Opening it lists the memory
- * folders and stats each file; only files whose size or mtime changed are read and parsed
- * again, so a cold `engram recall` in a large vault does not re-parse every file. The cache
- * is machine data: deleting it only costs one full parse.
+ * The memory catalog: what recall needs of every memory, kept in `.engram/cache/catalog.json`
+ * and refreshed incrementally. Opening it lists the memory folders and stats each file;
+ * only files whose size or mtime changed are read and parsed again, so a cold `engram
+ * recall` does not re-parse the vault. Rows are compact arrays without the memory text
+ * (results read their own files), which keeps the cache a third of the vault's size. The
+ * cache is machine data: deleting it costs one full parse.
  */
 
-export interface RecallDoc extends MemoryState {
-  /** The body as an agent reads it. */
-  text: string;
-  /** Analysed terms of the text and tags (the lexical index's document). */
-  terms: string[];
-  /** In `archive/`: searchable only in the `all` radius. */
+/** A memory as recall sees it: times in ms, analysed terms, text loaded on demand. */
+export interface RecallDoc {
+  id: string;
+  path: string;
+  category: Category;
+  confidence: Confidence;
+  tier: Tier | null;
   archived: boolean;
+  createdMs: number;
+  accessMs: number;
+  activationMs: number;
+  access_count: number;
+  is_error: boolean;
+  half_life_days: number;
+  activation: number;
+  amplitude: number;
+  agent_role: string | null;
+  source: string | null;
+  session: string | null;
+  terms: string[];
+  links: MemoryLink[];
+  co_access: Record<string, number>;
+  /** The body as an agent reads it; null until read (documents that came from the cache). */
+  text: string | null;
 }
 
-interface CachedFile {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  doc?: RecallDoc;
-  error?: string;
+export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
+  const text = bodyText(memory.body);
+  const accessMs = parseTimestamp(memory.last_accessed_at)!;
+  return {
+    id: memory.id,
+    path: memory.path,
+    category: memory.category,
+    confidence: memory.confidence,
+    tier: memory.tier,
+    archived,
+    createdMs: parseTimestamp(memory.created_at)!,
+    accessMs,
+    activationMs: memory.activation_at ? parseTimestamp(memory.activation_at)! : accessMs,
+    access_count: memory.access_count,
+    is_error: memory.is_error,
+    half_life_days: memory.half_life_days,
+    activation: memory.activation,
+    amplitude: memory.amplitude,
+    agent_role: memory.agent_role,
+    source: memory.source,
+    session: memory.session,
+    terms: analyze(`${text} ${memory.tags.join(' ')}`).terms,
+    links: memory.links,
+    co_access: memory.co_access,
+    text,
+  };
+}
+
+type Row = [
+  path: string, size: number, mtimeMs: number, category: Category, confidence: Confidence, tier: Tier | null,
+  createdMs: number, accessMs: number, activationMs: number, accessCount: number, isError: 0 | 1, halfLife: number,
+  activation: number, amplitude: number, role: string | null, source: string | null, session: string | null,
+  terms: string, links: string, coAccess: string,
+];
+type ErrorRow = [path: string, size: number, mtimeMs: number, error: string];
+
+function encode(doc: RecallDoc, size: number, mtimeMs: number): Row {
+  return [
+    doc.path, size, mtimeMs, doc.category, doc.confidence, doc.tier, doc.createdMs, doc.accessMs, doc.activationMs,
+    doc.access_count, doc.is_error ? 1 : 0, doc.half_life_days, doc.activation, doc.amplitude, doc.agent_role, doc.source,
+    doc.session, doc.terms.join(' '), doc.links.map((l) => `${l.kind}|${l.target}`).join(' '),
+    Object.entries(doc.co_access).map(([id, n]) => `${id}:${n}`).join(' '),
+  ];
+}
+
+function decode(row: Row): RecallDoc {
+  const path = row[0];
+  const coAccess: Record<string, number> = {};
+  if (row[19]) for (const pair of row[19].split(' ')) coAccess[pair.slice(0, pair.lastIndexOf(':'))] = Number(pair.slice(pair.lastIndexOf(':') + 1));
+  return {
+    id: path.slice(path.lastIndexOf('/') + 1, -3),
+    path,
+    category: row[3],
+    confidence: row[4],
+    tier: row[5],
+    archived: path.startsWith(`${ARCHIVE_FOLDER}/`),
+    createdMs: row[6],
+    accessMs: row[7],
+    activationMs: row[8],
+    access_count: row[9],
+    is_error: row[10] === 1,
+    half_life_days: row[11],
+    activation: row[12],
+    amplitude: row[13],
+    agent_role: row[14],
+    source: row[15],
+    session: row[16],
+    terms: row[17] ? row[17].split(' ') : [],
+    links: row[18] ? row[18].split(' ').map((s) => ({ kind: s.slice(0, s.indexOf('|')) as LinkKind, target: s.slice(s.indexOf('|') + 1) })) : [],
+    co_access: coAccess,
+    text: null,
+  };
 }
 
 interface CacheFile {
   format: number;
   fingerprint: string;
-  files: CachedFile[];
+  rows: Array<Row | ErrorRow>;
 }
 
 export const CATALOG_PATH = '.engram/cache/catalog.json';
-const FORMAT = 1;
+const FORMAT = 2;
 
 export interface Catalog {
   docs: RecallDoc[];
@@ -45,14 +131,7 @@ export interface Catalog {
   parsed: number;
 }
 
-export function toRecallDoc(memory: MemoryState & { body: string }, archived: boolean): RecallDoc {
-  const { body, ...state } = memory as MemoryState & { body: string; extra?: unknown };
-  delete (state as { extra?: unknown }).extra;
-  const text = bodyText(body);
-  return { ...state, text, terms: analyze(`${text} ${memory.tags.join(' ')}`).terms, archived };
-}
-
-/** What makes cached parses stale besides the files themselves. */
+/** What makes cached rows stale besides the files themselves. */
 function fingerprint(settings: EngramSettings): string {
   return JSON.stringify({ maxFileBytes: settings.maxFileBytes, halfLifeDays: settings.halfLifeDays });
 }
@@ -61,11 +140,11 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean } 
   const { files } = vault.ports;
   const useCache = options.useCache ?? true;
   const print = fingerprint(vault.settings);
-  const cached = new Map<string, CachedFile>();
-  if (useCache) {
-    for (const entry of (await readCache(vault, print))?.files ?? []) cached.set(entry.path, entry);
-  }
-  const current: CachedFile[] = [];
+  const cached = new Map<string, Row | ErrorRow>();
+  if (useCache) for (const row of (await readCache(vault, print))?.rows ?? []) cached.set(row[0], row);
+  const rows: Array<Row | ErrorRow> = [];
+  const docs: RecallDoc[] = [];
+  const problems: MemoryParseError[] = [];
   let parsed = 0;
   for (const folder of MEMORY_FOLDERS) {
     for (const name of (await files.list(folder)).sort()) {
@@ -73,35 +152,50 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean } 
       const path = `${folder}/${name}`;
       const stat = await files.stat(path);
       if (!stat) continue;
-      const hit = cached.get(path);
-      if (hit && hit.size === stat.size && hit.mtimeMs === stat.mtimeMs) {
-        current.push(hit);
-        continue;
+      let row = cached.get(path);
+      let doc: RecallDoc | null = null;
+      if (!row || row[1] !== stat.size || row[2] !== stat.mtimeMs) {
+        parsed++;
+        const fresh = await parseFile(vault, path);
+        if (fresh instanceof MemoryParseError) row = [path, stat.size, stat.mtimeMs, fresh.reason];
+        else {
+          doc = fresh;
+          row = encode(fresh, stat.size, stat.mtimeMs);
+        }
       }
-      parsed++;
-      current.push(await parseFile(vault, path, stat));
+      rows.push(row);
+      if (row.length === 4) problems.push(new MemoryParseError(path, row[3]));
+      else docs.push(doc ?? decode(row));
     }
   }
-  const changed = parsed > 0 || current.length !== cached.size;
-  if (useCache && changed) await writeCache(vault, { format: FORMAT, fingerprint: print, files: current });
-  return {
-    docs: current.flatMap((f) => (f.doc ? [f.doc] : [])),
-    problems: current.flatMap((f) => (f.error !== undefined ? [new MemoryParseError(f.path, f.error)] : [])),
-    parsed,
-  };
+  if (useCache && (parsed > 0 || rows.length !== cached.size)) await writeCache(vault, { format: FORMAT, fingerprint: print, rows });
+  return { docs, problems, parsed };
 }
 
-async function parseFile(vault: Vault, path: string, stat: { size: number; mtimeMs: number }): Promise<CachedFile> {
-  const entry: CachedFile = { path, size: stat.size, mtimeMs: stat.mtimeMs };
+async function parseFile(vault: Vault, path: string): Promise<RecallDoc | MemoryParseError> {
   try {
     const bytes = await vault.ports.files.read(path);
-    if (!bytes) return entry;
+    if (!bytes) return new MemoryParseError(path, 'disappeared while being read');
     const memory = parseMemory(path, decodeNote(path, bytes, vault.settings.maxFileBytes), vault.settings);
-    entry.doc = toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
+    return toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
   } catch (error) {
-    entry.error = error instanceof MemoryParseError ? error.reason : error instanceof Error ? error.message : String(error);
+    return error instanceof MemoryParseError ? error : new MemoryParseError(path, error instanceof Error ? error.message : String(error));
   }
-  return entry;
+}
+
+/** Fill in the text of documents that came from the cache, from their files. */
+export async function loadTexts(vault: Vault, docs: RecallDoc[]): Promise<void> {
+  for (const doc of docs) {
+    if (doc.text !== null) continue;
+    const bytes = await vault.ports.files.read(doc.path).catch(() => null);
+    doc.text = '';
+    if (!bytes) continue;
+    try {
+      doc.text = bodyText(parseMemory(doc.path, decodeNote(doc.path, bytes, vault.settings.maxFileBytes), vault.settings).body);
+    } catch {
+      // changed into something unreadable since the catalog was built: show no text
+    }
+  }
 }
 
 async function readCache(vault: Vault, print: string): Promise<CacheFile | null> {
@@ -109,7 +203,7 @@ async function readCache(vault: Vault, print: string): Promise<CacheFile | null>
     const bytes = await vault.ports.files.read(CATALOG_PATH);
     if (!bytes) return null;
     const cache = JSON.parse(new TextDecoder().decode(bytes)) as CacheFile;
-    return cache.format === FORMAT && cache.fingerprint === print && Array.isArray(cache.files) ? cache : null;
+    return cache.format === FORMAT && cache.fingerprint === print && Array.isArray(cache.rows) ? cache : null;
   } catch {
     return null; // a damaged cache is rebuilt from the markdown
   }
@@ -123,3 +217,4 @@ async function writeCache(vault: Vault, cache: CacheFile): Promise<void> {
     // The cache is an optimisation: a read-only vault still answers.
   }
 }
+

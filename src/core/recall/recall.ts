@@ -2,24 +2,28 @@ import { analyze } from '../analyzer';
 import { effectiveHalfLife, strengthAfter } from '../decay';
 import type { EngramSettings, Tier } from '../settings';
 import { RADIUS_TIERS, tierForDays, type Radius } from '../tiers';
-import { MS_PER_DAY, parseTimestamp } from '../time';
-import { Bm25Index } from './bm25';
+import { MS_PER_DAY } from '../time';
+import { AssociationIndex, type EdgeKind } from './associations';
+import { Bm25Index, topDocs } from './bm25';
 import type { RecallDoc } from './catalog';
-import { buildMemoryGraph, type EdgeKind, type MemoryGraph } from './memory-graph';
 import { activationBonus, decayFactor } from './ranking';
 import { spreadActivation } from './spreading-activation';
 
 /**
  * Recall (SPEC §7): lexical (and vector) seeds, episode context, spreading activation over
- * the association graph, then ranking by strength, confidence and ACT-R activation.
- * The engine is built once from the catalog and answers many queries.
+ * the association graph, then ranking by strength, confidence and ACT-R activation. The
+ * engine is built once from the catalog and answers many queries.
+ *
+ * Cost per query: the postings of the query's terms, then work on a bounded candidate pool
+ * (the best `POOL` lexical matches in the radius, plus what spreading reaches), so a query
+ * does not grow with the vault beyond its postings.
  */
 
 export interface RecallOptions {
   limit: number;
   radius: Radius;
-  /** Vector seeds (cosine by id) from an embedder, fused with the lexical ones. */
-  vectorSeeds?: Map<string, number>;
+  /** Vector seeds (cosine by id) from an embedder, fused with the lexical ones (RRF). */
+  vectorSeeds?: ReadonlyMap<string, number>;
 }
 
 export interface RecallExplanation {
@@ -45,13 +49,6 @@ export interface RecallHit {
   explain: RecallExplanation;
 }
 
-interface DocState {
-  doc: RecallDoc;
-  accessMs: number;
-  activationMs: number;
-  halfLife: number;
-}
-
 const EMPTY_EXPLAIN: RecallExplanation = {
   lexical: 0,
   lexical_rank: null,
@@ -69,180 +66,194 @@ const EMPTY_EXPLAIN: RecallExplanation = {
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 const RRF_K = 60;
+/** Lexical candidates kept per query, besides what spreading reaches. */
+const POOL = 200;
+
+const TIER_CODE: Record<Tier, number> = { core: 0, active: 1, warm: 2, cold: 3, archive: 4 };
+const TIER_OF: Tier[] = ['core', 'active', 'warm', 'cold', 'archive'];
 
 export class RecallEngine {
-  readonly graph: MemoryGraph;
-  private readonly states = new Map<string, DocState>();
+  readonly docs: readonly RecallDoc[];
+  private readonly indexOf = new Map<string, number>();
+  private readonly halfLives: Float64Array;
   private readonly lexical: Bm25Index;
   private readonly episodes: Bm25Index;
-  private readonly episodeOf = new Map<string, string>();
+  private readonly episodeNames: string[] = [];
+  private readonly episodeOf: Int32Array;
+  private readonly roleOf: Array<string | null>;
   private readonly roles = new Map<string, RegExp>();
+  private readonly associations: AssociationIndex;
 
   constructor(
     docs: RecallDoc[],
     private readonly settings: EngramSettings,
   ) {
     const r = settings.recall;
+    this.docs = docs;
     this.lexical = new Bm25Index({ k1: r.k1, b: r.b, delta: r.delta });
     this.episodes = new Bm25Index({ k1: 1.2, b: 0.75, delta: r.delta });
-    const episodeTerms = new Map<string, string[]>();
-    for (const doc of docs) {
-      const accessMs = parseTimestamp(doc.last_accessed_at)!;
-      this.states.set(doc.id, {
-        doc,
-        accessMs,
-        activationMs: doc.activation_at ? parseTimestamp(doc.activation_at)! : accessMs,
-        halfLife: effectiveHalfLife(doc.half_life_days, doc.access_count, doc.is_error, settings),
-      });
-      this.lexical.add(doc.id, doc.terms);
+    this.halfLives = new Float64Array(docs.length);
+    this.episodeOf = new Int32Array(docs.length).fill(-1);
+    this.roleOf = new Array<string | null>(docs.length).fill(null);
+    const episodeTerms = new Map<string, string[][]>();
+    docs.forEach((doc, i) => {
+      this.indexOf.set(doc.id, i);
+      this.halfLives[i] = effectiveHalfLife(doc.half_life_days, doc.access_count, doc.is_error, settings);
+      this.lexical.add(doc.terms);
       if (doc.session !== null) {
-        this.episodeOf.set(doc.id, doc.session);
-        const terms = episodeTerms.get(doc.session);
-        if (terms) terms.push(...doc.terms);
-        else episodeTerms.set(doc.session, [...doc.terms]);
+        const parts = episodeTerms.get(doc.session);
+        if (parts) parts.push(doc.terms);
+        else episodeTerms.set(doc.session, [doc.terms]);
       }
-      const role = doc.agent_role?.trim().toLowerCase();
-      if (role && !this.roles.has(role)) {
-        const words = role.split(/[\s_-]+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-        this.roles.set(role, new RegExp(`(^|[^\\p{L}\\p{N}])${words.join('[\\s_-]+')}($|[^\\p{L}\\p{N}])`, 'iu'));
-      }
+      const role = doc.agent_role?.trim().toLowerCase() || null;
+      this.roleOf[i] = role;
+      if (role && !this.roles.has(role)) this.roles.set(role, rolePattern(role));
+    });
+    const episodeIndex = new Map<string, number>();
+    for (const [name, parts] of episodeTerms) {
+      episodeIndex.set(name, this.episodes.add(parts.flat()));
+      this.episodeNames.push(name);
     }
-    for (const [session, terms] of episodeTerms) this.episodes.add(session, terms);
-    this.graph = buildMemoryGraph(docs);
+    docs.forEach((doc, i) => {
+      if (doc.session !== null) this.episodeOf[i] = episodeIndex.get(doc.session)!;
+    });
+    this.associations = new AssociationIndex(docs, this.indexOf);
   }
 
   get size(): number {
-    return this.states.size;
+    return this.docs.length;
   }
 
-  doc(id: string): RecallDoc | undefined {
-    return this.states.get(id)?.doc;
+  private tierCode(i: number, now: number): number {
+    const doc = this.docs[i]!;
+    if (doc.archived) return TIER_CODE.archive;
+    if (doc.tier) return TIER_CODE[doc.tier];
+    return TIER_CODE[tierForDays((now - doc.accessMs) / MS_PER_DAY, this.settings)];
   }
 
-  tier(state: DocState, now: number): Tier {
-    if (state.doc.archived) return 'archive';
-    return state.doc.tier ?? tierForDays((now - state.accessMs) / MS_PER_DAY, this.settings);
+  private strength(i: number, now: number): number {
+    const doc = this.docs[i]!;
+    if (doc.tier === 'core') return 1;
+    return strengthAfter((now - doc.accessMs) / MS_PER_DAY, this.halfLives[i]!);
   }
 
-  strength(state: DocState, now: number): number {
-    if (state.doc.tier === 'core') return 1;
-    return strengthAfter((now - state.accessMs) / MS_PER_DAY, state.halfLife);
-  }
-
-  /** Every memory in the radius ranked with a relevance computed from the memory alone. */
-  rankAll(radius: Radius, now: number, relevanceOf: (doc: RecallDoc) => number): RecallHit[] {
-    const allowed = new Set<Tier>(RADIUS_TIERS[radius]);
-    const hits: RecallHit[] = [];
-    for (const state of this.states.values()) {
-      const tier = this.tier(state, now);
-      if (!allowed.has(tier)) continue;
-      hits.push(this.hit(state, relevanceOf(state.doc), radius, now, tier, EMPTY_EXPLAIN));
-    }
-    return selectTop(hits, hits.length);
-  }
-
-  private hit(state: DocState, relevance: number, radius: Radius, now: number, tier: Tier, parts: Partial<RecallExplanation>): RecallHit {
-    const doc = state.doc;
-    const strength = this.strength(state, now);
+  private hit(i: number, relevance: number, radius: Radius, now: number, parts: Partial<RecallExplanation>): RecallHit {
+    const doc = this.docs[i]!;
+    const strength = this.strength(i, now);
     const decay = decayFactor(strength, radius, this.settings);
     const weight = this.settings.confidenceWeights[doc.confidence];
-    const activation = doc.activation * Math.pow(0.5, Math.max(0, now - state.activationMs) / MS_PER_DAY / this.settings.activation.halfLifeDays);
+    const activation = doc.activation * Math.pow(0.5, Math.max(0, now - doc.activationMs) / MS_PER_DAY / this.settings.activation.halfLifeDays);
     const bonus = activationBonus(activation, this.settings);
     return {
       doc,
       score: relevance * decay * weight * (1 + bonus),
       strength,
-      tier,
-      explain: {
-        ...EMPTY_EXPLAIN,
-        ...parts,
-        relevance,
-        strength,
-        decay_factor: decay,
-        confidence_weight: weight,
-        activation,
-        activation_bonus: bonus,
-      },
+      tier: TIER_OF[this.tierCode(i, now)]!,
+      explain: { ...EMPTY_EXPLAIN, ...parts, relevance, strength, decay_factor: decay, confidence_weight: weight, activation, activation_bonus: bonus },
     };
+  }
+
+  /** Every memory in the radius ranked with a relevance computed from the memory alone. */
+  rankAll(radius: Radius, now: number, relevanceOf: (doc: RecallDoc) => number): RecallHit[] {
+    const allowed = radiusCodes(radius);
+    const hits: RecallHit[] = [];
+    this.docs.forEach((doc, i) => {
+      if (allowed.has(this.tierCode(i, now))) hits.push(this.hit(i, relevanceOf(doc), radius, now, {}));
+    });
+    return hits.sort(byScore);
   }
 
   recall(query: string, options: RecallOptions, now: number): RecallHit[] {
     const r = this.settings.recall;
-    const allowed = new Set<Tier>(RADIUS_TIERS[options.radius]);
-    const inRadius = (id: string): boolean => {
-      const state = this.states.get(id);
-      return state !== undefined && allowed.has(this.tier(state, now));
-    };
+    const allowed = radiusCodes(options.radius);
+    const inRadius = (i: number) => allowed.has(this.tierCode(i, now));
     const terms = new Map<string, number>();
     for (const term of analyze(query).terms) terms.set(term, (terms.get(term) ?? 0) + 1);
 
-    // 1. Seeds: lexical relevance normalised to the best match, fused with vectors (RRF).
-    const lexical = this.lexical.scores(terms, inRadius);
-    const lexicalRank = rankOf(lexical);
-    const relevance = normalise(lexical);
-    const vectors = options.vectorSeeds ? new Map([...options.vectorSeeds].filter(([id]) => inRadius(id))) : null;
-    if (vectors && vectors.size > 0) {
-      const vectorRank = rankOf(vectors);
-      const fused = new Map<string, number>();
-      for (const id of new Set([...lexicalRank.keys(), ...vectorRank.keys()])) {
-        const a = lexicalRank.get(id);
-        const b = vectorRank.get(id);
-        fused.set(id, (a ? 1 / (RRF_K + a) : 0) + (b ? 1 / (RRF_K + b) : 0));
-      }
+    // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
+    //    members of the episodes that match the query best are lifted (by up to
+    //    episodeWeight). The candidate pool is the best POOL of these.
+    const scored = this.lexical.score(terms);
+    let best = 0;
+    for (let k = 0; k < scored.count; k++) {
+      const doc = scored.docs[k]!;
+      if (scored.scores[doc]! > best && inRadius(doc)) best = scored.scores[doc]!;
+    }
+    const lift = new Map<number, number>();
+    if (r.episodeWeight > 0 && this.episodes.size > 0 && best > 0) {
+      const e = this.episodes.score(terms);
+      const ranked = topDocs(e.docs, e.count, (d) => e.scores[d]!, r.episodes);
+      const top = ranked[0]?.[1] ?? 0;
+      for (const [episode, score] of ranked) lift.set(episode, (r.episodeWeight * score) / top);
+    }
+    const lexicalOf = (doc: number) => (best > 0 ? scored.scores[doc]! / best : 0);
+    const pool = topDocs(scored.docs, scored.count, (d) => lexicalOf(d) + (lift.get(this.episodeOf[d]!) ?? 0), POOL, inRadius);
+    const lexical = new Map<number, number>(pool.map(([doc]) => [doc, scored.scores[doc]!]));
+    const lexicalRank = new Map([...lexical].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([doc], rank) => [doc, rank + 1]));
+    const relevance = new Map<number, number>(pool.map(([doc]) => [doc, lexicalOf(doc)]));
+    const vectors = new Map<number, number>();
+    for (const [id, cosine] of options.vectorSeeds ?? []) {
+      const i = this.indexOf.get(id);
+      if (i !== undefined && inRadius(i)) vectors.set(i, cosine);
+    }
+    if (vectors.size > 0) {
+      const vectorRank = new Map([...vectors].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([doc], rank) => [doc, rank + 1]));
       relevance.clear();
-      for (const [id, v] of normalise(fused)) relevance.set(id, v);
+      let top = 0;
+      for (const doc of new Set([...lexicalRank.keys(), ...vectorRank.keys()])) {
+        const a = lexicalRank.get(doc);
+        const b = vectorRank.get(doc);
+        const fused = (a ? 1 / (RRF_K + a) : 0) + (b ? 1 / (RRF_K + b) : 0);
+        relevance.set(doc, fused);
+        top = Math.max(top, fused);
+      }
+      for (const [doc, v] of relevance) relevance.set(doc, v / top);
     }
 
-    // 2. Episode context: members of the episodes that match the query best are lifted.
-    const episodeBoost = new Map<string, { session: string; boost: number }>();
-    if (r.episodeWeight > 0 && this.episodes.size > 0) {
-      const ranked = topEntries(this.episodes.scores(terms), r.episodes);
-      const best = ranked[0]?.[1] ?? 0;
-      const lift = new Map(ranked.map(([session, score]) => [session, (r.episodeWeight * score) / best]));
-      for (const [id, value] of relevance) {
-        const session = this.episodeOf.get(id);
-        const boost = session === undefined ? undefined : lift.get(session);
-        if (boost === undefined) continue;
-        relevance.set(id, value + boost);
-        episodeBoost.set(id, { session: session!, boost });
-      }
+    // 2. Episode context (see 1) on top of lexical or fused relevance.
+    const episodeBoost = new Map<number, number>();
+    for (const [doc, value] of relevance) {
+      const boost = lift.get(this.episodeOf[doc]!);
+      if (boost === undefined) continue;
+      relevance.set(doc, value + boost);
+      episodeBoost.set(doc, boost);
     }
 
     // 3. Spreading activation from the strongest seeds.
-    const seeds = new Map(topEntries(relevance, r.seeds));
-    const spread = spreadActivation(this.graph, seeds, r.gamma, r.depth);
-    for (const [id, amount] of spread.received) {
-      if (inRadius(id)) relevance.set(id, (relevance.get(id) ?? 0) + amount);
+    const seeds = new Map(topDocs([...relevance.keys()], relevance.size, (d) => relevance.get(d)!, r.seeds));
+    const spread = spreadActivation((node) => this.associations.edges(node), seeds, r.gamma, r.depth);
+    for (const [doc, amount] of spread.received) {
+      if (inRadius(doc)) relevance.set(doc, (relevance.get(doc) ?? 0) + amount);
     }
 
-    // 4. A query that names one agent role lifts that role's memories.
+    // 4. A query that names exactly one agent role lifts that role's memories.
     const lowered = query.toLowerCase();
     const named = [...this.roles].filter(([, pattern]) => pattern.test(lowered)).map(([role]) => role);
     const boostedRole = named.length === 1 ? named[0]! : null;
 
     // 5. Ranking.
     const hits: RecallHit[] = [];
-    for (const [id, rel] of relevance) {
-      const state = this.states.get(id)!;
-      const roleBoost = boostedRole !== null && state.doc.agent_role?.trim().toLowerCase() === boostedRole ? r.roleBoost : 1;
-      const via = spread.via.get(id);
+    for (const [doc, rel] of relevance) {
+      const roleBoost = boostedRole !== null && this.roleOf[doc] === boostedRole ? r.roleBoost : 1;
+      const via = spread.via.get(doc);
+      const episode = this.episodeOf[doc]!;
       hits.push(
-        this.hit(state, rel * roleBoost, options.radius, now, this.tier(state, now), {
-          lexical: lexical.get(id) ?? 0,
-          lexical_rank: lexicalRank.get(id) ?? null,
-          vector: options.vectorSeeds?.get(id) ?? null,
-          episode: episodeBoost.get(id) ?? null,
-          spread: via ? { amount: spread.received.get(id)!, from: via.from, kinds: via.kinds, path: via.path } : null,
+        this.hit(doc, rel * roleBoost, options.radius, now, {
+          lexical: lexical.get(doc) ?? 0,
+          lexical_rank: lexicalRank.get(doc) ?? null,
+          vector: vectors.get(doc) ?? null,
+          episode: episodeBoost.has(doc) ? { session: this.episodeNames[episode]!, boost: episodeBoost.get(doc)! } : null,
+          spread: via ? { amount: spread.received.get(doc)!, from: this.docs[via.from]!.id, kinds: via.kinds, path: via.path.map((p) => this.docs[p]!.id) } : null,
           role_boost: roleBoost,
         }),
       );
     }
-    return selectTop(hits, options.limit);
+    return hits.sort(byScore).slice(0, Math.max(0, options.limit));
   }
 }
 
 /**
- * Without a query: what the agent knows best right now (the reboot protocol of the seeds):
+ * Without a query: what the agent knows best right now (the seeds' reboot protocol):
  * memories in the radius ranked by the same formula with relevance 1 + ln(amplitude), so
  * reinforced memories come first among equally strong ones.
  */
@@ -250,25 +261,16 @@ export function prominent(engine: RecallEngine, limit: number, radius: Radius, n
   return engine.rankAll(radius, now, (doc) => 1 + Math.log(Math.max(1, doc.amplitude))).slice(0, limit);
 }
 
-function normalise(scores: Map<string, number>): Map<string, number> {
-  let max = 0;
-  for (const v of scores.values()) if (v > max) max = v;
-  const out = new Map<string, number>();
-  if (max <= 0) return out;
-  for (const [id, v] of scores) out.set(id, v / max);
-  return out;
+function radiusCodes(radius: Radius): Set<number> {
+  return new Set(RADIUS_TIERS[radius].map((t) => TIER_CODE[t]));
 }
 
-/** 1-based rank of each entry by descending score (ties by id). */
-function rankOf(scores: Map<string, number>): Map<string, number> {
-  const sorted = [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return new Map(sorted.map(([id], i) => [id, i + 1]));
+function byScore(a: RecallHit, b: RecallHit): number {
+  return b.score - a.score || (a.doc.id < b.doc.id ? -1 : 1);
 }
 
-function topEntries(scores: Map<string, number>, k: number): Array<[string, number]> {
-  return [...scores].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, k);
-}
-
-function selectTop(hits: RecallHit[], limit: number): RecallHit[] {
-  return hits.sort((a, b) => b.score - a.score || (a.doc.id < b.doc.id ? -1 : 1)).slice(0, Math.max(0, limit));
+/** A role named as words in a query: "code-reviewer" matches "code reviewer". */
+function rolePattern(role: string): RegExp {
+  const words = role.split(/[\s_-]+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`(^|[^\\p{L}\\p{N}])${words.join('[\\s_-]+')}($|[^\\p{L}\\p{N}])`, 'iu');
 }

@@ -1,7 +1,7 @@
 import type { Category, Confidence, Tier } from '../settings';
 import { useMemories, type UseResult } from '../touch';
 import type { Vault } from '../vault';
-import { loadCatalog } from './catalog';
+import { loadCatalog, loadTexts } from './catalog';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
 /** A recall result as the runner prints it (SPEC §14). */
@@ -30,7 +30,7 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
     confidence: hit.doc.confidence,
     category: hit.doc.category,
     source: hit.doc.source,
-    text: hit.doc.text,
+    text: hit.doc.text ?? '',
   };
   if (explain) {
     const e = hit.explain;
@@ -47,6 +47,12 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
     };
   }
   return result;
+}
+
+/** Results with their text: documents from the catalog cache read their files. */
+export async function hydrate(vault: Vault, hits: RecallHit[]): Promise<RecallHit[]> {
+  await loadTexts(vault, hits.map((h) => h.doc));
+  return hits;
 }
 
 /** The engine over the vault's current memories (catalog cache refreshed as needed). */

@@ -1,41 +1,41 @@
-import type { EdgeKind, MemoryGraph } from './memory-graph';
+import type { Edge, EdgeKind } from './associations';
 
 /**
- * Spreading activation (SPEC §7, Collins & Loftus; ACT-R): activation flows from the seeds
- * along the association graph to depth 2, multiplied by gamma (0.6) per hop and by each
- * edge's (fan-normalised) weight. A path never returns to a node it passed through.
+ * Spreading activation (SPEC §7; Collins & Loftus, ACT-R): activation flows from the seeds
+ * along the association graph to `depth` hops, multiplied by gamma (0.6) per hop and by each
+ * edge's fan-normalised weight. A path never returns to a node it passed through.
  */
-export interface SpreadStep {
-  from: string;
+export interface SpreadSource {
+  from: number;
   kinds: EdgeKind[];
   amount: number;
+  path: number[];
 }
 
 export interface Spread {
-  /** Activation received by each node from the seeds (seeds included, from other seeds). */
-  received: Map<string, number>;
-  /** The largest contribution each node received, for explanations. */
-  via: Map<string, SpreadStep & { path: string[] }>;
+  /** Activation received by each node (seeds too, from other seeds). */
+  received: Map<number, number>;
+  /** The largest single contribution each node received, for explanations. */
+  via: Map<number, SpreadSource>;
 }
 
-export function spreadActivation(graph: MemoryGraph, seeds: Map<string, number>, gamma: number, depth: number): Spread {
-  const received = new Map<string, number>();
-  const via = new Map<string, SpreadStep & { path: string[] }>();
-  let frontier: Array<{ node: string; value: number; path: string[] }> = [...seeds]
-    .filter(([node]) => graph.hasNode(node))
-    .map(([node, value]) => ({ node, value, path: [node] }));
+export function spreadActivation(edges: (node: number) => Edge[], seeds: ReadonlyMap<number, number>, gamma: number, depth: number): Spread {
+  const received = new Map<number, number>();
+  const via = new Map<number, SpreadSource>();
+  let frontier = [...seeds].map(([node, value]) => ({ node, value, path: [node] }));
   for (let hop = 0; hop < depth; hop++) {
     const next: typeof frontier = [];
     for (const { node, value, path } of frontier) {
-      graph.forEachOutEdge(node, (_edge, attrs, _source, target) => {
-        if (path.includes(target)) return;
-        const amount = value * gamma * attrs.weight;
-        if (amount <= 0) return;
-        received.set(target, (received.get(target) ?? 0) + amount);
-        const best = via.get(target);
-        if (!best || amount > best.amount) via.set(target, { from: node, kinds: attrs.kinds, amount, path: [...path, target] });
-        next.push({ node: target, value: amount, path: [...path, target] });
-      });
+      for (const edge of edges(node)) {
+        if (path.includes(edge.target)) continue;
+        const amount = value * gamma * edge.weight;
+        if (amount <= 0) continue;
+        received.set(edge.target, (received.get(edge.target) ?? 0) + amount);
+        const best = via.get(edge.target);
+        const route = [...path, edge.target];
+        if (!best || amount > best.amount) via.set(edge.target, { from: node, kinds: edge.kinds, amount, path: route });
+        next.push({ node: edge.target, value: amount, path: route });
+      }
     }
     frontier = next;
   }
