@@ -113,6 +113,21 @@ export class NodeFileStore implements FileStore {
     }
   }
 
+  async listStats(rel: string): Promise<Array<FileStat & { name: string }>> {
+    const dir = this.resolve(`${rel}/.`);
+    const out: Array<FileStat & { name: string }> = [];
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    for (const name of await this.list(rel)) {
+      try {
+        const s = fs.statSync(prefix + name);
+        if (s.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
+      } catch {
+        // removed between the listing and the stat
+      }
+    }
+    return out;
+  }
+
   async mkdir(rel: string): Promise<void> {
     fs.mkdirSync(this.resolve(rel), { recursive: true });
   }

@@ -14,6 +14,8 @@ export interface FileStore {
   stat(path: string): Promise<FileStat | null>;
   /** Names (not paths) of the files directly inside a folder; [] when it does not exist. */
   list(dir: string): Promise<string[]>;
+  /** The files directly inside a folder with their size and mtime, in one call. */
+  listStats(dir: string): Promise<Array<FileStat & { name: string }>>;
   /**
    * Replace a file atomically (temp file + rename). With `expect`, the write happens only if
    * the file still holds exactly that text (null: only if it does not exist); otherwise it

@@ -24,6 +24,10 @@ export class MemoryFileStore implements FileStore {
     const prefix = `${dir}/`;
     return [...this.files.keys()].filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/')).map((p) => p.slice(prefix.length));
   }
+  async listStats(dir: string): Promise<Array<FileStat & { name: string }>> {
+    const names = await this.list(dir);
+    return Promise.all(names.map(async (name) => ({ name, ...(await this.stat(`${dir}/${name}`))! })));
+  }
   async write(path: string, text: string, options: { expect?: string | null } = {}): Promise<void> {
     if (options.expect !== undefined && (this.files.get(path) ?? null) !== options.expect) throw new WriteConflictError(path);
     this.files.set(path, text);

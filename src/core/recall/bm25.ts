@@ -44,13 +44,15 @@ export class Bm25Index {
     const doc = this.lengths.length;
     this.lengths.push(terms.length);
     this.totalLength += terms.length;
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, tf] of counts) {
+    for (const term of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
-      list.docs.push(doc);
-      list.tfs.push(tf);
+      const last = list.docs.length - 1;
+      if (last >= 0 && list.docs[last] === doc) list.tfs[last]!++;
+      else {
+        list.docs.push(doc);
+        list.tfs.push(1);
+      }
     }
     return doc;
   }

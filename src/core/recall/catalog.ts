@@ -147,11 +147,9 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean } 
   const problems: MemoryParseError[] = [];
   let parsed = 0;
   for (const folder of MEMORY_FOLDERS) {
-    for (const name of (await files.list(folder)).sort()) {
-      if (!name.endsWith('.md')) continue;
-      const path = `${folder}/${name}`;
-      const stat = await files.stat(path);
-      if (!stat) continue;
+    for (const stat of (await files.listStats(folder)).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!stat.name.endsWith('.md')) continue;
+      const path = `${folder}/${stat.name}`;
       let row = cached.get(path);
       let doc: RecallDoc | null = null;
       if (!row || row[1] !== stat.size || row[2] !== stat.mtimeMs) {

@@ -1,0 +1,66 @@
+import { AssociationIndex, coAccessWeight } from '../../../src/core/recall/associations';
+import type { RecallDoc } from '../../../src/core/recall/catalog';
+import { spreadActivation } from '../../../src/core/recall/spreading-activation';
+
+/** A minimal recall document for graph tests. */
+export function doc(id: string, createdMs: number, links: Array<[string, 'related' | 'decays_from' | 'supersedes']> = [], co: Record<string, number> = {}): RecallDoc {
+  return {
+    id, path: `episodic/${id}.md`, category: 'episodic', confidence: 'observed', tier: null, archived: false,
+    createdMs, accessMs: createdMs, activationMs: createdMs, access_count: 0, is_error: false, half_life_days: 7,
+    activation: 0, amplitude: 1, agent_role: null, source: null, session: null, terms: [],
+    links: links.map(([target, kind]) => ({ target, kind })), co_access: co, text: '',
+  };
+}
+
+const id = (n: number) => `mem-${String(n).padStart(12, '0')}`;
+
+describe('association edges (SPEC §7)', () => {
+  it('weights related links 0.75 towards the later memory and 0.25 towards the earlier one, both ways', () => {
+    const docs = [doc(id(0), 0), doc(id(1), 1000, [[id(0), 'related']])];
+    const index = new AssociationIndex(docs, new Map(docs.map((d, i) => [d.id, i])));
+    expect(index.edges(0)).toEqual([{ target: 1, weight: 0.75, kinds: ['related'] }]);
+    expect(index.edges(1)).toEqual([{ target: 0, weight: 0.25, kinds: ['related'] }]);
+  });
+
+  it('adds co-access n/(n+2) and decays_from 0.5, ignores supersedes, and fan-normalises hubs', () => {
+    const docs = [
+      doc(id(0), 0, [[id(1), 'related'], [id(2), 'supersedes'], [id(3), 'decays_from']], { [id(1)]: 2, [id(4)]: 6 }),
+      doc(id(1), 1000),
+      doc(id(2), 1000),
+      doc(id(3), 1000),
+      doc(id(4), 1000),
+    ];
+    const index = new AssociationIndex(docs, new Map(docs.map((d, i) => [d.id, i])));
+    // raw: to 1: 0.75 (related) + 0.5 (co-access 2/4); to 3: 0.5; to 4: 0.75 (6/8); total 2.5
+    expect(coAccessWeight(2)).toBe(0.5);
+    expect(index.edges(0)).toEqual([
+      { target: 1, weight: 1.25 / 2.5, kinds: ['related', 'co_access'] },
+      { target: 3, weight: 0.5 / 2.5, kinds: ['decays_from'] },
+      { target: 4, weight: 0.75 / 2.5, kinds: ['co_access'] },
+    ]);
+    expect(index.edges(2)).toEqual([]);
+    expect(index.edges(3)).toEqual([{ target: 0, weight: 0.5, kinds: ['decays_from'] }]);
+  });
+});
+
+describe('spreading activation (SPEC §7)', () => {
+  // a chain 0 -> 1 -> 2 -> 3 in time, each linked to the next
+  const docs = [0, 1, 2, 3].map((n) => doc(id(n), n * 1000, n > 0 ? [[id(n - 1), 'related']] : []));
+  const index = new AssociationIndex(docs, new Map(docs.map((d, i) => [d.id, i])));
+
+  it('multiplies by gamma 0.6 and the edge weight per hop, to depth 2, never back along its path', () => {
+    const spread = spreadActivation((n) => index.edges(n), new Map([[1, 1]]), 0.6, 2);
+    expect(Object.fromEntries(spread.received)).toEqual({
+      0: 0.6 * 0.25, // hop 1 backwards
+      2: 0.6 * 0.75, // hop 1 forwards
+      3: 0.6 * 0.75 * 0.6 * 0.75, // hop 2 forwards
+    });
+    expect(spread.via.get(3)).toEqual({ from: 2, kinds: ['related'], amount: 0.6 * 0.75 * 0.6 * 0.75, path: [1, 2, 3] });
+  });
+
+  it('adds up what several seeds send', () => {
+    const spread = spreadActivation((n) => index.edges(n), new Map([[0, 1], [2, 0.5]]), 0.6, 1);
+    expect(spread.received.get(1)).toBeCloseTo(0.6 * 0.75 * 1 + 0.6 * 0.25 * 0.5, 12);
+    expect(spread.received.get(3)).toBe(0.6 * 0.75 * 0.5);
+  });
+});
