@@ -31,12 +31,12 @@ describe('the AGENT MEMORY block (SPEC §9)', () => {
   });
 
   it('cuts to the token budget with whole entries only', () => {
-    // delimiters and header 18 words; verified 11 fits (29), observed 12 does not (41),
-    // inferred 11 still does (40): later entries fill what an earlier one could not
-    const block = buildContextBlock(entries, 40, words);
+    // delimiters 8 and header 9 words ("39 tok budget"); verified 11 fits (28), observed 12
+    // does not (40), inferred 11 still does (39): later entries fill what an earlier one could not
+    const block = buildContextBlock(entries, 39, words);
     expect(block.included).toEqual(['mem-000000000002', 'mem-000000000004']);
     expect(block.omitted).toEqual(['mem-000000000001']);
-    expect(block.tokens).toBe(40);
+    expect(block.tokens).toBe(39);
     expect(buildContextBlock(entries, 20, words).included).toEqual([]);
   });
 
