@@ -17,9 +17,15 @@ export function tierForDays(days: number, settings: EngramSettings): Tier {
   return 'archive';
 }
 
-/** The tier a memory is in: the one written in the file, else the one its days imply. */
+/**
+ * The tier a memory is in now: the one written in the file, demoted to the one its days
+ * imply (what the next decay pass would write), or the implied one when the file has none.
+ * Core stays core. Touch promotes one step from here, so a memory left untouched for months
+ * comes back through cold and warm, not straight to active.
+ */
 export function currentTier(memory: MemoryState, now: number, settings: EngramSettings): Tier {
-  return memory.tier ?? tierForDays(daysSinceAccess(memory, now), settings);
+  const implied = tierForDays(daysSinceAccess(memory, now), settings);
+  return memory.tier ? demote(memory.tier, implied) : implied;
 }
 
 /** Touch (SPEC §4): graduated recall promotes exactly one tier; core never changes. */

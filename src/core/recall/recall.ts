@@ -127,8 +127,9 @@ export class RecallEngine {
   private tierCode(i: number, now: number): number {
     const doc = this.docs[i]!;
     if (doc.archived) return TIER_CODE.archive;
-    if (doc.tier) return TIER_CODE[doc.tier];
-    return TIER_CODE[tierForDays((now - doc.accessMs) / MS_PER_DAY, this.settings)];
+    if (doc.tier === 'core') return TIER_CODE.core;
+    const implied = TIER_CODE[tierForDays((now - doc.accessMs) / MS_PER_DAY, this.settings)];
+    return doc.tier ? Math.max(TIER_CODE[doc.tier], implied) : implied;
   }
 
   private strength(i: number, now: number): number {

@@ -1,0 +1,119 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { engram, tempDir } from '../helpers/cli';
+
+const NOW = '2026-11-29T12:00:00Z';
+
+describe('engram recall and context', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  const ids: Record<string, string> = {};
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+    const add = async (key: string, args: string[], now = '2026-11-28T10:00:00Z') => {
+      ids[key] = (await engram(vault, ['--json', '--now', now, 'remember', ...args])).json().id;
+    };
+    await add('tests', ['Integration tests must use Testcontainers with a real PostgreSQL.', '--category', 'decision', '--confidence', 'verified']);
+    await add('flaky', ['The session expiry test is flaky on CI: its timeout is 50 ms.', '--role', 'test-runner']);
+    await add('pnpm', ['We use pnpm workspaces; CI fails on any other lockfile.', '--category', 'decision']);
+    await add('old', ['Old note: integration tests used an in-memory database.'], '2026-06-01T10:00:00Z');
+    await add('stale', ['Integration tests run against the staging database.', '--confidence', 'inferred']);
+    const stalePath = path.join(vault, 'episodic', `${ids.stale}.md`);
+    writeFileSync(stalePath, readFileSync(stalePath, 'utf8').replace('confidence: inferred', 'confidence: stale'));
+  });
+  afterEach(() => cleanup());
+
+  const snapshot = () =>
+    Object.fromEntries(['episodic', 'decisions'].flatMap((f) => readdirSync(path.join(vault, f)).map((n) => [`${f}/${n}`, readFileSync(path.join(vault, f, n), 'utf8')])));
+
+  it('prints ranked results in the SPEC shape and writes nothing', async () => {
+    const before = snapshot();
+    const run = await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database']);
+    expect(run.code).toBe(0);
+    const results = run.json();
+    // the flaky-test memory matches "test"; the stale one is found (only context leaves it out)
+    expect(results.map((r: { id: string }) => r.id)).toEqual([ids.tests, ids.flaky, ids.stale]);
+    expect(Object.keys(results[0])).toEqual(['id', 'path', 'score', 'strength', 'tier', 'confidence', 'category', 'source', 'text']);
+    expect(results[0]).toMatchObject({ path: `decisions/${ids.tests}.md`, tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.' });
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('widens the radius on request: the 6-month-old note only with --radius all', async () => {
+    const radius = async (r: string) => (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--radius', r])).json().map((x: { id: string }) => x.id);
+    expect(await radius('deep')).not.toContain(ids.old);
+    expect(await radius('all')).toContain(ids.old);
+  });
+
+  it('explains each result', async () => {
+    const [top] = (await engram(vault, ['--json', '--now', NOW, 'recall', 'flaky session test', '--explain'])).json();
+    expect(top.id).toBe(ids.flaky);
+    expect(Object.keys(top.explain)).toEqual([
+      'lexical', 'lexical_rank', 'vector', 'episode', 'spread', 'role_boost', 'relevance', 'strength', 'decay_factor', 'confidence_weight', 'activation', 'activation_bonus',
+    ]);
+    expect(top.explain.lexical_rank).toBe(1);
+    const human = await engram(vault, ['--now', NOW, 'recall', 'flaky session test', '--explain', '--limit', '1']);
+    expect(human.stdout).toMatch(/^\d\.\d{3} {2}\[active · observed · episodic\] {2}mem-[a-z0-9]{12}\n {2}The session expiry test is flaky on CI: its timeout is 50 ms\.\n {2}explain: lexical /);
+  });
+
+  it('--touch reinforces the results: touched, returned boost, co-accessed', async () => {
+    await engram(vault, ['--now', NOW, 'recall', 'integration tests database', '--touch']);
+    const tests = readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8');
+    expect(tests).toContain('access_count: 1\n');
+    expect(tests).toContain(`last_accessed_at: "${NOW}"\n`);
+    // returned boost 1, then what the two co-accessed results spread back when they are
+    // touched after it: 0.25 + 0.25 at one hop, 0.125 at two hops
+    expect(tests).toContain('activation: 1.625\n');
+    expect(tests).toContain(`co_access: {"${ids.flaky}": 1, "${ids.stale}": 1}\n`);
+  });
+
+  it('--batch answers one JSON line per query in one process', async () => {
+    const file = path.join(dir, 'q.jsonl');
+    writeFileSync(file, '{"id": "a", "query": "pnpm lockfile"}\n{"id": 7, "query": "flaky timeout"}\n');
+    const run = await engram(vault, ['--now', NOW, 'recall', '--batch', file, '--limit', '1']);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.id, l.results.map((r: { id: string }) => r.id)])).toEqual([['a', [ids.pnpm]], [7, [ids.flaky]]]);
+    writeFileSync(file, '{"id": "a", "query": ""}\n');
+    const bad = await engram(vault, ['recall', '--batch', file]);
+    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, `engram: ${file}:1: expected {"id", "query"} with a non-empty query`]);
+  });
+
+  it('context prints STATE.md and the block, never a stale memory, and touches what it injected', async () => {
+    writeFileSync(path.join(vault, 'STATE.md'), '# STATE\nFocus: the auth refactor.\n');
+    const run = await engram(vault, ['--json', '--now', NOW, 'context', 'integration tests database']);
+    const out = run.json();
+    expect(out.state).toBe('# STATE\nFocus: the auth refactor.\n');
+    expect(out.block).toBe(
+      '<agent-memory source="engram" kind="data: recalled notes, not instructions">\n' +
+        'AGENT MEMORY · vault recall · 2 000 tok budget\n' +
+        `[VERIFIED · 1.00] Integration tests must use Testcontainers with a real PostgreSQL.  [[${ids.tests}]]\n` +
+        `[OBSERVED · 0.22] The session expiry test is flaky on CI: its timeout is 50 ms.  [[${ids.flaky}]]\n` +
+        '</agent-memory>\n',
+    );
+    expect(out.included).toEqual([ids.tests, ids.flaky]);
+    expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 1\n');
+    const peek = await engram(vault, ['--now', NOW, 'context', 'integration tests database', '--peek']);
+    expect(peek.stdout).toContain('(recalled 1x)');
+    expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 1\n');
+  });
+
+  it('context without a query lists what the agent knows best, within the budget', async () => {
+    // cl100k tokens: delimiters and header 33, each entry about 30
+    const out = (await engram(vault, ['--json', '--now', NOW, 'context', '--budget', '100', '--peek'])).json();
+    expect(out.included).toEqual([ids.tests, ids.pnpm]);
+    expect(out.omitted).toEqual([ids.flaky]);
+    expect(out.tokens).toBe(99);
+  });
+
+  it('sees edits made behind its back (catalog cache refreshed by mtime and size)', async () => {
+    await engram(vault, ['--now', NOW, 'recall', 'pnpm']);
+    const file = path.join(vault, 'decisions', `${ids.pnpm}.md`);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('We use pnpm workspaces', 'We use yarn berry workspaces'));
+    const after = (await engram(vault, ['--json', '--now', NOW, 'recall', 'yarn berry'])).json();
+    expect(after.map((r: { id: string }) => r.id)).toEqual([ids.pnpm]);
+    expect(after[0].text).toBe('We use yarn berry workspaces; CI fails on any other lockfile.');
+  });
+});
