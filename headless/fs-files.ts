@@ -132,7 +132,7 @@ export class NodeFileStore implements FileStore {
     fs.mkdirSync(this.resolve(rel), { recursive: true });
   }
 
-  async write(rel: string, text: string, options: { expect?: string | null } = {}): Promise<void> {
+  async write(rel: string, text: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
     const full = this.resolve(rel);
     const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
     if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);

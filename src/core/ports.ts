@@ -21,7 +21,7 @@ export interface FileStore {
    * the file still holds exactly that text (null: only if it does not exist); otherwise it
    * throws WriteConflictError and writes nothing.
    */
-  write(path: string, text: string, options?: { expect?: string | null }): Promise<void>;
+  write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<void>;
   /** Move a file; fails when the target exists. */
   move(from: string, to: string): Promise<void>;
   mkdir(path: string): Promise<void>;

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, tempDir } from '../helpers/cli';
 
@@ -115,5 +115,24 @@ describe('engram recall and context', () => {
     const after = (await engram(vault, ['--json', '--now', NOW, 'recall', 'yarn berry'])).json();
     expect(after.map((r: { id: string }) => r.id)).toEqual([ids.pnpm]);
     expect(after[0].text).toBe('We use yarn berry workspaces; CI fails on any other lockfile.');
+  });
+});
+
+describe('recall sees an edit that keeps the size', () => {
+  it('compares mtimes too', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const vault = path.join(dir, 'vault');
+      await engram(vault, ['init']);
+      const { id, path: rel } = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The cache uses redis.'])).json();
+      expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'redis'])).json().map((r: { id: string }) => r.id)).toEqual([id]);
+      const file = path.join(vault, rel);
+      writeFileSync(file, readFileSync(file, 'utf8').replace('redis', 'etcd!'));
+      utimesSync(file, new Date('2030-01-01T00:00:00Z'), new Date('2030-01-01T00:00:00Z'));
+      expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'redis'])).json()).toEqual([]);
+      expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'etcd'])).json().map((r: { id: string }) => r.id)).toEqual([id]);
+    } finally {
+      cleanup();
+    }
   });
 });

@@ -8,10 +8,13 @@ import { Vault } from '../../src/core/vault';
 /** An in-memory file port for core tests: the same contract as the Node one. */
 export class MemoryFileStore implements FileStore {
   readonly files = new Map<string, string>();
+  readonly binary = new Map<string, Uint8Array>();
   readonly dirs = new Set<string>(['']);
   writes = 0;
 
   async read(path: string): Promise<Uint8Array | null> {
+    const bytes = this.binary.get(path);
+    if (bytes) return bytes;
     const text = this.files.get(path);
     return text === undefined ? null : new TextEncoder().encode(text);
   }
@@ -28,8 +31,14 @@ export class MemoryFileStore implements FileStore {
     const names = await this.list(dir);
     return Promise.all(names.map(async (name) => ({ name, ...(await this.stat(`${dir}/${name}`))! })));
   }
-  async write(path: string, text: string, options: { expect?: string | null } = {}): Promise<void> {
+  async write(path: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
     if (options.expect !== undefined && (this.files.get(path) ?? null) !== options.expect) throw new WriteConflictError(path);
+    if (typeof data !== 'string') {
+      this.binary.set(path, data);
+      this.writes++;
+      return;
+    }
+    const text = data;
     this.files.set(path, text);
     this.writes++;
   }

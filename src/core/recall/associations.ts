@@ -1,4 +1,4 @@
-import type { RecallDoc } from './catalog';
+import type { DocTable } from './doc-table';
 
 /**
  * The association graph recall spreads activation over (SPEC §7): `related` links, Hebbian
@@ -14,9 +14,8 @@ import type { RecallDoc } from './catalog';
  * Fan normalisation: a node's outgoing weights are divided by their sum when it exceeds 1,
  * so a hub passes on no more than a memory with two links does.
  *
- * Edges are derived on demand from the documents (with a reverse index of links), so
- * building the index costs one pass over the links and a query touches only the seeds'
- * neighbourhood.
+ * Edges are derived on demand from the document table (plus a reverse index of links), so
+ * opening costs one pass over the links and a query touches only the seeds' neighbourhood.
  */
 export type EdgeKind = 'related' | 'co_access' | 'decays_from';
 
@@ -37,34 +36,38 @@ function relatedWeight(fromMs: number, toMs: number): number {
 }
 
 export class AssociationIndex {
-  private readonly incoming = new Map<number, Array<{ source: number; kind: 'related' | 'decays_from' }>>();
+  /** Reverse links: sources linking to each document (CSR). */
+  private readonly inOffsets: Int32Array;
+  private readonly inSources: Int32Array;
+  private readonly inKinds: Uint8Array;
   private readonly cache = new Map<number, Edge[]>();
 
-  constructor(
-    private readonly docs: readonly RecallDoc[],
-    private readonly indexOf: ReadonlyMap<string, number>,
-  ) {
-    docs.forEach((doc, source) => {
-      for (const link of doc.links) {
-        if (link.kind !== 'related' && link.kind !== 'decays_from') continue;
-        const target = indexOf.get(link.target);
-        if (target === undefined || target === source) continue;
-        const list = this.incoming.get(target);
-        const entry = { source, kind: link.kind };
-        if (list) list.push(entry);
-        else this.incoming.set(target, [entry]);
+  constructor(private readonly table: DocTable) {
+    const { n, linkOffsets, linkTargets, linkKinds } = table;
+    const counts = new Int32Array(n + 1);
+    for (let k = 0; k < linkTargets.length; k++) counts[linkTargets[k]! + 1]!++;
+    for (let i = 0; i < n; i++) counts[i + 1]! += counts[i]!;
+    this.inOffsets = counts.slice();
+    this.inSources = new Int32Array(linkTargets.length);
+    this.inKinds = new Uint8Array(linkTargets.length);
+    const fill = counts.slice();
+    for (let source = 0; source < n; source++) {
+      for (let k = linkOffsets[source]!; k < linkOffsets[source + 1]!; k++) {
+        const at = fill[linkTargets[k]!]!++;
+        this.inSources[at] = source;
+        this.inKinds[at] = linkKinds[k]!;
       }
-    });
+    }
   }
 
   /** Fan-normalised outgoing edges of a document. */
   edges(node: number): Edge[] {
     const cached = this.cache.get(node);
     if (cached) return cached;
-    const doc = this.docs[node]!;
+    const t = this.table;
     const byTarget = new Map<number, Edge>();
-    const add = (target: number | undefined, weight: number, kind: EdgeKind) => {
-      if (target === undefined || target === node) return;
+    const add = (target: number, weight: number, kind: EdgeKind) => {
+      if (target === node) return;
       const edge = byTarget.get(target);
       if (!edge) byTarget.set(target, { target, weight, kinds: [kind] });
       else if (!edge.kinds.includes(kind)) {
@@ -72,17 +75,13 @@ export class AssociationIndex {
         edge.kinds.push(kind);
       }
     };
-    for (const link of doc.links) {
-      const target = this.indexOf.get(link.target);
-      if (target === undefined) continue;
-      if (link.kind === 'related') add(target, relatedWeight(doc.createdMs, this.docs[target]!.createdMs), 'related');
-      else if (link.kind === 'decays_from') add(target, EDGE_WEIGHTS.decaysFrom, 'decays_from');
-    }
-    for (const { source, kind } of this.incoming.get(node) ?? []) {
-      if (kind === 'related') add(source, relatedWeight(doc.createdMs, this.docs[source]!.createdMs), 'related');
-      else add(source, EDGE_WEIGHTS.decaysFrom, 'decays_from');
-    }
-    for (const [other, count] of Object.entries(doc.co_access)) add(this.indexOf.get(other), coAccessWeight(count), 'co_access');
+    const linked = (other: number, kindCode: number) => {
+      if (kindCode === 0) add(other, relatedWeight(t.createdMs[node]!, t.createdMs[other]!), 'related');
+      else add(other, EDGE_WEIGHTS.decaysFrom, 'decays_from');
+    };
+    for (let k = t.linkOffsets[node]!; k < t.linkOffsets[node + 1]!; k++) linked(t.linkTargets[k]!, t.linkKinds[k]!);
+    for (let k = this.inOffsets[node]!; k < this.inOffsets[node + 1]!; k++) linked(this.inSources[k]!, this.inKinds[k]!);
+    for (let k = t.coOffsets[node]!; k < t.coOffsets[node + 1]!; k++) add(t.coTargets[k]!, coAccessWeight(t.coCounts[k]!), 'co_access');
     const edges = [...byTarget.values()];
     const total = edges.reduce((sum, e) => sum + e.weight, 0);
     if (total > 1) for (const edge of edges) edge.weight /= total;

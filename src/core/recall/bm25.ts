@@ -14,8 +14,17 @@ export interface Bm25Params {
 }
 
 interface PostingList {
-  docs: number[];
-  tfs: number[];
+  docs: number[] | Int32Array;
+  tfs: number[] | Uint16Array;
+}
+
+/** The index in flat arrays (compressed sparse rows), for snapshots. */
+export interface Bm25Arrays {
+  terms: string[];
+  offsets: Int32Array;
+  docs: Int32Array;
+  tfs: Uint16Array;
+  lengths: Int32Array;
 }
 
 /** Documents touched by a query and their scores (valid until the next query). */
@@ -35,6 +44,41 @@ export class Bm25Index {
 
   constructor(private readonly params: Bm25Params) {}
 
+  /** An index over flat arrays (read back from a snapshot): no per-document work. */
+  static fromArrays(params: Bm25Params, arrays: Bm25Arrays): Bm25Index {
+    const index = new Bm25Index(params);
+    const lengths = index.lengths;
+    for (let i = 0; i < arrays.lengths.length; i++) {
+      lengths.push(arrays.lengths[i]!);
+      index.totalLength += arrays.lengths[i]!;
+    }
+    arrays.terms.forEach((term, t) => {
+      const start = arrays.offsets[t]!;
+      const end = arrays.offsets[t + 1]!;
+      index.postings.set(term, { docs: arrays.docs.subarray(start, end), tfs: arrays.tfs.subarray(start, end) });
+    });
+    return index;
+  }
+
+  toArrays(): Bm25Arrays {
+    const terms = [...this.postings.keys()];
+    const offsets = new Int32Array(terms.length + 1);
+    let total = 0;
+    terms.forEach((term, t) => {
+      offsets[t] = total;
+      total += this.postings.get(term)!.docs.length;
+    });
+    offsets[terms.length] = total;
+    const docs = new Int32Array(total);
+    const tfs = new Uint16Array(total);
+    terms.forEach((term, t) => {
+      const list = this.postings.get(term)!;
+      docs.set(list.docs, offsets[t]);
+      tfs.set(Array.from(list.tfs, (x) => Math.min(x, 65535)), offsets[t]);
+    });
+    return { terms, offsets, docs, tfs, lengths: Int32Array.from(this.lengths) };
+  }
+
   get size(): number {
     return this.lengths.length;
   }
@@ -47,11 +91,13 @@ export class Bm25Index {
     for (const term of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
-      const last = list.docs.length - 1;
-      if (last >= 0 && list.docs[last] === doc) list.tfs[last]!++;
+      const docs = list.docs as number[];
+      const tfs = list.tfs as number[];
+      const last = docs.length - 1;
+      if (last >= 0 && docs[last] === doc) tfs[last]!++;
       else {
-        list.docs.push(doc);
-        list.tfs.push(1);
+        docs.push(doc);
+        tfs.push(1);
       }
     }
     return doc;

@@ -5,6 +5,7 @@ import { ARCHIVE_FOLDER, bodyText, decodeNote, parseMemory, type Memory } from '
 import type { Category, Confidence, EngramSettings, Tier } from '../settings';
 import { parseTimestamp } from '../time';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
+import type { ListedFile } from './snapshot';
 
 /**
  * The memory catalog: what recall needs of every memory, kept in `.engram/cache/catalog.json`
@@ -136,8 +137,21 @@ function fingerprint(settings: EngramSettings): string {
   return JSON.stringify({ maxFileBytes: settings.maxFileBytes, halfLifeDays: settings.halfLifeDays });
 }
 
-export async function loadCatalog(vault: Vault, options: { useCache?: boolean } = {}): Promise<Catalog> {
-  const { files } = vault.ports;
+/** Every file in the memory folders with its size and mtime, in catalog order. */
+export async function listMemoryFiles(vault: Vault): Promise<ListedFile[]> {
+  const out: ListedFile[] = [];
+  for (const folder of MEMORY_FOLDERS) {
+    const listed = (await vault.ports.files.listStats(folder)).filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const s of listed) out.push([`${folder}/${s.name}`, s.size, s.mtimeMs]);
+  }
+  return out;
+}
+
+export function catalogFingerprint(settings: EngramSettings): string {
+  return fingerprint(settings);
+}
+
+export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[] } = {}): Promise<Catalog> {
   const useCache = options.useCache ?? true;
   const print = fingerprint(vault.settings);
   const cached = new Map<string, Row | ErrorRow>();
@@ -146,25 +160,21 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean } 
   const docs: RecallDoc[] = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
-  for (const folder of MEMORY_FOLDERS) {
-    for (const stat of (await files.listStats(folder)).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (!stat.name.endsWith('.md')) continue;
-      const path = `${folder}/${stat.name}`;
-      let row = cached.get(path);
-      let doc: RecallDoc | null = null;
-      if (!row || row[1] !== stat.size || row[2] !== stat.mtimeMs) {
-        parsed++;
-        const fresh = await parseFile(vault, path);
-        if (fresh instanceof MemoryParseError) row = [path, stat.size, stat.mtimeMs, fresh.reason];
-        else {
-          doc = fresh;
-          row = encode(fresh, stat.size, stat.mtimeMs);
-        }
+  for (const [path, size, mtimeMs] of options.listing ?? (await listMemoryFiles(vault))) {
+    let row = cached.get(path);
+    let doc: RecallDoc | null = null;
+    if (!row || row[1] !== size || row[2] !== mtimeMs) {
+      parsed++;
+      const fresh = await parseFile(vault, path);
+      if (fresh instanceof MemoryParseError) row = [path, size, mtimeMs, fresh.reason];
+      else {
+        doc = fresh;
+        row = encode(fresh, size, mtimeMs);
       }
-      rows.push(row);
-      if (row.length === 4) problems.push(new MemoryParseError(path, row[3]));
-      else docs.push(doc ?? decode(row));
     }
+    rows.push(row);
+    if (row.length === 4) problems.push(new MemoryParseError(path, row[3]));
+    else docs.push(doc ?? decode(row));
   }
   if (useCache && (parsed > 0 || rows.length !== cached.size)) await writeCache(vault, { format: FORMAT, fingerprint: print, rows });
   return { docs, problems, parsed };

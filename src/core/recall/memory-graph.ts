@@ -1,6 +1,7 @@
 import { DirectedGraph } from 'graphology';
 import { AssociationIndex, type EdgeKind } from './associations';
 import type { RecallDoc } from './catalog';
+import { tableFromDocs } from './doc-table';
 
 /**
  * The association graph as a graphology graph, for analytics, export and the graph view:
@@ -14,8 +15,8 @@ export interface EdgeAttributes {
 export type MemoryGraph = DirectedGraph<{ category: string; tier: string | null }, EdgeAttributes>;
 
 export function buildMemoryGraph(docs: RecallDoc[]): MemoryGraph {
-  const indexOf = new Map(docs.map((d, i) => [d.id, i]));
-  const associations = new AssociationIndex(docs, indexOf);
+  const table = tableFromDocs(docs);
+  const associations = new AssociationIndex(table);
   const graph: MemoryGraph = new DirectedGraph();
   for (const doc of docs) graph.addNode(doc.id, { category: doc.category, tier: doc.tier });
   docs.forEach((doc, i) => {

@@ -4,8 +4,9 @@ import type { EngramSettings, Tier } from '../settings';
 import { RADIUS_TIERS, tierForDays, type Radius } from '../tiers';
 import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
-import { Bm25Index, topDocs } from './bm25';
+import { Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
+import { docAt, tableFromDocs, type DocTable } from './doc-table';
 import { activationBonus, decayFactor } from './ranking';
 import { spreadActivation } from './spreading-activation';
 
@@ -72,81 +73,117 @@ const POOL = 200;
 const TIER_CODE: Record<Tier, number> = { core: 0, active: 1, warm: 2, cold: 3, archive: 4 };
 const TIER_OF: Tier[] = ['core', 'active', 'warm', 'cold', 'archive'];
 
+/** What an engine is made of: documents in columns, and the lexical and episode indexes. */
+export interface EngineParts {
+  table: DocTable;
+  lexical: Bm25Index;
+  episodes: Bm25Index;
+  /** Episode number of each document (-1: none), and each episode's name. */
+  episodeOf: Int32Array;
+  episodeNames: string[];
+}
+
+export function bm25Params(settings: EngramSettings): { lexical: Bm25Params; episodes: Bm25Params } {
+  const r = settings.recall;
+  return { lexical: { k1: r.k1, b: r.b, delta: r.delta }, episodes: { k1: 1.2, b: 0.75, delta: r.delta } };
+}
+
+/** Build the engine's parts from documents (their terms are indexed here). */
+export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): EngineParts {
+  const params = bm25Params(settings);
+  const lexical = new Bm25Index(params.lexical);
+  const episodes = new Bm25Index(params.episodes);
+  const episodeOf = new Int32Array(docs.length).fill(-1);
+  const episodeTerms = new Map<string, string[][]>();
+  docs.forEach((doc) => {
+    lexical.add(doc.terms);
+    if (doc.session === null) return;
+    const parts = episodeTerms.get(doc.session);
+    if (parts) parts.push(doc.terms);
+    else episodeTerms.set(doc.session, [doc.terms]);
+  });
+  const episodeNames: string[] = [];
+  const episodeIndex = new Map<string, number>();
+  for (const [name, parts] of episodeTerms) {
+    episodeIndex.set(name, episodes.add(parts.flat()));
+    episodeNames.push(name);
+  }
+  docs.forEach((doc, i) => {
+    if (doc.session !== null) episodeOf[i] = episodeIndex.get(doc.session)!;
+  });
+  return { table: tableFromDocs(docs), lexical, episodes, episodeOf, episodeNames };
+}
+
 export class RecallEngine {
-  readonly docs: readonly RecallDoc[];
+  readonly table: DocTable;
   private readonly indexOf = new Map<string, number>();
   private readonly halfLives: Float64Array;
   private readonly lexical: Bm25Index;
   private readonly episodes: Bm25Index;
-  private readonly episodeNames: string[] = [];
+  private readonly episodeNames: string[];
   private readonly episodeOf: Int32Array;
   private readonly roleOf: Array<string | null>;
   private readonly roles = new Map<string, RegExp>();
   private readonly associations: AssociationIndex;
+  private readonly materialised = new Map<number, RecallDoc>();
 
   constructor(
-    docs: RecallDoc[],
+    docsOrParts: RecallDoc[] | EngineParts,
     private readonly settings: EngramSettings,
   ) {
-    const r = settings.recall;
-    this.docs = docs;
-    this.lexical = new Bm25Index({ k1: r.k1, b: r.b, delta: r.delta });
-    this.episodes = new Bm25Index({ k1: 1.2, b: 0.75, delta: r.delta });
-    this.halfLives = new Float64Array(docs.length);
-    this.episodeOf = new Int32Array(docs.length).fill(-1);
-    this.roleOf = new Array<string | null>(docs.length).fill(null);
-    const episodeTerms = new Map<string, string[][]>();
-    docs.forEach((doc, i) => {
-      this.indexOf.set(doc.id, i);
-      this.halfLives[i] = effectiveHalfLife(doc.half_life_days, doc.access_count, doc.is_error, settings);
-      this.lexical.add(doc.terms);
-      if (doc.session !== null) {
-        const parts = episodeTerms.get(doc.session);
-        if (parts) parts.push(doc.terms);
-        else episodeTerms.set(doc.session, [doc.terms]);
-      }
-      const role = doc.agent_role?.trim().toLowerCase() || null;
+    const parts = Array.isArray(docsOrParts) ? partsFromDocs(docsOrParts, settings) : docsOrParts;
+    const table = parts.table;
+    this.table = table;
+    this.lexical = parts.lexical;
+    this.episodes = parts.episodes;
+    this.episodeOf = parts.episodeOf;
+    this.episodeNames = parts.episodeNames;
+    this.halfLives = new Float64Array(table.n);
+    this.roleOf = new Array<string | null>(table.n).fill(null);
+    for (let i = 0; i < table.n; i++) {
+      this.indexOf.set(table.ids[i]!, i);
+      this.halfLives[i] = effectiveHalfLife(table.halfLifeDays[i]!, table.accessCount[i]!, table.isError[i] === 1, settings);
+      const role = table.role[i]?.trim().toLowerCase() || null;
       this.roleOf[i] = role;
       if (role && !this.roles.has(role)) this.roles.set(role, rolePattern(role));
-    });
-    const episodeIndex = new Map<string, number>();
-    for (const [name, parts] of episodeTerms) {
-      episodeIndex.set(name, this.episodes.add(parts.flat()));
-      this.episodeNames.push(name);
     }
-    docs.forEach((doc, i) => {
-      if (doc.session !== null) this.episodeOf[i] = episodeIndex.get(doc.session)!;
-    });
-    this.associations = new AssociationIndex(docs, this.indexOf);
+    this.associations = new AssociationIndex(table);
   }
 
   get size(): number {
-    return this.docs.length;
+    return this.table.n;
+  }
+
+  /** Document i as a RecallDoc (kept, so texts loaded later stay with it). */
+  doc(i: number): RecallDoc {
+    let doc = this.materialised.get(i);
+    if (!doc) this.materialised.set(i, (doc = docAt(this.table, i)));
+    return doc;
   }
 
   private tierCode(i: number, now: number): number {
-    const doc = this.docs[i]!;
-    if (doc.archived) return TIER_CODE.archive;
-    if (doc.tier === 'core') return TIER_CODE.core;
-    const implied = TIER_CODE[tierForDays((now - doc.accessMs) / MS_PER_DAY, this.settings)];
-    return doc.tier ? Math.max(TIER_CODE[doc.tier], implied) : implied;
+    const t = this.table;
+    if (t.archived[i] === 1) return TIER_CODE.archive;
+    const tier = t.tier[i];
+    if (tier === 'core') return TIER_CODE.core;
+    const implied = TIER_CODE[tierForDays((now - t.accessMs[i]!) / MS_PER_DAY, this.settings)];
+    return tier ? Math.max(TIER_CODE[tier], implied) : implied;
   }
 
   private strength(i: number, now: number): number {
-    const doc = this.docs[i]!;
-    if (doc.tier === 'core') return 1;
-    return strengthAfter((now - doc.accessMs) / MS_PER_DAY, this.halfLives[i]!);
+    if (this.table.tier[i] === 'core') return 1;
+    return strengthAfter((now - this.table.accessMs[i]!) / MS_PER_DAY, this.halfLives[i]!);
   }
 
   private hit(i: number, relevance: number, radius: Radius, now: number, parts: Partial<RecallExplanation>): RecallHit {
-    const doc = this.docs[i]!;
+    const t = this.table;
     const strength = this.strength(i, now);
     const decay = decayFactor(strength, radius, this.settings);
-    const weight = this.settings.confidenceWeights[doc.confidence];
-    const activation = doc.activation * Math.pow(0.5, Math.max(0, now - doc.activationMs) / MS_PER_DAY / this.settings.activation.halfLifeDays);
+    const weight = this.settings.confidenceWeights[t.confidence[i]!];
+    const activation = t.activation[i]! * Math.pow(0.5, Math.max(0, now - t.activationMs[i]!) / MS_PER_DAY / this.settings.activation.halfLifeDays);
     const bonus = activationBonus(activation, this.settings);
     return {
-      doc,
+      doc: this.doc(i),
       score: relevance * decay * weight * (1 + bonus),
       strength,
       tier: TIER_OF[this.tierCode(i, now)]!,
@@ -155,12 +192,12 @@ export class RecallEngine {
   }
 
   /** Every memory in the radius ranked with a relevance computed from the memory alone. */
-  rankAll(radius: Radius, now: number, relevanceOf: (doc: RecallDoc) => number): RecallHit[] {
+  rankAll(radius: Radius, now: number, relevanceOf: (amplitude: number) => number): RecallHit[] {
     const allowed = radiusCodes(radius);
     const hits: RecallHit[] = [];
-    this.docs.forEach((doc, i) => {
-      if (allowed.has(this.tierCode(i, now))) hits.push(this.hit(i, relevanceOf(doc), radius, now, {}));
-    });
+    for (let i = 0; i < this.table.n; i++) {
+      if (allowed.has(this.tierCode(i, now))) hits.push(this.hit(i, relevanceOf(this.table.amplitude[i]!), radius, now, {}));
+    }
     return hits.sort(byScore);
   }
 
@@ -244,7 +281,7 @@ export class RecallEngine {
           lexical_rank: lexicalRank.get(doc) ?? null,
           vector: vectors.get(doc) ?? null,
           episode: episodeBoost.has(doc) ? { session: this.episodeNames[episode]!, boost: episodeBoost.get(doc)! } : null,
-          spread: via ? { amount: spread.received.get(doc)!, from: this.docs[via.from]!.id, kinds: via.kinds, path: via.path.map((p) => this.docs[p]!.id) } : null,
+          spread: via ? { amount: spread.received.get(doc)!, from: this.table.ids[via.from]!, kinds: via.kinds, path: via.path.map((p) => this.table.ids[p]!) } : null,
           role_boost: roleBoost,
         }),
       );
@@ -259,7 +296,7 @@ export class RecallEngine {
  * reinforced memories come first among equally strong ones.
  */
 export function prominent(engine: RecallEngine, limit: number, radius: Radius, now: number): RecallHit[] {
-  return engine.rankAll(radius, now, (doc) => 1 + Math.log(Math.max(1, doc.amplitude))).slice(0, limit);
+  return engine.rankAll(radius, now, (amplitude) => 1 + Math.log(Math.max(1, amplitude))).slice(0, limit);
 }
 
 function radiusCodes(radius: Radius): Set<number> {

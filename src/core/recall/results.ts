@@ -1,7 +1,9 @@
 import type { Category, Confidence, Tier } from '../settings';
 import { useMemories, type UseResult } from '../touch';
 import type { Vault } from '../vault';
-import { loadCatalog, loadTexts } from './catalog';
+import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts } from './catalog';
+import { bm25Params, partsFromDocs } from './recall';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, type ListedFile } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
 /** A recall result as the runner prints it (SPEC §14). */
@@ -55,10 +57,39 @@ export async function hydrate(vault: Vault, hits: RecallHit[]): Promise<RecallHi
   return hits;
 }
 
-/** The engine over the vault's current memories (catalog cache refreshed as needed). */
+/**
+ * The engine over the vault's current memories. An unchanged vault opens from the snapshot;
+ * otherwise the catalog re-parses what changed, and the snapshot is written again.
+ */
 export async function openRecall(vault: Vault): Promise<RecallEngine> {
-  const catalog = await loadCatalog(vault);
-  return new RecallEngine(catalog.docs, vault.settings);
+  const { files } = vault.ports;
+  const listing = await listMemoryFiles(vault);
+  const fingerprint = catalogFingerprint(vault.settings);
+  const params = bm25Params(vault.settings);
+  const bytes = await files.read(SNAPSHOT_PATH).catch(() => null);
+  const snapshot = bytes ? decodeSnapshot(bytes) : null;
+  if (snapshot && snapshot.fingerprint === fingerprint && sameListing(snapshot.files, listing)) {
+    return new RecallEngine(snapshot.parts(params), vault.settings);
+  }
+  const catalog = await loadCatalog(vault, { listing });
+  const parts = partsFromDocs(catalog.docs, vault.settings);
+  try {
+    await files.mkdir('.engram/cache');
+    await files.write(SNAPSHOT_PATH, encodeSnapshot(parts, listing, fingerprint));
+  } catch {
+    // an optimisation only: a read-only vault still answers
+  }
+  return new RecallEngine(parts, vault.settings);
+}
+
+function sameListing(a: ListedFile[], b: ListedFile[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2]) return false;
+  }
+  return true;
 }
 
 /**

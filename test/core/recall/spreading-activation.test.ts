@@ -1,5 +1,6 @@
 import { AssociationIndex, coAccessWeight } from '../../../src/core/recall/associations';
 import type { RecallDoc } from '../../../src/core/recall/catalog';
+import { tableFromDocs } from '../../../src/core/recall/doc-table';
 import { spreadActivation } from '../../../src/core/recall/spreading-activation';
 
 /** A minimal recall document for graph tests. */
@@ -17,7 +18,7 @@ const id = (n: number) => `mem-${String(n).padStart(12, '0')}`;
 describe('association edges (SPEC §7)', () => {
   it('weights related links 0.75 towards the later memory and 0.25 towards the earlier one, both ways', () => {
     const docs = [doc(id(0), 0), doc(id(1), 1000, [[id(0), 'related']])];
-    const index = new AssociationIndex(docs, new Map(docs.map((d, i) => [d.id, i])));
+    const index = new AssociationIndex(tableFromDocs(docs));
     expect(index.edges(0)).toEqual([{ target: 1, weight: 0.75, kinds: ['related'] }]);
     expect(index.edges(1)).toEqual([{ target: 0, weight: 0.25, kinds: ['related'] }]);
   });
@@ -30,7 +31,7 @@ describe('association edges (SPEC §7)', () => {
       doc(id(3), 1000),
       doc(id(4), 1000),
     ];
-    const index = new AssociationIndex(docs, new Map(docs.map((d, i) => [d.id, i])));
+    const index = new AssociationIndex(tableFromDocs(docs));
     // raw: to 1: 0.75 (related) + 0.5 (co-access 2/4); to 3: 0.5; to 4: 0.75 (6/8); total 2.5
     expect(coAccessWeight(2)).toBe(0.5);
     expect(index.edges(0)).toEqual([
@@ -46,7 +47,7 @@ describe('association edges (SPEC §7)', () => {
 describe('spreading activation (SPEC §7)', () => {
   // a chain 0 -> 1 -> 2 -> 3 in time, each linked to the next
   const docs = [0, 1, 2, 3].map((n) => doc(id(n), n * 1000, n > 0 ? [[id(n - 1), 'related']] : []));
-  const index = new AssociationIndex(docs, new Map(docs.map((d, i) => [d.id, i])));
+  const index = new AssociationIndex(tableFromDocs(docs));
 
   it('multiplies by gamma 0.6 and the edge weight per hop, to depth 2, never back along its path', () => {
     const spread = spreadActivation((n) => index.edges(n), new Map([[1, 1]]), 0.6, 2);

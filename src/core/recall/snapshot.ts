@@ -1,0 +1,139 @@
+import { Bm25Index } from './bm25';
+import type { DocTable } from './doc-table';
+import type { EngineParts } from './recall';
+import type { Bm25Params } from './bm25';
+
+/**
+ * The recall engine saved as it is in memory (`.engram/cache/recall.snapshot`): a JSON
+ * header with the strings and the file listing it was built from, then the typed arrays,
+ * each 8-byte aligned. Opening an unchanged vault reads this one file and makes array
+ * views over it: no per-memory parsing, no index building. Any change in the listing
+ * (a file added, removed, or with another size or mtime) sends recall back to the catalog,
+ * which re-parses only what changed, and a new snapshot is written.
+ */
+
+export const SNAPSHOT_PATH = '.engram/cache/recall.snapshot';
+const MAGIC = 'ENGRAMS2';
+
+/** A memory file as listed: path, size, mtime. */
+export type ListedFile = [path: string, size: number, mtimeMs: number];
+
+type TypedArray = Uint8Array | Uint16Array | Int32Array | Float64Array;
+const TYPES = { u8: Uint8Array, u16: Uint16Array, i32: Int32Array, f64: Float64Array } as const;
+type TypeName = keyof typeof TYPES;
+
+interface Header {
+  fingerprint: string;
+  files: ListedFile[];
+  strings: Pick<DocTable, 'ids' | 'paths' | 'category' | 'confidence' | 'tier' | 'role' | 'source' | 'session'>;
+  lexicalTerms: string[];
+  episodeTerms: string[];
+  episodeNames: string[];
+  sections: Record<string, [offset: number, length: number, type: TypeName]>;
+}
+
+function typeOf(array: TypedArray): TypeName {
+  if (array instanceof Uint8Array) return 'u8';
+  if (array instanceof Uint16Array) return 'u16';
+  if (array instanceof Int32Array) return 'i32';
+  return 'f64';
+}
+
+export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerprint: string): Uint8Array {
+  const t = parts.table;
+  const lexical = parts.lexical.toArrays();
+  const episodes = parts.episodes.toArrays();
+  const arrays: Record<string, TypedArray> = {
+    archived: t.archived, isError: t.isError, createdMs: t.createdMs, accessMs: t.accessMs, activationMs: t.activationMs,
+    halfLifeDays: t.halfLifeDays, activation: t.activation, amplitude: t.amplitude, accessCount: t.accessCount,
+    linkOffsets: t.linkOffsets, linkTargets: t.linkTargets, linkKinds: t.linkKinds, coOffsets: t.coOffsets, coTargets: t.coTargets,
+    coCounts: t.coCounts, lexOffsets: lexical.offsets, lexDocs: lexical.docs, lexTfs: lexical.tfs, lexLengths: lexical.lengths,
+    epOffsets: episodes.offsets, epDocs: episodes.docs, epTfs: episodes.tfs, epLengths: episodes.lengths, episodeOf: parts.episodeOf,
+  };
+  const sections: Header['sections'] = {};
+  let offset = 0;
+  for (const [name, array] of Object.entries(arrays)) {
+    sections[name] = [offset, array.length, typeOf(array)];
+    offset += Math.ceil(array.byteLength / 8) * 8;
+  }
+  const header: Header = {
+    fingerprint,
+    files,
+    strings: { ids: t.ids, paths: t.paths, category: t.category, confidence: t.confidence, tier: t.tier, role: t.role, source: t.source, session: t.session },
+    lexicalTerms: lexical.terms,
+    episodeTerms: episodes.terms,
+    episodeNames: parts.episodeNames,
+    sections,
+  };
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const start = Math.ceil((12 + json.length) / 8) * 8;
+  const out = new Uint8Array(start + offset);
+  out.set(new TextEncoder().encode(MAGIC), 0);
+  new DataView(out.buffer).setUint32(8, json.length, true);
+  out.set(json, 12);
+  for (const [name, array] of Object.entries(arrays)) {
+    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + sections[name]![0]);
+  }
+  return out;
+}
+
+export interface Snapshot {
+  fingerprint: string;
+  files: ListedFile[];
+  parts: (params: { lexical: Bm25Params; episodes: Bm25Params }) => EngineParts;
+}
+
+/** Read a snapshot; null when it is not one (damaged, truncated, another format). */
+export function decodeSnapshot(input: Uint8Array): Snapshot | null {
+  try {
+    const bytes = input.byteOffset % 8 === 0 ? input : input.slice();
+    if (new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) return null;
+    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length))) as Header;
+    const start = Math.ceil((12 + length) / 8) * 8;
+    const view = (name: string): TypedArray => {
+      const [offset, count, type] = header.sections[name]!;
+      const Type = TYPES[type];
+      const at = bytes.byteOffset + start + offset;
+      if (at + count * Type.BYTES_PER_ELEMENT > bytes.byteOffset + bytes.length) throw new Error('truncated');
+      return new Type(bytes.buffer as ArrayBuffer, at, count);
+    };
+    const s = header.strings;
+    const table: DocTable = {
+      n: s.ids.length,
+      ...s,
+      archived: view('archived') as Uint8Array,
+      isError: view('isError') as Uint8Array,
+      createdMs: view('createdMs') as Float64Array,
+      accessMs: view('accessMs') as Float64Array,
+      activationMs: view('activationMs') as Float64Array,
+      halfLifeDays: view('halfLifeDays') as Float64Array,
+      activation: view('activation') as Float64Array,
+      amplitude: view('amplitude') as Float64Array,
+      accessCount: view('accessCount') as Int32Array,
+      linkOffsets: view('linkOffsets') as Int32Array,
+      linkTargets: view('linkTargets') as Int32Array,
+      linkKinds: view('linkKinds') as Uint8Array,
+      coOffsets: view('coOffsets') as Int32Array,
+      coTargets: view('coTargets') as Int32Array,
+      coCounts: view('coCounts') as Float64Array,
+      texts: new Array<string | null>(s.ids.length).fill(null),
+    };
+    const lexical = { terms: header.lexicalTerms, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };
+    const episodes = { terms: header.episodeTerms, offsets: view('epOffsets') as Int32Array, docs: view('epDocs') as Int32Array, tfs: view('epTfs') as Uint16Array, lengths: view('epLengths') as Int32Array };
+    const episodeOf = view('episodeOf') as Int32Array;
+    return {
+      fingerprint: header.fingerprint,
+      files: header.files,
+      parts: (params) => ({
+        table,
+        lexical: Bm25Index.fromArrays(params.lexical, lexical),
+        episodes: Bm25Index.fromArrays(params.episodes, episodes),
+        episodeOf,
+        episodeNames: header.episodeNames,
+      }),
+    };
+  } catch {
+    return null;
+  }
+}

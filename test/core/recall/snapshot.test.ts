@@ -1,0 +1,57 @@
+import { parseMemory } from '../../../src/core/memory';
+import { toRecallDoc } from '../../../src/core/recall/catalog';
+import { bm25Params, partsFromDocs, RecallEngine } from '../../../src/core/recall/recall';
+import { openRecall } from '../../../src/core/recall/results';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH } from '../../../src/core/recall/snapshot';
+import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
+import { at, memoryVault } from '../../helpers/memory-ports';
+
+const id = (n: number) => `mem-${String(n).padStart(12, '0')}`;
+const note = (n: number, body: string, extra = '') =>
+  `---\nid: ${id(n)}\ncategory: episodic\ncreated_at: "2026-05-01T00:0${n}:00Z"\nsession: s${n % 2}\n${extra}---\n${body}\n`;
+const bodies = [
+  'The payments service retries three times with backoff.',
+  `Backoff starts at 200 milliseconds. [[${id(0)}|related]]`,
+  'Lunch was pizza on Friday.',
+  'Payments dashboards are in Grafana.',
+];
+const NOW = at('2026-05-03T00:00:00Z');
+
+describe('recall snapshot', () => {
+  const docs = bodies.map((b, n) => toRecallDoc(parseMemory(`episodic/${id(n)}.md`, note(n, b, n === 3 ? `co_access: {"${id(0)}": 3}\nagent_role: sre\n` : ''), S), false));
+  const parts = partsFromDocs(docs, S);
+  const files: Array<[string, number, number]> = docs.map((d, n) => [d.path, n, 0]);
+
+  it('round-trips: an engine from the snapshot answers exactly as the one it was saved from', () => {
+    const snapshot = decodeSnapshot(encodeSnapshot(parts, files, 'fp'))!;
+    expect(snapshot.fingerprint).toBe('fp');
+    expect(snapshot.files).toEqual(files);
+    const fresh = new RecallEngine(parts, S);
+    const restored = new RecallEngine(snapshot.parts(bm25Params(S)), S);
+    for (const query of ['payments retries', 'backoff', 'grafana sre', 'pizza']) {
+      const strip = (hits: ReturnType<RecallEngine['recall']>) => hits.map((h) => [h.doc.id, h.score, h.explain.spread?.path ?? null]);
+      expect(strip(restored.recall(query, { limit: 10, radius: 'all' }, NOW))).toEqual(strip(fresh.recall(query, { limit: 10, radius: 'all' }, NOW)));
+    }
+    expect(restored.doc(3).co_access).toEqual({ [id(0)]: 3 });
+  });
+
+  it('rejects a truncated or foreign file', () => {
+    const bytes = encodeSnapshot(parts, files, 'fp');
+    expect(decodeSnapshot(bytes.subarray(0, bytes.length - 16))).toBeNull();
+    expect(decodeSnapshot(new TextEncoder().encode('not a snapshot at all'))).toBeNull();
+  });
+
+  it('is written on first open and used while the listing is unchanged; a changed file rebuilds it', async () => {
+    const { vault, files: store } = memoryVault('2026-05-03T00:00:00Z');
+    bodies.forEach((b, n) => store.files.set(`episodic/${id(n)}.md`, note(n, b)));
+    await openRecall(vault);
+    const first = store.binary.get(SNAPSHOT_PATH)!;
+    expect(first).toBeDefined();
+    await openRecall(vault);
+    expect(store.binary.get(SNAPSHOT_PATH)).toBe(first);
+    store.files.set(`episodic/${id(2)}.md`, note(2, 'Lunch was sushi on Friday, with the payments team.'));
+    const engine = await openRecall(vault);
+    expect(store.binary.get(SNAPSHOT_PATH)).not.toBe(first);
+    expect(engine.recall('sushi', { limit: 5, radius: 'all' }, NOW).map((h) => h.doc.id)).toEqual([id(2)]);
+  });
+});
