@@ -115,15 +115,19 @@ export class NodeFileStore implements FileStore {
 
   async listStats(rel: string): Promise<Array<FileStat & { name: string }>> {
     const dir = this.resolve(`${rel}/.`);
-    const out: Array<FileStat & { name: string }> = [];
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
-    for (const name of await this.list(rel)) {
-      try {
-        const s = fs.statSync(prefix + name);
-        if (s.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
-      } catch {
-        // removed between the listing and the stat
-      }
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const out: Array<FileStat & { name: string }> = [];
+    for (const name of names) {
+      // One stat a file (it follows symlinks; a link out of the vault is refused on read).
+      const s = fs.statSync(prefix + name, { throwIfNoEntry: false });
+      if (s?.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
     }
     return out;
   }

@@ -35,8 +35,10 @@ export interface Bm25Scores {
 }
 
 export class Bm25Index {
-  private readonly lengths: number[] = [];
+  private lengths: number[] | Int32Array = [];
   private readonly postings = new Map<string, PostingList>();
+  /** Set for an index read from a snapshot: read-only. */
+  private frozen: Bm25Arrays | null = null;
   private totalLength = 0;
   private acc = new Float64Array(0);
   private seen = new Uint8Array(0);
@@ -44,24 +46,43 @@ export class Bm25Index {
 
   constructor(private readonly params: Bm25Params) {}
 
-  /** An index over flat arrays (read back from a snapshot): no per-document work. */
+  /**
+   * An index over flat arrays read back from a snapshot, terms sorted: a query term is found
+   * by binary search, so opening does no work per document or per term.
+   */
   static fromArrays(params: Bm25Params, arrays: Bm25Arrays): Bm25Index {
     const index = new Bm25Index(params);
-    const lengths = index.lengths;
-    for (let i = 0; i < arrays.lengths.length; i++) {
-      lengths.push(arrays.lengths[i]!);
-      index.totalLength += arrays.lengths[i]!;
-    }
-    arrays.terms.forEach((term, t) => {
-      const start = arrays.offsets[t]!;
-      const end = arrays.offsets[t + 1]!;
-      index.postings.set(term, { docs: arrays.docs.subarray(start, end), tfs: arrays.tfs.subarray(start, end) });
-    });
+    index.frozen = arrays;
+    index.lengths = arrays.lengths;
+    let total = 0;
+    for (let i = 0; i < arrays.lengths.length; i++) total += arrays.lengths[i]!;
+    index.totalLength = total;
     return index;
   }
 
+  private list(term: string): PostingList | undefined {
+    const frozen = this.frozen;
+    if (!frozen) return this.postings.get(term);
+    let lo = 0;
+    let hi = frozen.terms.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const t = frozen.terms[mid]!;
+      if (t === term) {
+        const start = frozen.offsets[mid]!;
+        const end = frozen.offsets[mid + 1]!;
+        return { docs: frozen.docs.subarray(start, end), tfs: frozen.tfs.subarray(start, end) };
+      }
+      if (t < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  /** The index as flat arrays, terms sorted (see fromArrays). */
   toArrays(): Bm25Arrays {
-    const terms = [...this.postings.keys()];
+    if (this.frozen) return this.frozen;
+    const terms = [...this.postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const offsets = new Int32Array(terms.length + 1);
     let total = 0;
     terms.forEach((term, t) => {
@@ -85,8 +106,10 @@ export class Bm25Index {
 
   /** Add a document; returns its number. */
   add(terms: readonly string[]): number {
-    const doc = this.lengths.length;
-    this.lengths.push(terms.length);
+    if (this.frozen) throw new Error('a snapshot index is read-only');
+    const lengths = this.lengths as number[];
+    const doc = lengths.length;
+    lengths.push(terms.length);
     this.totalLength += terms.length;
     for (const term of terms) {
       let list = this.postings.get(term);
@@ -104,7 +127,7 @@ export class Bm25Index {
   }
 
   df(term: string): number {
-    return this.postings.get(term)?.docs.length ?? 0;
+    return this.list(term)?.docs.length ?? 0;
   }
 
   /** Score every document that holds a query term (term → query weight). */
@@ -122,7 +145,7 @@ export class Bm25Index {
     const touched = this.touched;
     let count = 0;
     for (const [term, weight] of query) {
-      const list = this.postings.get(term);
+      const list = this.list(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
       const { docs, tfs } = list;
