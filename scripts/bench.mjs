@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
@@ -117,7 +119,17 @@ try {
   const firstRecall = await time(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'recall', queries[0], '--radius', 'all']));
   const coldRecall = await sample(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, '--json', 'recall', queries[k++ % queries.length], '--radius', 'all']), 15);
   rows.push([`engram recall, first CLI run at ${SIZE} (builds the catalog cache)`, firstRecall, median(nodeEmpty), 'node -e 0']);
-  rows.push([`engram recall, cold CLI process at ${SIZE} (p50)`, median(coldRecall), median(nodeEmpty), 'node -e 0']);
+  // The same cold start for the baseline: a node process that loads a saved minisearch index
+  // of the same memories and searches it.
+  const msIndex = new MiniSearch({ fields: ['text'], idField: 'id', processTerm: (w) => stem(w.toLowerCase()) });
+  msIndex.addAll(texts.map((t, i) => ({ id: i, text: t.slice(t.indexOf('\n---\n') + 5) })));
+  const msPath = path.join(work, 'minisearch.json');
+  writeFileSync(msPath, JSON.stringify(msIndex));
+  const msScript = `const M=require(${JSON.stringify(require.resolve('minisearch'))});const s=require(${JSON.stringify(require.resolve('wink-porter2-stemmer'))});` +
+    `const i=M.loadJSON(require('fs').readFileSync(process.argv[1],'utf8'),{fields:['text'],idField:'id',processTerm:(w)=>s(w.toLowerCase())});console.log(JSON.stringify(i.search(process.argv[2]).slice(0,12)))`;
+  const coldBaseline = await sample(() => execFileSync(process.execPath, ['-e', msScript, msPath, queries[k++ % queries.length]]), 15);
+  rows.push([`engram recall, cold CLI process at ${SIZE} (p50)`, median(coldRecall), median(coldBaseline), 'node + minisearch.loadJSON of the same memories + search']);
+  rows.push([`  the same, against an empty node process`, median(coldRecall), median(nodeEmpty), 'node -e 0']);
   const memoryTexts = texts;
   await recallInProcess(`${SIZE}`, memoryTexts, queries);
   // 100k: the engine over in-memory documents (the same synthetic text, ids renumbered).

@@ -32,6 +32,9 @@ run(['--json', 'remember', 'Never log full card numbers or CVCs; the pino redact
 run(['remember', 'Integration tests must not use Testcontainers with a real PostgreSQL.', '--category', 'decision'], 'a contradicting decision: both are kept and a conflict note is opened');
 run(['show', 'mem-2fa8e3a87f1f'], 'a cold memory, with its computed strength, half-life and activation');
 run(['touch', 'mem-2fa8e3a87f1f', 'mem-844b95fa77d0'], 'the agent reads two memories to answer: one tier up each, co-access linked');
+run(['recall', 'console.log in the webhook code', '--limit', '4', '--explain'], 'recall: lexical seeds, episode context, spreading activation, ranked by strength and confidence');
+run(['recall', 'kafka', '--radius', 'all', '--limit', '2'], 'an old memory, found when the caller widens the radius on purpose');
+run(['context', 'review the refunds handler PR', '--budget', '400'], 'what an agent gets at the start of a task: STATE.md and the AGENT MEMORY block (the injected memories are touched)');
 run(['creative', '3', '--seed', 'demo'], 'creative recall: three memories favouring forgotten ones');
 run(['log', 'Demo ran: reviewed the outbox worker logging.'], "append to today's daily file");
 run(['budget'], 'what an agent loads every turn, against the targets');
