@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { contextBudget } from '../src/core/budget';
@@ -21,6 +21,9 @@ import { vaultStats } from '../src/core/stats';
 import { currentTier } from '../src/core/tiers';
 import { useMemories, type UseResult } from '../src/core/touch';
 import type { CliIO } from './cli';
+import { loadVectors, updateVectors } from '../src/core/embeddings/store';
+import { searchVectors } from '../src/core/embeddings/vector-search';
+import { createEmbedder, requireEmbedder } from './embedders';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime, type RuntimeOptions } from './runtime';
 
 export interface CommandContext {
@@ -124,6 +127,33 @@ function parseBatch(jsonl: string, name: string): Array<{ id: unknown; query: st
   return out;
 }
 
+/** Vector seeds for queries when an embedder and current vectors exist; lexical otherwise. */
+async function queryVectors(runtime: Runtime, context: CommandContext, queries: string[]): Promise<Array<Map<string, number> | undefined>> {
+  const none = queries.map(() => undefined);
+  const { vault } = runtime;
+  const embedder = createEmbedder(vault.settings.embedder, runtime.root);
+  if (!embedder) return none;
+  const { vectors } = await loadVectors(vault);
+  if (!vectors || vectors.model !== embedder.model) return none;
+  try {
+    const embedded = await embedder.embed(queries);
+    return embedded.map((q) => searchVectors(vectors, q, vault.settings.recall.seeds));
+  } catch (error) {
+    context.io.stderr(`engram: ${error instanceof Error ? error.message : String(error)}; recalling with lexical seeds only\n`);
+    return none;
+  }
+}
+
+/** Record a migrated model in .engram/config.json (machine data; memory files are untouched). */
+function saveEmbedderModel(root: string, model: string): void {
+  const file = nodePath.join(root, LAYOUT.config);
+  const config = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  const embedder = (config.embedder ?? {}) as Record<string, unknown>;
+  config.embedder = { ...embedder, model };
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(config, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
 function formatResults(results: RecallResult[], explain: boolean): string {
   if (results.length === 0) return 'no memories match';
   return results
@@ -133,6 +163,7 @@ function formatResults(results: RecallResult[], explain: boolean): string {
       if (explain && r.explain) {
         const e = r.explain;
         const parts = [`lexical ${e.lexical.toFixed(3)}${e.lexical_rank ? ` (#${e.lexical_rank})` : ''}`];
+        if (e.vector !== null) parts.push(`vector ${e.vector.toFixed(3)}`);
         if (e.episode) parts.push(`episode ${e.episode.session} +${e.episode.boost.toFixed(3)}`);
         if (e.spread) parts.push(`spread +${e.spread.amount.toFixed(3)} from ${e.spread.from} via ${e.spread.kinds.join('+')}`);
         if (e.role_boost !== 1) parts.push(`role x${e.role_boost}`);
@@ -358,8 +389,9 @@ export const COMMANDS: Record<string, Command> = {
         const runtime = openVault(context.runtime);
         const engine = await openRecall(runtime.vault);
         const now = runtime.vault.now();
-        for (const { id, query } of queries) {
-          const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius }, now))).map((h) => toResult(h, explain));
+        const seeds = await queryVectors(runtime, context, queries.map((q) => q.query));
+        for (const [k, { id, query }] of queries.entries()) {
+          const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius, vectorSeeds: seeds[k] }, now))).map((h) => toResult(h, explain));
           context.io.stdout(`${JSON.stringify({ id, results })}\n`);
           if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
         }
@@ -369,7 +401,8 @@ export const COMMANDS: Record<string, Command> = {
       if (query === '') throw new UsageError('recall: give a query (or --batch FILE.jsonl)');
       const runtime = openVault(context.runtime);
       const engine = await openRecall(runtime.vault);
-      const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius }, runtime.vault.now()))).map((h) => toResult(h, explain));
+      const [vectorSeeds] = await queryVectors(runtime, context, [query]);
+      const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius, vectorSeeds }, runtime.vault.now()))).map((h) => toResult(h, explain));
       if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
       return print(context, results, () => formatResults(results, explain));
     },
@@ -385,7 +418,8 @@ export const COMMANDS: Record<string, Command> = {
       const query = context.args.join(' ').trim();
       const engine = await openRecall(vault);
       const now = vault.now();
-      const hits = query === '' ? prominent(engine, CONTEXT_CANDIDATES, 'default', now) : engine.recall(query, { limit: CONTEXT_CANDIDATES, radius: 'default' }, now);
+      const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);
+      const hits = query === '' ? prominent(engine, CONTEXT_CANDIDATES, 'default', now) : engine.recall(query, { limit: CONTEXT_CANDIDATES, radius: 'default', vectorSeeds }, now);
       const entries = (await hydrate(vault, hits)).map((h) => ({ result: toResult(h, false), access_count: h.doc.access_count }));
       const block = buildContextBlock(entries, budget, vault.ports.tokens);
       const state = (await vault.readText(LAYOUT.state)) ?? '';
@@ -396,6 +430,27 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   consolidate: unavailable('consolidate'),
-  reembed: unavailable('reembed'),
+  reembed: {
+    usage: 'engram reembed [--model ID]\n  embed every memory whose text changed (all of them for a new model); --model migrates to another model',
+    options: { model: { type: 'string' } },
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const { vault } = runtime;
+      const model = context.options.model as string | undefined;
+      const settings = { ...vault.settings.embedder, ...(model ? { model } : {}) };
+      const embedder = requireEmbedder(settings, runtime.root);
+      const { memories } = await vault.loadAll();
+      const started = Date.now();
+      const report = await updateVectors(vault, memories.map((m) => ({ id: m.id, text: memoryText(m) })), embedder, {
+        force: model !== undefined && model !== vault.settings.embedder.model,
+      });
+      if (model && model !== vault.settings.embedder.model) saveEmbedderModel(runtime.root, model);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      if (report.rebuilt) context.io.stderr(`engram: ${report.rebuilt}\n`);
+      return print(context, { ...report, seconds: Number(seconds) }, () =>
+        `embedded ${report.embedded}/${report.total} with ${report.model} (${report.dimensions} dimensions), kept ${report.kept}, removed ${report.removed} in ${seconds}s`,
+      );
+    },
+  },
   export: unavailable('export'),
 };

@@ -15,3 +15,7 @@ export { openRecall, toResult } from '../src/core/recall/results';
 export { resolveSettings } from '../src/core/settings';
 export { parseMemory } from '../src/core/memory';
 export { analyze } from '../src/core/analyzer';
+export { TransformersEmbedder } from '../src/embedding/transformers-embedder';
+export { HttpEmbedder } from '../src/embedding/http-embedder';
+export { loadVectors, updateVectors } from '../src/core/embeddings/store';
+export { searchVectors, naiveSearch } from '../src/core/embeddings/vector-search';

@@ -39,3 +39,6 @@ export class WriteConflictError extends EngramError {
 
 /** Another process holds a lock that we could not get in time. */
 export class LockError extends EngramError {}
+
+/** An embedder that cannot embed: the message names the model and the fix. */
+export class EmbedderError extends EngramError {}

@@ -40,6 +40,15 @@ export interface Clock {
 /** A source of uniform numbers in [0, 1). */
 export type Random = () => number;
 
+/**
+ * Text to vectors (SPEC §12). `model` names the model and where it runs; vectors from
+ * different models are never mixed. Vectors come back unit-length.
+ */
+export interface Embedder {
+  readonly model: string;
+  embed(texts: string[], onProgress?: (done: number, total: number) => void): Promise<Float32Array[]>;
+}
+
 export interface TokenCounter {
   count(text: string): number;
 }

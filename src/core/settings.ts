@@ -59,6 +59,27 @@ export interface EngramSettings {
   coAccessWindowMinutes: number;
   /** SPEC §7: recall. */
   recall: RecallSettings;
+  /** SPEC §12: embeddings. */
+  embedder: EmbedderSettings;
+}
+
+export const EMBEDDER_KINDS = ['none', 'transformers', 'http'] as const;
+
+export interface EmbedderSettings {
+  /** none: lexical only; transformers: transformers.js (WASM or Node); http: an embedding server. */
+  kind: (typeof EMBEDDER_KINDS)[number];
+  /** A model id: "Xenova/all-MiniLM-L6-v2" for transformers, "nomic-embed-text" for Ollama. */
+  model: string;
+  /** transformers: download model files on first use (off until the user agrees). */
+  allowRemoteModels: boolean;
+  /** transformers: a folder holding <model>/ with its files, for offline machines ('' = .engram/models). */
+  localModelPath: string;
+  quantized: boolean;
+  /** http: the server, and which API it speaks. */
+  url: string;
+  api: 'ollama' | 'openai';
+  timeoutMs: number;
+  batchSize: number;
 }
 
 export interface RecallSettings {
@@ -123,6 +144,17 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     activationCap: 0.2,
     coAccessTop: 5,
   },
+  embedder: {
+    kind: 'none',
+    model: 'Xenova/all-MiniLM-L6-v2',
+    allowRemoteModels: false,
+    localModelPath: '',
+    quantized: true,
+    url: 'http://127.0.0.1:11434',
+    api: 'ollama',
+    timeoutMs: 30_000,
+    batchSize: 32,
+  },
 };
 
 type Json = unknown;
@@ -139,7 +171,7 @@ function isRecord(value: Json): value is Record<string, Json> {
 export function resolveSettings(input: Json, source = 'settings'): EngramSettings {
   if (input === undefined || input === null) return structuredClone(DEFAULT_SETTINGS);
   if (!isRecord(input)) throw new UsageError(`${source}: expected an object`);
-  return mergeInto(structuredClone(DEFAULT_SETTINGS) as unknown as Record<string, Json>, input, source) as unknown as EngramSettings;
+  return checkChoices(mergeInto(structuredClone(DEFAULT_SETTINGS) as unknown as Record<string, Json>, input, source) as unknown as EngramSettings, source);
 }
 
 function mergeInto(base: Record<string, Json>, input: Record<string, Json>, where: string): Record<string, Json> {
@@ -162,9 +194,23 @@ function mergeInto(base: Record<string, Json>, input: Record<string, Json>, wher
         throw new UsageError(`${path}: expected a ${positive ? 'positive' : 'non-negative'} number, got ${JSON.stringify(value)}`);
       }
       base[key] = value;
+    } else if (typeof current === 'string' || typeof current === 'boolean') {
+      if (typeof value !== typeof current) throw new UsageError(`${path}: expected a ${typeof current}, got ${JSON.stringify(value)}`);
+      base[key] = value;
     } else {
       base[key] = value;
     }
   }
   return base;
+}
+
+/** Checks that need more than a type: the closed sets of names. */
+function checkChoices(settings: EngramSettings, where: string): EngramSettings {
+  if (!EMBEDDER_KINDS.includes(settings.embedder.kind)) {
+    throw new UsageError(`${where}.embedder.kind: expected one of ${EMBEDDER_KINDS.join(', ')}, got ${JSON.stringify(settings.embedder.kind)}`);
+  }
+  if (settings.embedder.api !== 'ollama' && settings.embedder.api !== 'openai') {
+    throw new UsageError(`${where}.embedder.api: expected ollama or openai, got ${JSON.stringify(settings.embedder.api)}`);
+  }
+  return settings;
 }

@@ -1,0 +1,148 @@
+import { contentHash } from '../ids';
+import type { Embedder } from '../ports';
+import type { Vault } from '../vault';
+
+/**
+ * Stored vectors (SPEC §12): `.engram/embeddings.bin` is one packed Float32Array (a row per
+ * memory), `.engram/embeddings.index.json` maps id → row and content hash, with the model,
+ * the dimensions, the byte length and a checksum of the bin. Both are written atomically, the
+ * bin first; a bin that does not match its index (truncated, from another run, damaged) is
+ * detected on load and rebuilt, with a message. Only memories whose content hash changed are
+ * embedded again; deleted memories are compacted away; another model means a full re-embed.
+ */
+export const EMBEDDINGS_BIN = '.engram/embeddings.bin';
+export const EMBEDDINGS_INDEX = '.engram/embeddings.index.json';
+const FORMAT = 1;
+
+export interface EmbeddingIndexFile {
+  format: number;
+  model: string;
+  dimensions: number;
+  bytes: number;
+  checksum: number;
+  /** id → [row, content hash] */
+  entries: Record<string, [number, string]>;
+}
+
+export interface StoredVectors {
+  model: string;
+  dimensions: number;
+  ids: string[];
+  hashes: string[];
+  /** Row i is vectors[i*dimensions .. (i+1)*dimensions). */
+  vectors: Float32Array;
+}
+
+/** FNV-1a over the bin's 32-bit words: detects a bin that is not the one the index describes. */
+export function checksum(vectors: Float32Array): number {
+  const words = new Uint32Array(vectors.buffer, vectors.byteOffset, vectors.length);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i]!, 0x01000193) >>> 0;
+  return hash;
+}
+
+export type LoadResult = { vectors: StoredVectors | null; problem: string | null };
+
+export async function loadVectors(vault: Vault): Promise<LoadResult> {
+  const { files } = vault.ports;
+  const indexBytes = await files.read(EMBEDDINGS_INDEX);
+  if (!indexBytes) return { vectors: null, problem: null };
+  let index: EmbeddingIndexFile;
+  try {
+    index = JSON.parse(new TextDecoder().decode(indexBytes)) as EmbeddingIndexFile;
+    if (index.format !== FORMAT || typeof index.model !== 'string' || !(index.dimensions > 0)) throw new Error('unknown format');
+  } catch (error) {
+    return { vectors: null, problem: `${EMBEDDINGS_INDEX} is unreadable (${error instanceof Error ? error.message : String(error)}): the embeddings will be rebuilt` };
+  }
+  const bin = await files.read(EMBEDDINGS_BIN);
+  if (!bin || bin.length !== index.bytes) {
+    return { vectors: null, problem: `${EMBEDDINGS_BIN} has ${bin?.length ?? 0} bytes where its index says ${index.bytes}: the embeddings will be rebuilt` };
+  }
+  const aligned = bin.byteOffset % 4 === 0 ? bin : bin.slice();
+  const vectors = new Float32Array(aligned.buffer, aligned.byteOffset, aligned.length / 4);
+  if (checksum(vectors) !== index.checksum) return { vectors: null, problem: `${EMBEDDINGS_BIN} does not match its index (checksum): the embeddings will be rebuilt` };
+  const count = Object.keys(index.entries).length;
+  if (count * index.dimensions * 4 !== index.bytes) return { vectors: null, problem: `${EMBEDDINGS_INDEX} lists ${count} vectors for ${index.bytes} bytes: the embeddings will be rebuilt` };
+  const ids = new Array<string>(count);
+  const hashes = new Array<string>(count);
+  for (const [id, [row, hash]] of Object.entries(index.entries)) {
+    ids[row] = id;
+    hashes[row] = hash;
+  }
+  return { vectors: { model: index.model, dimensions: index.dimensions, ids, hashes, vectors }, problem: null };
+}
+
+export async function saveVectors(vault: Vault, stored: StoredVectors): Promise<void> {
+  const { files } = vault.ports;
+  const entries: EmbeddingIndexFile['entries'] = {};
+  stored.ids.forEach((id, row) => (entries[id] = [row, stored.hashes[row]!]));
+  const index: EmbeddingIndexFile = {
+    format: FORMAT,
+    model: stored.model,
+    dimensions: stored.dimensions,
+    bytes: stored.vectors.byteLength,
+    checksum: checksum(stored.vectors),
+    entries,
+  };
+  await files.write(EMBEDDINGS_BIN, new Uint8Array(stored.vectors.buffer, stored.vectors.byteOffset, stored.vectors.byteLength));
+  await files.write(EMBEDDINGS_INDEX, `${JSON.stringify(index)}\n`);
+}
+
+export interface EmbedSource {
+  id: string;
+  text: string;
+}
+
+export interface EmbedReport {
+  model: string;
+  dimensions: number;
+  total: number;
+  embedded: number;
+  kept: number;
+  removed: number;
+  rebuilt: string | null;
+}
+
+/**
+ * Bring the stored vectors up to date with `sources`: embed what is new or changed (by
+ * content hash), keep the rest, drop what is gone. `force` re-embeds everything (a model
+ * migration). Writes nothing when nothing changed.
+ */
+export async function updateVectors(vault: Vault, sources: EmbedSource[], embedder: Embedder, options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<EmbedReport> {
+  const loaded = await loadVectors(vault);
+  const previous = loaded.vectors && loaded.vectors.model === embedder.model && !options.force ? loaded.vectors : null;
+  const rowOf = new Map<string, number>();
+  previous?.ids.forEach((id, row) => rowOf.set(id, row));
+  const hashes = sources.map((s) => contentHash(s.text));
+  const todo: number[] = [];
+  sources.forEach((source, i) => {
+    const row = rowOf.get(source.id);
+    if (row === undefined || previous!.hashes[row] !== hashes[i]) todo.push(i);
+  });
+  const fresh = todo.length > 0 ? await embedder.embed(todo.map((i) => sources[i]!.text), options.onProgress) : [];
+  const dimensions = fresh[0]?.length ?? previous?.dimensions ?? 0;
+  for (const vector of fresh) {
+    if (vector.length !== dimensions) throw new Error(`embedder ${embedder.model} returned ${vector.length} dimensions, expected ${dimensions}`);
+  }
+  const freshOf = new Map(todo.map((i, k) => [i, fresh[k]!]));
+  const live = new Set(sources.map((s) => s.id));
+  const removed = previous ? previous.ids.filter((id) => !live.has(id)).length : 0;
+  const report: EmbedReport = {
+    model: embedder.model,
+    dimensions,
+    total: sources.length,
+    embedded: todo.length,
+    kept: sources.length - todo.length,
+    removed,
+    rebuilt: loaded.problem,
+  };
+  const unchanged = previous !== null && todo.length === 0 && removed === 0 && previous.ids.length === sources.length;
+  if (unchanged || dimensions === 0) return report;
+  const vectors = new Float32Array(sources.length * dimensions);
+  sources.forEach((source, i) => {
+    const vector = freshOf.get(i) ?? previous!.vectors.subarray(rowOf.get(source.id)! * dimensions, (rowOf.get(source.id)! + 1) * dimensions);
+    vectors.set(vector, i * dimensions);
+  });
+  await saveVectors(vault, { model: embedder.model, dimensions, ids: sources.map((s) => s.id), hashes, vectors });
+  return report;
+}

@@ -1,0 +1,49 @@
+import type { StoredVectors } from './store';
+
+/**
+ * Brute-force cosine search over the packed vectors (unit-length, so cosine = dot product):
+ * one pass over one Float32Array, the inner product unrolled by four, a bounded selection of
+ * the k best. At 100k × 384 this is a few tens of milliseconds in plain JS (FINDINGS.md).
+ */
+export function searchVectors(stored: StoredVectors, query: Float32Array, k: number, accept?: (id: string) => boolean): Map<string, number> {
+  const { vectors, dimensions: d, ids } = stored;
+  const rows = ids.length;
+  const best: Array<[number, number]> = [];
+  let floor = -Infinity;
+  for (let row = 0; row < rows; row++) {
+    const base = row * d;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j + 3 < d; j += 4) {
+      s0 += vectors[base + j]! * query[j]!;
+      s1 += vectors[base + j + 1]! * query[j + 1]!;
+      s2 += vectors[base + j + 2]! * query[j + 2]!;
+      s3 += vectors[base + j + 3]! * query[j + 3]!;
+    }
+    let score = s0 + s1 + s2 + s3;
+    for (; j < d; j++) score += vectors[base + j]! * query[j]!;
+    if (best.length >= k && score <= floor) continue;
+    if (accept && !accept(ids[row]!)) continue;
+    best.push([row, score]);
+    if (best.length > k) {
+      best.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      best.length = k;
+    }
+    if (best.length >= k) floor = best[best.length - 1]![1];
+  }
+  best.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  return new Map(best.map(([row, score]) => [ids[row]!, score]));
+}
+
+/** The plain loop the benchmark compares against: one dot product at a time, then a full sort. */
+export function naiveSearch(stored: StoredVectors, query: Float32Array, k: number): Map<string, number> {
+  const scores: Array<[string, number]> = stored.ids.map((id, row) => {
+    let s = 0;
+    for (let j = 0; j < stored.dimensions; j++) s += stored.vectors[row * stored.dimensions + j]! * query[j]!;
+    return [id, s];
+  });
+  return new Map(scores.sort((a, b) => b[1] - a[1]).slice(0, k));
+}
