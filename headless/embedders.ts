@@ -13,7 +13,7 @@ import { TransformersEmbedder } from '../src/embedding/transformers-embedder';
 export function createEmbedder(settings: EmbedderSettings, vaultRoot: string): Embedder | null {
   if (settings.kind === 'none') return null;
   if (settings.kind === 'http') {
-    return new HttpEmbedder({ url: settings.url, api: settings.api, model: settings.model, timeoutMs: settings.timeoutMs, batchSize: settings.batchSize });
+    return new HttpEmbedder({ url: settings.url, api: settings.api, model: settings.model, timeoutMs: settings.timeoutMs, batchSize: settings.batchSize }, fetch);
   }
   const models = settings.localModelPath ? nodePath.resolve(vaultRoot, settings.localModelPath) : nodePath.join(vaultRoot, '.engram', 'models');
   return new TransformersEmbedder({

@@ -21,9 +21,13 @@ export class HttpEmbedder implements Embedder {
   readonly model: string;
   private dimensions: number | null = null;
 
+  /**
+   * `fetchImpl` is the shell's HTTP client: Node's fetch in the runner, a requestUrl-based one
+   * inside Obsidian.
+   */
   constructor(
     private readonly options: HttpEmbedderOptions,
-    private readonly fetchImpl: typeof fetch = (input, init) => fetch(input, init),
+    private readonly fetchImpl: typeof fetch,
   ) {
     this.model = `${options.api}:${options.model}@${options.url}`;
   }
@@ -64,25 +68,30 @@ export class HttpEmbedder implements Embedder {
   }
 
   private async post(path: string, payload: unknown): Promise<unknown> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.options.timeoutMs);
+    // The deadline covers the whole exchange, body included.
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
     let response: Response;
     try {
       response = await this.fetchImpl(this.options.url.replace(/\/+$/, '') + path, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...this.options.headers },
         body: JSON.stringify(payload),
-        signal: controller.signal,
+        signal,
       });
     } catch (error) {
-      if (controller.signal.aborted) this.fail(`no answer within ${this.options.timeoutMs} ms`);
+      if (signal.aborted) this.fail(`no answer within ${this.options.timeoutMs} ms`);
       this.fail(`unreachable (${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)})`);
-    } finally {
-      clearTimeout(timer);
     }
     if (!response.ok) this.fail(`HTTP ${response.status} ${response.statusText}`.trim());
+    let text: string;
     try {
-      return await response.json();
+      text = await response.text();
+    } catch {
+      if (signal.aborted) this.fail(`no answer within ${this.options.timeoutMs} ms`);
+      this.fail('the answer was cut off');
+    }
+    try {
+      return JSON.parse(text) as unknown;
     } catch {
       this.fail('the answer is not JSON');
     }

@@ -16,5 +16,8 @@ describe('settings', () => {
     expect(() => resolveSettings({ retrievalBoostDays: -1 }, 'c')).toThrow('c.retrievalBoostDays: expected a non-negative number, got -1');
     expect(() => resolveSettings({ tierDays: 3 }, 'c')).toThrow('c.tierDays: expected an object');
     expect(() => resolveSettings([1], 'c')).toThrow('c: expected an object');
+    expect(() => resolveSettings({ embedder: { kind: 'openai' } }, 'c')).toThrow('c.embedder.kind: expected one of none, transformers, http, got "openai"');
+    expect(() => resolveSettings({ embedder: { allowRemoteModels: 'yes' } }, 'c')).toThrow('c.embedder.allowRemoteModels: expected a boolean, got "yes"');
+    expect(() => resolveSettings({ embedder: { api: 'cohere' } }, 'c')).toThrow('c.embedder.api: expected ollama or openai, got "cohere"');
   });
 });

@@ -27,14 +27,13 @@ export function searchVectors(stored: StoredVectors, query: Float32Array, k: num
     for (; j < d; j++) score += vectors[base + j]! * query[j]!;
     if (best.length >= k && score <= floor) continue;
     if (accept && !accept(ids[row]!)) continue;
-    best.push([row, score]);
-    if (best.length > k) {
-      best.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      best.length = k;
-    }
-    if (best.length >= k) floor = best[best.length - 1]![1];
+    // keep `best` sorted, best first (ties: earlier row first), at most k long
+    let at = best.length;
+    while (at > 0 && best[at - 1]![1] < score) at--;
+    best.splice(at, 0, [row, score]);
+    if (best.length > k) best.length = k;
+    if (best.length >= k) floor = best[k - 1]![1];
   }
-  best.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   return new Map(best.map(([row, score]) => [ids[row]!, score]));
 }
 
