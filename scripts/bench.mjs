@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
-const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory } = lib.default ?? lib;
+const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory, TransformersEmbedder, searchVectors, naiveSearch } = lib.default ?? lib;
 const MiniSearch = (await import('minisearch')).default;
 const stem = (await import('wink-porter2-stemmer')).default;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
@@ -132,6 +132,34 @@ try {
   rows.push([`  the same, against an empty node process`, median(coldRecall), median(nodeEmpty), 'node -e 0']);
   const memoryTexts = texts;
   await recallInProcess(`${SIZE}`, memoryTexts, queries);
+  // Embeddings: throughput of the real transformers.js path on the locally generated tiny
+  // BERT model (its speed says nothing about a real model's), and vector seed search at
+  // 10k and 100k x 384 beside a naive loop (one dot product at a time, then a full sort).
+  const models = path.join(work, 'models');
+  execFileSync(process.execPath, [path.join(root, 'test', 'fixtures', 'make-tiny-bert.mjs'), models], { stdio: 'ignore' });
+  const embedder = new TransformersEmbedder({ model: 'engram/tiny-bert', allowRemoteModels: false, localModelPath: models, quantized: true, batchSize: 32 });
+  const sample500 = texts.slice(0, 500).map((t) => t.slice(t.indexOf('\n---\n') + 5));
+  await embedder.embed(sample500.slice(0, 32));
+  const embedMs = await time(() => embedder.embed(sample500));
+  rows.push(['embedding throughput, tiny fixture model (texts/s)', 500 / (embedMs / 1000), null, `${embedMs.toFixed(0)} ms for 500 texts, batches of 32`]);
+  for (const n of [10_000, 100_000]) {
+    let state = 9;
+    const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const unit = () => {
+      const v = Float32Array.from({ length: 384 }, rand);
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const vectors = new Float32Array(n * 384);
+    for (let r = 0; r < n; r++) vectors.set(unit(), r * 384);
+    const stored = { model: 'bench', dimensions: 384, ids: Array.from({ length: n }, (_, i) => `m${i}`), hashes: [], vectors };
+    const qs = Array.from({ length: 20 }, unit);
+    let qi = 0;
+    const fast = await sample(() => searchVectors(stored, qs[qi++ % qs.length], 12), 30);
+    const slow = await sample(() => naiveSearch(stored, qs[qi++ % qs.length], 12), n > 10_000 ? 7 : 30);
+    rows.push([`vector seed search, ${n} x 384, top 12, p50`, median(fast), median(slow), 'naive loop + full sort']);
+  }
+
   // 100k: the engine over in-memory documents (the same synthetic text, ids renumbered).
   const big = Array.from({ length: 100_000 }, (_, i) => texts[i % texts.length].replace(/^id: mem-[a-z0-9]{12}$/m, `id: mem-${String(i).padStart(12, '0')}`));
   await recallInProcess('100000', big, queries);
