@@ -1,14 +1,20 @@
-// Builds the headless runner (dist/engram.js) and its library entry (dist/lib.js).
-// The plugin bundle (main.js) is added by the plugin work.
+// Builds the headless runner (dist/engram.js), its library entry (dist/lib.js), and the
+// embedding worker for the plugin (dist/plugin/embedding-worker.js, with onnxruntime-web's
+// WASM files beside it: nothing is loaded from a CDN at run time). The plugin's main.js is
+// added by the plugin work.
 import { build } from 'esbuild';
-import { chmodSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 
-// gpt-tokenizer (1.1 MB of BPE ranks) stays in node_modules and loads only when a command
-// counts tokens: bundled, it costs every command ~100 ms of parsing at start.
+// gpt-tokenizer (1.1 MB of BPE ranks) and transformers.js stay in node_modules for the
+// runner and load only when a command needs them: bundled, they cost every command
+// ~100 ms of parsing at start.
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers'] };
 
 await Promise.all([
   build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram.js', banner: { js: '#!/usr/bin/env node' } }),
   build({ ...node, entryPoints: ['headless/index.ts'], outfile: 'dist/lib.js' }),
+  build({ entryPoints: ['src/embedding/worker-entry.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome114', minify: true, outfile: 'dist/plugin/embedding-worker.js', logLevel: 'warning' }),
 ]);
 chmodSync('dist/engram.js', 0o755);
+mkdirSync('dist/plugin', { recursive: true });
+for (const wasm of ['ort-wasm.wasm', 'ort-wasm-simd.wasm']) copyFileSync(`node_modules/onnxruntime-web/dist/${wasm}`, `dist/plugin/${wasm}`);
