@@ -224,7 +224,7 @@ export const COMMANDS: Record<string, Command> = {
         source: (o.source as string | undefined) ?? null,
       };
       const runtime = openVault(context.runtime);
-      const result = await remember(runtime.vault, input);
+      const result = await remember(runtime.vault, input, null, createEmbedder(runtime.vault.settings.embedder, runtime.root));
       return print(context, result, () => {
         const line = `${result.action} ${result.id}  ${result.path}`;
         return result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line;
@@ -245,7 +245,7 @@ export const COMMANDS: Record<string, Command> = {
       }
       const lines = parseImport(jsonl, file);
       const runtime = openVault(context.runtime);
-      const summary = await importLines(runtime.vault, lines);
+      const summary = await importLines(runtime.vault, lines, createEmbedder(runtime.vault.settings.embedder, runtime.root));
       return print(context, summary, () => `imported ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts`);
     },
   },

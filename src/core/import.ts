@@ -1,6 +1,7 @@
 import { UsageError } from './errors';
 import type { MemoryLink } from './links';
-import { applyRemember, loadWriteContext, normaliseInput, planRemember, type PlannedWrite, type RememberInput, type RememberResult } from './remember';
+import type { Embedder } from './ports';
+import { applyRemember, loadWriteContext, normaliseInput, planRemember, vectorMatches, type PlannedWrite, type RememberInput, type RememberResult } from './remember';
 import type { Vault } from './vault';
 
 /**
@@ -60,10 +61,12 @@ export interface ImportSummary {
   results: RememberResult[];
 }
 
-export async function importLines(vault: Vault, lines: ImportLine[]): Promise<ImportSummary> {
-  const { index, taken } = await loadWriteContext(vault);
+export async function importLines(vault: Vault, lines: ImportLine[], embedder?: Embedder | null): Promise<ImportSummary> {
+  const context = await loadWriteContext(vault, embedder);
   const now = vault.now();
-  const plans = lines.map((line) => planRemember(index, normaliseInput(line, now), taken));
+  const memories = lines.map((line) => normaliseInput(line, now));
+  const matches = await vectorMatches(context, memories, vault.settings.resonance.vectorThreshold);
+  const plans = memories.map((memory, i) => planRemember(context.index, memory, context.taken, matches[i]));
   linkSessions(lines, plans);
   // New files are independent: write them a few at a time. Reinforcements and conflicts
   // touch existing files and run after, in input order.

@@ -1,6 +1,9 @@
 import { UsageError, WriteConflictError } from './errors';
 import { deriveMemoryId } from './ids';
+import { loadVectors, type StoredVectors } from './embeddings/store';
+import { searchVectors } from './embeddings/vector-search';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText } from './memory';
+import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
@@ -73,18 +76,41 @@ function uniqueStrings(values: unknown, field: string): string[] {
 export interface WriteContext {
   index: ResonanceIndex;
   taken: Set<string>;
+  /** Category of every live memory, for vector resonance. */
+  categoryOf: Map<string, Category>;
+  /** Stored vectors of the configured model, with the embedder that made them. */
+  vectors?: { stored: StoredVectors; embedder: Embedder };
+}
+
+/**
+ * Vector resonance (SPEC §6): the stored memory of the same category closest to `vector`,
+ * when its cosine reaches the threshold (0.95).
+ */
+export function vectorResonance(context: WriteContext, vector: Float32Array, category: Category, threshold: number): { id: string; similarity: number } | null {
+  if (!context.vectors) return null;
+  const [best] = searchVectors(context.vectors.stored, vector, 1, (id) => context.categoryOf.get(id) === category);
+  if (!best || best[1] < threshold) return null;
+  return { id: best[0], similarity: Math.round(best[1] * 1e4) / 1e4 };
 }
 
 /** Build the write context from every memory file (archived ones only reserve their ids). */
-export async function loadWriteContext(vault: Vault): Promise<WriteContext> {
+export async function loadWriteContext(vault: Vault, embedder?: Embedder | null): Promise<WriteContext> {
   const index = new ResonanceIndex(vault.settings);
   const taken = new Set<string>();
+  const categoryOf = new Map<string, Category>();
   const { memories } = await vault.loadAll();
   for (const memory of memories) {
     taken.add(memory.id);
-    if (!memory.path.startsWith(`${ARCHIVE_FOLDER}/`)) index.add(memory.id, memoryText(memory), memory.category);
+    if (memory.path.startsWith(`${ARCHIVE_FOLDER}/`)) continue;
+    index.add(memory.id, memoryText(memory), memory.category);
+    categoryOf.set(memory.id, memory.category);
   }
-  return { index, taken };
+  const context: WriteContext = { index, taken, categoryOf };
+  if (embedder) {
+    const { vectors } = await loadVectors(vault);
+    if (vectors && vectors.model === embedder.model) context.vectors = { stored: vectors, embedder };
+  }
+  return context;
 }
 
 /** A decided write: the id it goes to and what happens there. */
@@ -99,7 +125,8 @@ export interface PlannedWrite {
  * ids already in the vault (and planned); a file that appears meanwhile is caught by the
  * exclusive create.
  */
-export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>): PlannedWrite {
+export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null): PlannedWrite {
+  if (vectorMatch) return { memory, resonance: { kind: 'reinforce', ...vectorMatch }, id: vectorMatch.id };
   const resonance = index.resonate(memory.text, memory.category);
   if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
   let attempt = 0;
@@ -134,8 +161,24 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
 }
 
 /** SPEC §6: remember one text: reinforce, conflict or create. */
-export async function remember(vault: Vault, input: RememberInput, context?: WriteContext): Promise<RememberResult> {
+export async function remember(vault: Vault, input: RememberInput, context?: WriteContext | null, embedder?: Embedder | null): Promise<RememberResult> {
   const memory = normaliseInput(input, vault.now());
-  const { index, taken } = context ?? (await loadWriteContext(vault));
-  return applyRemember(vault, planRemember(index, memory, taken));
+  const ctx = context ?? (await loadWriteContext(vault, embedder));
+  const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
+  return applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0]));
+}
+
+/**
+ * Vector resonance for new memories, embedded in one batch; null entries fall back to the
+ * lexical resonance. Without stored vectors (or when embedding fails) everything does.
+ */
+export async function vectorMatches(context: WriteContext, memories: NewMemory[], threshold: number): Promise<Array<{ id: string; similarity: number } | null>> {
+  if (!context.vectors || memories.length === 0) return memories.map(() => null);
+  let vectors: Float32Array[];
+  try {
+    vectors = await context.vectors.embedder.embed(memories.map((m) => m.text));
+  } catch {
+    return memories.map(() => null);
+  }
+  return memories.map((m, i) => vectorResonance(context, vectors[i]!, m.category, threshold));
 }
