@@ -5,6 +5,9 @@
 // a tuned BM25 baseline (minisearch, stop words + Porter2 stemming) on the same turns.
 // Options: --data FILE (required)  --no-role (import without agent_role = speaker)
 //          --config JSON (settings for .engram/config.json, for ablations)
+//          --embedder JSON (embedder settings, e.g. '{"kind":"http","model":"nomic-embed-text"}' or
+//            '{"kind":"transformers","model":"Xenova/all-MiniLM-L6-v2","localModelPath":"/models"}'):
+//            the turns are embedded (engram reembed) after the import, and recall fuses vector seeds
 //          --keep (keep the vaults)  --out FILE (write the results as JSON)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +20,7 @@ import stem from 'wink-porter2-stemmer';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const ENGRAM = path.join(root, 'dist', 'engram.js');
-const { values } = parseArgs({ options: { data: { type: 'string' }, 'no-role': { type: 'boolean' }, config: { type: 'string' }, keep: { type: 'boolean' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, 'no-role': { type: 'boolean' }, config: { type: 'string' }, embedder: { type: 'string' }, keep: { type: 'boolean' }, out: { type: 'string' } } });
 if (!values.data) {
   console.error('bench-locomo: --data FILE is required (the LoCoMo JSON, e.g. ../shared/bench/locomo/locomo-dev5.json)');
   process.exit(2);
@@ -78,6 +81,7 @@ const add = (system, category, r5, r10) => {
 const recallAt = (evidence, ranked, k) => evidence.filter((e) => ranked.slice(0, k).includes(e)).length / evidence.length;
 
 const perConversation = [];
+const embedSeconds = [];
 for (const sample of data) {
   const { turns, last } = conversationTurns(sample.conversation);
   const now = new Date(last + 86_400_000).toISOString();
@@ -90,7 +94,8 @@ for (const sample of data) {
   try {
     const engram = (args, input) => execFileSync(process.execPath, [ENGRAM, '--vault', vault, '--now', now, ...args], { encoding: 'utf8', input, maxBuffer: 1 << 28 });
     engram(['init']);
-    if (values.config) writeFileSync(path.join(vault, '.engram', 'config.json'), values.config);
+    const config = { ...(values.config ? JSON.parse(values.config) : {}), ...(values.embedder ? { embedder: JSON.parse(values.embedder) } : {}) };
+    if (Object.keys(config).length > 0) writeFileSync(path.join(vault, '.engram', 'config.json'), JSON.stringify(config));
     const lines = turns.map((t) => JSON.stringify({
       text: t.text,
       created_at: new Date(t.at).toISOString(),
@@ -100,6 +105,7 @@ for (const sample of data) {
     }));
     writeFileSync(path.join(work, 'turns.jsonl'), `${lines.join('\n')}\n`);
     const imported = JSON.parse(engram(['--json', 'import', path.join(work, 'turns.jsonl')]));
+    if (values.embedder) embedSeconds.push(JSON.parse(engram(['--json', 'reembed'])).seconds);
     writeFileSync(path.join(work, 'questions.jsonl'), `${questions.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n')}\n`);
     const t0 = process.hrtime.bigint();
     const out = engram(['recall', '--batch', path.join(work, 'questions.jsonl'), '--limit', '10', '--radius', 'all']);
@@ -133,7 +139,7 @@ for (const sample of data) {
 
 const f = (x) => x.toFixed(3);
 const CATEGORY = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
-console.log(`\nLoCoMo evidence recall, ${path.basename(values.data)}${values['no-role'] ? ' (no agent_role)' : ''}${values.config ? ` config ${values.config}` : ''}: engram recall --radius all vs minisearch BM25 (stop words + Porter2)\n`);
+console.log(`\nLoCoMo evidence recall, ${path.basename(values.data)}${values['no-role'] ? ' (no agent_role)' : ''}${values.config ? ` config ${values.config}` : ''}${values.embedder ? ` embedder ${values.embedder} (embedding took ${embedSeconds.map((s) => `${s}s`).join(', ')})` : ''}: engram recall --radius all vs minisearch BM25 (stop words + Porter2)\n`);
 console.log('| questions | n | engram R@5 | engram R@10 | baseline R@5 | baseline R@10 |');
 console.log('|---|---:|---:|---:|---:|---:|');
 for (const key of ['all', '1', '2', '3', '4']) {
