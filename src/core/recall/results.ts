@@ -3,7 +3,7 @@ import { useMemories, type UseResult } from '../touch';
 import type { Vault } from '../vault';
 import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts } from './catalog';
 import { bm25Params, partsFromDocs } from './recall';
-import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, type ListedFile } from './snapshot';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
 /** A recall result as the runner prints it (SPEC §14). */
@@ -68,7 +68,7 @@ export async function openRecall(vault: Vault): Promise<RecallEngine> {
   const params = bm25Params(vault.settings);
   const bytes = await files.read(SNAPSHOT_PATH).catch(() => null);
   const snapshot = bytes ? decodeSnapshot(bytes) : null;
-  if (snapshot && snapshot.fingerprint === fingerprint && sameListing(snapshot.files, listing)) {
+  if (snapshot && snapshot.fingerprint === fingerprint && snapshot.matches(listing)) {
     return new RecallEngine(snapshot.parts(params), vault.settings);
   }
   const catalog = await loadCatalog(vault, { listing });
@@ -82,15 +82,6 @@ export async function openRecall(vault: Vault): Promise<RecallEngine> {
   return new RecallEngine(parts, vault.settings);
 }
 
-function sameListing(a: ListedFile[], b: ListedFile[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2]) return false;
-  }
-  return true;
-}
 
 /**
  * Results that were used (injected into a context, or `--touch`): each is touched with the

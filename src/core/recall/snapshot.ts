@@ -2,6 +2,7 @@ import { Bm25Index } from './bm25';
 import type { DocTable } from './doc-table';
 import type { EngineParts } from './recall';
 import type { Bm25Params } from './bm25';
+import type { Category, Confidence, Tier } from '../settings';
 
 /**
  * The recall engine saved as it is in memory (`.engram/cache/recall.snapshot`): a JSON
@@ -13,7 +14,10 @@ import type { Bm25Params } from './bm25';
  */
 
 export const SNAPSHOT_PATH = '.engram/cache/recall.snapshot';
-const MAGIC = 'ENGRAMS2';
+const MAGIC = 'ENGRAMS3';
+const CATEGORY_CODES: Category[] = ['episodic', 'semantic', 'decision'];
+const CONFIDENCE_CODES: Confidence[] = ['verified', 'observed', 'inferred', 'stale'];
+const TIER_CODES: Array<Tier | null> = ['core', 'active', 'warm', 'cold', 'archive', null];
 
 /** A memory file as listed: path, size, mtime. */
 export type ListedFile = [path: string, size: number, mtimeMs: number];
@@ -24,8 +28,9 @@ type TypeName = keyof typeof TYPES;
 
 interface Header {
   fingerprint: string;
-  files: ListedFile[];
-  strings: Pick<DocTable, 'ids' | 'paths' | 'category' | 'confidence' | 'tier' | 'role' | 'source' | 'session'>;
+  /** Every listed file's path; sizes and mtimes are the listSize / listMtime sections. */
+  listing: string[];
+  strings: Pick<DocTable, 'role' | 'source' | 'session'>;
   lexicalTerms: string[];
   episodeTerms: string[];
   episodeNames: string[];
@@ -43,7 +48,14 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
   const t = parts.table;
   const lexical = parts.lexical.toArrays();
   const episodes = parts.episodes.toArrays();
+  const fileIndex = new Map(files.map((f, i) => [f[0], i]));
   const arrays: Record<string, TypedArray> = {
+    listSize: Float64Array.from(files, (f) => f[1]),
+    listMtime: Float64Array.from(files, (f) => f[2]),
+    docFile: Int32Array.from(t.paths, (p) => fileIndex.get(p) ?? -1),
+    category: Uint8Array.from(t.category, (c) => CATEGORY_CODES.indexOf(c)),
+    confidence: Uint8Array.from(t.confidence, (c) => CONFIDENCE_CODES.indexOf(c)),
+    tier: Uint8Array.from(t.tier, (c) => TIER_CODES.indexOf(c)),
     archived: t.archived, isError: t.isError, createdMs: t.createdMs, accessMs: t.accessMs, activationMs: t.activationMs,
     halfLifeDays: t.halfLifeDays, activation: t.activation, amplitude: t.amplitude, accessCount: t.accessCount,
     linkOffsets: t.linkOffsets, linkTargets: t.linkTargets, linkKinds: t.linkKinds, coOffsets: t.coOffsets, coTargets: t.coTargets,
@@ -58,8 +70,8 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
   }
   const header: Header = {
     fingerprint,
-    files,
-    strings: { ids: t.ids, paths: t.paths, category: t.category, confidence: t.confidence, tier: t.tier, role: t.role, source: t.source, session: t.session },
+    listing: files.map((f) => f[0]),
+    strings: { role: t.role, source: t.source, session: t.session },
     lexicalTerms: lexical.terms,
     episodeTerms: episodes.terms,
     episodeNames: parts.episodeNames,
@@ -79,7 +91,8 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
 
 export interface Snapshot {
   fingerprint: string;
-  files: ListedFile[];
+  /** Whether the vault's files are still exactly the ones the snapshot was built from. */
+  matches(listing: ListedFile[]): boolean;
   parts: (params: { lexical: Bm25Params; episodes: Bm25Params }) => EngineParts;
 }
 
@@ -99,8 +112,20 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
       return new Type(bytes.buffer as ArrayBuffer, at, count);
     };
     const s = header.strings;
+    const listSize = view('listSize') as Float64Array;
+    const listMtime = view('listMtime') as Float64Array;
+    const docFile = view('docFile') as Int32Array;
+    const paths = Array.from(docFile, (i) => header.listing[i]!);
+    const category = view('category') as Uint8Array;
+    const confidence = view('confidence') as Uint8Array;
+    const tier = view('tier') as Uint8Array;
     const table: DocTable = {
-      n: s.ids.length,
+      n: paths.length,
+      ids: paths.map((p) => p.slice(p.lastIndexOf('/') + 1, -3)),
+      paths,
+      category: Array.from(category, (c) => CATEGORY_CODES[c]!),
+      confidence: Array.from(confidence, (c) => CONFIDENCE_CODES[c]!),
+      tier: Array.from(tier, (c) => TIER_CODES[c] ?? null),
       ...s,
       archived: view('archived') as Uint8Array,
       isError: view('isError') as Uint8Array,
@@ -117,14 +142,21 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
       coOffsets: view('coOffsets') as Int32Array,
       coTargets: view('coTargets') as Int32Array,
       coCounts: view('coCounts') as Float64Array,
-      texts: new Array<string | null>(s.ids.length).fill(null),
+      texts: new Array<string | null>(paths.length).fill(null),
     };
     const lexical = { terms: header.lexicalTerms, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };
     const episodes = { terms: header.episodeTerms, offsets: view('epOffsets') as Int32Array, docs: view('epDocs') as Int32Array, tfs: view('epTfs') as Uint16Array, lengths: view('epLengths') as Int32Array };
     const episodeOf = view('episodeOf') as Int32Array;
     return {
       fingerprint: header.fingerprint,
-      files: header.files,
+      matches: (listing) => {
+        if (listing.length !== header.listing.length) return false;
+        for (let i = 0; i < listing.length; i++) {
+          const f = listing[i]!;
+          if (f[0] !== header.listing[i] || f[1] !== listSize[i] || f[2] !== listMtime[i]) return false;
+        }
+        return true;
+      },
       parts: (params) => ({
         table,
         lexical: Bm25Index.fromArrays(params.lexical, lexical),

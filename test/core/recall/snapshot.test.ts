@@ -25,7 +25,9 @@ describe('recall snapshot', () => {
   it('round-trips: an engine from the snapshot answers exactly as the one it was saved from', () => {
     const snapshot = decodeSnapshot(encodeSnapshot(parts, files, 'fp'))!;
     expect(snapshot.fingerprint).toBe('fp');
-    expect(snapshot.files).toEqual(files);
+    expect(snapshot.matches(files)).toBe(true);
+    expect(snapshot.matches(files.map((f, i) => (i === 1 ? [f[0], f[1], 5] : f)))).toBe(false);
+    expect(snapshot.matches(files.slice(1))).toBe(false);
     const fresh = new RecallEngine(parts, S);
     const restored = new RecallEngine(snapshot.parts(bm25Params(S)), S);
     for (const query of ['payments retries', 'backoff', 'grafana sre', 'pizza']) {
