@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import * as nodePath from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { contextBudget } from '../src/core/budget';
+import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
 import { buildContextBlock } from '../src/core/context-block';
 import { prominent } from '../src/core/recall/recall';
 import { hydrate, openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
@@ -152,6 +153,25 @@ function saveEmbedderModel(root: string, model: string): void {
   config.embedder = { ...embedder, model };
   writeFileSync(`${file}.tmp`, `${JSON.stringify(config, null, 2)}\n`);
   renameSync(`${file}.tmp`, file);
+}
+
+function formatConsolidation(report: ConsolidationReport): string {
+  const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
+  const verb: Record<string, (s: StepReport) => string> = {
+    prune: (s) => `pruned ${s.count} (moved to archive/)`,
+    git: () => 'git invalidation',
+    embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
+    cluster: () => 'clustering into semantic memories',
+    strengthen: (s) => `strengthened ${s.count}`,
+    conflicts: () => 'conflict resolution',
+    tiers: (s) => `tiers: ${s.count} demoted`,
+    log: () => 'logged to .engram/runs.jsonl',
+  };
+  for (const step of report.steps) {
+    lines.push(step.note ? `- ${verb[step.step]!(step)}: ${step.note}` : `✓ ${verb[step.step]!(step)}`);
+  }
+  lines.push(`consolidation ${report.dry_run ? 'planned' : 'complete'} in ${(report.duration_ms / 1000).toFixed(1)}s`);
+  return lines.join('\n');
 }
 
 function formatResults(results: RecallResult[], explain: boolean): string {
@@ -429,7 +449,21 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
-  consolidate: unavailable('consolidate'),
+  consolidate: {
+    usage: 'engram consolidate [--dry-run]\n  sleep: prune to archive/, embed, strengthen, demote tiers, log to .engram/runs.jsonl (one run at a time)',
+    options: { 'dry-run': { type: 'boolean' }, repo: { type: 'string' } },
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const dryRun = Boolean(context.options['dry-run']);
+      const report = await consolidate(runtime.vault, {
+        dryRun,
+        embedder: createEmbedder(runtime.vault.settings.embedder, runtime.root),
+        holder: `engram consolidate started ${new Date().toISOString()}`,
+        elapsed: () => performance.now(),
+      });
+      return print(context, report, () => formatConsolidation(report));
+    },
+  },
   reembed: {
     usage: 'engram reembed [--model ID]\n  embed every memory whose text changed (all of them for a new model); --model migrates to another model',
     options: { model: { type: 'string' } },

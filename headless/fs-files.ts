@@ -176,6 +176,10 @@ export class NodeFileStore implements FileStore {
     if (current !== expect) throw new WriteConflictError(rel);
   }
 
+  async remove(rel: string): Promise<void> {
+    fs.rmSync(this.resolve(rel), { force: true });
+  }
+
   async move(from: string, to: string): Promise<void> {
     const source = this.resolve(from);
     const target = this.resolve(to);

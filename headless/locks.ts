@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LockError } from '../src/core/errors';
@@ -19,11 +20,48 @@ export class NodeLocks implements Locks {
     this.dir = nodePath.join(vaultRoot, '.engram', 'locks');
   }
 
-  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Take a lock at once or say who holds it. The holder's description (pid, host, start)
+   * sits beside the lock; a lock whose pid no longer runs on this host is taken over.
+   */
+  async tryLock(key: string, holder: string): Promise<{ release: () => Promise<void> } | { heldBy: string }> {
+    this.ensureDir();
+    const target = nodePath.join(this.dir, key);
+    const info = `${target}.holder.json`;
+    const options = { realpath: false, lockfilePath: `${target}.lock`, stale: this.staleMs, retries: 0 };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const release = await lockfile.lock(target, options);
+        writeFileSync(info, JSON.stringify({ pid: process.pid, host: hostname(), holder }));
+        return {
+          release: async () => {
+            rmSync(info, { force: true });
+            await release().catch(() => undefined);
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
+        const current = readHolder(info);
+        if (attempt === 0 && current && current.host === hostname() && !alive(current.pid)) {
+          // its holder died: the lock directory is ours to remove
+          rmSync(`${target}.lock`, { recursive: true, force: true });
+          continue;
+        }
+        return { heldBy: current ? `${current.holder} (pid ${current.pid} on ${current.host})` : 'another process' };
+      }
+    }
+    return { heldBy: 'another process' };
+  }
+
+  private ensureDir(): void {
     if (!this.ready) {
       mkdirSync(this.dir, { recursive: true });
       this.ready = true;
     }
+  }
+
+  async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    this.ensureDir();
     const name = /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : sha256Hex(key).slice(0, 24);
     const target = nodePath.join(this.dir, name);
     let release: () => Promise<void>;
@@ -42,5 +80,23 @@ export class NodeLocks implements Locks {
     } finally {
       await release().catch(() => undefined);
     }
+  }
+}
+
+function readHolder(path: string): { pid: number; host: string; holder: string } | null {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as { pid: number; host: string; holder: string };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a process id runs on this machine (signal 0 checks without signalling). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -37,5 +37,7 @@ run(['recall', 'kafka', '--radius', 'all', '--limit', '2'], 'an old memory, foun
 run(['context', 'review the refunds handler PR', '--budget', '400'], 'what an agent gets at the start of a task: STATE.md and the AGENT MEMORY block (the injected memories are touched)');
 run(['creative', '3', '--seed', 'demo'], 'creative recall: three memories favouring forgotten ones');
 run(['log', 'Demo ran: reviewed the outbox worker logging.'], "append to today's daily file");
+run(['consolidate', '--dry-run'], 'sleep, planned: what consolidation would do (nothing written)');
+run(['consolidate'], 'sleep: forgotten memories move to archive/ (never deleted), tiers follow the days, the run is logged');
 run(['budget'], 'what an agent loads every turn, against the targets');
 run(['stats'], 'after the session');

@@ -24,12 +24,19 @@ export interface FileStore {
   write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<void>;
   /** Move a file; fails when the target exists. */
   move(from: string, to: string): Promise<void>;
+  /** Delete a file (machine data only: memories are moved, never deleted); no error if absent. */
+  remove(path: string): Promise<void>;
   mkdir(path: string): Promise<void>;
 }
 
 /** Mutual exclusion between processes (and Obsidian) for one key, e.g. a memory id. */
 export interface Locks {
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Take a lock without waiting: either a release function, or who holds it. A lock whose
+   * holder is gone (a dead process) is taken over.
+   */
+  tryLock(key: string, holder: string): Promise<{ release: () => Promise<void> } | { heldBy: string }>;
 }
 
 export interface Clock {

@@ -301,7 +301,7 @@ Found a flaky test in the auth suite: timeout too short for CI.
         [['creative', 'many'], 2, 'engram: creative N: expected a whole number, got "many"'],
         [['show'], 2, 'engram: show: give one memory id or path'],
         [['show', 'mem-000000000000'], 1, 'engram: no memory with id mem-000000000000'],
-        [['consolidate'], 1, 'engram: consolidate is not available in this build yet'],
+        [['export'], 1, 'engram: export is not available in this build yet'],
         [['recall', 'x', '--radius', 'far'], 2, 'engram: --radius: expected one of default, deep, all, got "far"'],
       ];
       for (const [args, code, message] of cases) {

@@ -47,12 +47,25 @@ export class MemoryFileStore implements FileStore {
     this.files.set(to, this.files.get(from)!);
     this.files.delete(from);
   }
+  async remove(path: string): Promise<void> {
+    this.files.delete(path);
+    this.binary.delete(path);
+  }
   async mkdir(path: string): Promise<void> {
     this.dirs.add(path);
   }
 }
 
-export const noLocks: Locks = { withLock: (_key, fn) => fn() };
+const held = new Map<string, string>();
+export const noLocks: Locks = {
+  withLock: (_key, fn) => fn(),
+  tryLock: async (key, holder) => {
+    const other = held.get(key);
+    if (other) return { heldBy: other };
+    held.set(key, holder);
+    return { release: async () => void held.delete(key) };
+  },
+};
 
 export function at(iso: string): number {
   return parseTimestamp(iso)!;

@@ -1,0 +1,184 @@
+import { updateVectors } from '../embeddings/store';
+import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
+import type { FieldValue } from '../frontmatter';
+import { memoryText, type Memory } from '../memory';
+import type { Embedder } from '../ports';
+import { formatTimestamp, parseTimestamp } from '../time';
+import { LAYOUT, type Vault } from '../vault';
+import { buildPlan, type ConsolidationPlan } from './plan';
+
+/**
+ * Sleep (SPEC §8): `engram consolidate`. Holds a lock so two runs never overlap, writes its
+ * plan before acting, applies it idempotently, and logs one line per run. A run that finds a
+ * plan left by a killed run completes that plan first.
+ *
+ * Steps of SPEC §8 not built yet (git invalidation, clustering into semantic memories,
+ * conflict resolution) are reported as such, with count 0.
+ */
+export const PLAN_PATH = '.engram/consolidation-plan.json';
+
+export interface StepReport {
+  step: 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
+  count: number;
+  total?: number;
+  ms: number;
+  note?: string;
+}
+
+export interface ConsolidationReport {
+  started_at: string;
+  duration_ms: number;
+  dry_run: boolean;
+  resumed: boolean;
+  steps: StepReport[];
+}
+
+export interface ConsolidateOptions {
+  dryRun: boolean;
+  embedder?: Embedder | null;
+  /** Who is running, for the lock's holder line. */
+  holder: string;
+  /** A monotonic clock in ms for step timings (the vault clock may be fixed by --now). */
+  elapsed: () => number;
+}
+
+const NOT_BUILT = 'not available in this build yet';
+
+export async function consolidate(vault: Vault, options: ConsolidateOptions): Promise<ConsolidationReport> {
+  const lock = await vault.ports.locks.tryLock('consolidate', options.holder);
+  if ('heldBy' in lock) throw new LockError(`another consolidation is running: ${lock.heldBy}`);
+  try {
+    return await run(vault, options);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function run(vault: Vault, options: ConsolidateOptions): Promise<ConsolidationReport> {
+  const t0 = options.elapsed();
+  const now = vault.now();
+  const startedAt = formatTimestamp(now);
+  const steps: StepReport[] = [];
+  let resumed = false;
+  if (!options.dryRun) {
+    const left = await readPlan(vault);
+    if (left) {
+      await applyPlan(vault, left);
+      await vault.ports.files.remove(PLAN_PATH);
+      resumed = true;
+    }
+  }
+  const { memories } = await vault.loadAll();
+  const plan = buildPlan(memories, now, startedAt, await lastRun(vault), vault.settings);
+  if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
+
+  let t = options.elapsed();
+  if (!options.dryRun) await applyMoves(vault, plan);
+  steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t) });
+  steps.push({ step: 'git', count: 0, ms: 0, note: NOT_BUILT });
+
+  t = options.elapsed();
+  if (options.embedder && !options.dryRun) {
+    const live = memories.filter((m) => !plan.prune.some((p) => p.id === m.id) && !m.path.startsWith('archive/'));
+    const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
+    steps.push({ step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) });
+  } else {
+    steps.push({ step: 'embed', count: 0, ms: 0, note: options.embedder ? 'dry run' : 'no embedder configured' });
+  }
+  steps.push({ step: 'cluster', count: 0, ms: 0, note: NOT_BUILT });
+
+  t = options.elapsed();
+  if (!options.dryRun) await applyFields(vault, plan, 'strengthen');
+  steps.push({ step: 'strengthen', count: plan.strengthen.length, ms: round1(options.elapsed() - t) });
+  steps.push({ step: 'conflicts', count: 0, ms: 0, note: NOT_BUILT });
+
+  t = options.elapsed();
+  if (!options.dryRun) await applyFields(vault, plan, 'tiers');
+  steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
+
+  const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps };
+  report.duration_ms = Math.round(options.elapsed() - t0);
+  if (!options.dryRun) {
+    await appendRun(vault, report);
+    await vault.ports.files.remove(PLAN_PATH);
+    steps.push({ step: 'log', count: 1, ms: 0 });
+  }
+  return report;
+}
+
+async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {
+  const text = await vault.readText(PLAN_PATH);
+  if (!text) return null;
+  try {
+    const plan = JSON.parse(text) as ConsolidationPlan;
+    return plan.format === 1 ? plan : null;
+  } catch {
+    return null; // a plan cut short was never acted on: the write is atomic, so this is damage
+  }
+}
+
+async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+  await applyMoves(vault, plan);
+  await applyFields(vault, plan, 'strengthen');
+  await applyFields(vault, plan, 'tiers');
+}
+
+/** Moves to archive/, idempotent: a move already done is skipped. */
+async function applyMoves(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+  const { files } = vault.ports;
+  for (const move of plan.prune) {
+    if (!(await files.stat(move.from))) continue;
+    if (await files.stat(move.to)) {
+      // a run killed between link and unlink left both names: the archive copy is the move
+      if ((await vault.readText(move.to)) === (await vault.readText(move.from))) await files.remove(move.from);
+      continue;
+    }
+    try {
+      await files.move(move.from, move.to);
+    } catch (error) {
+      if (!(error instanceof WriteConflictError)) throw error;
+    }
+  }
+}
+
+/** Field writes, idempotent: each sets an absolute value, and an equal value is not written. */
+async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers'): Promise<void> {
+  const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue }> =
+    which === 'strengthen'
+      ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days }))
+      : plan.tiers.map((t) => ({ id: t.id, key: 'tier', value: t.to }));
+  for (const { id, key, value } of changes) {
+    try {
+      await vault.update(id, (memory: Memory) => (memory[key] === value ? null : { [key]: value }));
+    } catch (error) {
+      // a memory deleted or made unreadable by a person meanwhile is left alone
+      if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
+    }
+  }
+}
+
+async function lastRun(vault: Vault): Promise<number | null> {
+  const text = await vault.readText(LAYOUT.runs);
+  if (!text) return null;
+  const lines = text.trim().split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const run = JSON.parse(lines[i]!) as { started_at?: string; dry_run?: boolean };
+      if (run.started_at && !run.dry_run) return parseTimestamp(run.started_at);
+    } catch {
+      // a damaged line is skipped
+    }
+  }
+  return null;
+}
+
+async function appendRun(vault: Vault, report: ConsolidationReport): Promise<void> {
+  const counts = Object.fromEntries(report.steps.map((s) => [s.step, s.count]));
+  const line = JSON.stringify({ started_at: report.started_at, duration_ms: report.duration_ms, resumed: report.resumed, ...counts });
+  const current = (await vault.readText(LAYOUT.runs)) ?? '';
+  await vault.ports.files.write(LAYOUT.runs, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${line}\n`);
+}
+
+function round1(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

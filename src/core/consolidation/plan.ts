@@ -1,0 +1,46 @@
+import { daysSinceAccess, memoryStrength } from '../decay';
+import { ARCHIVE_FOLDER, type Memory } from '../memory';
+import type { EngramSettings, Tier } from '../settings';
+import { demote, tierForDays } from '../tiers';
+import { parseTimestamp } from '../time';
+import { degreeOf, pruneVerdict } from './prune';
+
+/**
+ * What one consolidation run will do, decided before anything is written (SPEC §8). The plan
+ * is saved first and every action is idempotent, so a run killed at any point is completed
+ * by the next one: a move whose source is gone and whose target exists is done; a field
+ * already at its planned value is not written again.
+ */
+export interface ConsolidationPlan {
+  format: 1;
+  started_at: string;
+  prune: Array<{ id: string; from: string; to: string }>;
+  strengthen: Array<{ id: string; half_life_days: number }>;
+  tiers: Array<{ id: string; from: Tier; to: Tier }>;
+}
+
+/**
+ * Strengthen (step 5): a memory used since the last run that survived it proved durable:
+ * its base half-life grows by the retrieval boost (spaced repetition made permanent).
+ * Tiers (step 7): demote to the tier the days imply; never promote; core stays.
+ */
+export function buildPlan(memories: Memory[], now: number, startedAt: string, lastRunMs: number | null, settings: EngramSettings): ConsolidationPlan {
+  const degree = degreeOf(memories);
+  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [] };
+  for (const memory of memories) {
+    const archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
+    if (!archived && pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings) === 'prune') {
+      plan.prune.push({ id: memory.id, from: memory.path, to: `${ARCHIVE_FOLDER}/${memory.id}.md` });
+      if (memory.tier !== 'archive') plan.tiers.push({ id: memory.id, from: memory.tier ?? 'active', to: 'archive' });
+      continue;
+    }
+    const accessed = parseTimestamp(memory.last_accessed_at)!;
+    if (!archived && lastRunMs !== null && accessed > lastRunMs && memoryStrength(memory, now, settings) >= 0.5) {
+      plan.strengthen.push({ id: memory.id, half_life_days: memory.half_life_days + settings.retrievalBoostDays });
+    }
+    const implied = archived ? 'archive' : tierForDays(daysSinceAccess(memory, now), settings);
+    const target = memory.tier ? demote(memory.tier, implied) : implied;
+    if (target !== memory.tier) plan.tiers.push({ id: memory.id, from: memory.tier ?? implied, to: target });
+  }
+  return plan;
+}

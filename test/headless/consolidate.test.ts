@@ -1,0 +1,115 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { engram, tempDir } from '../helpers/cli';
+
+const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+const NOW = '2026-11-29T12:00:00Z';
+
+describe('engram consolidate (SPEC §8)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  const ids: Record<string, string> = {};
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+    const add = async (key: string, text: string, at: string, extra: string[] = []) => {
+      ids[key] = (await engram(vault, ['--json', '--now', at, 'remember', text, ...extra])).json().id;
+    };
+    await add('forgotten', 'A passing remark about the build cache.', '2026-08-01T00:00:00Z');
+    await add('fresh', 'The deploy pipeline was green today.', '2026-11-28T00:00:00Z');
+    await add('verified', 'Decision: money is stored in cents.', '2026-01-01T00:00:00Z', ['--category', 'decision', '--confidence', 'verified']);
+    await add('core', 'Never log card numbers.', '2026-01-01T00:00:00Z');
+    await add('hub', 'The outbox worker drains 500 rows a tick.', '2026-07-01T00:00:00Z');
+    await add('warm', 'Staging was slow last week.', '2026-11-15T00:00:00Z');
+    const core = path.join(vault, 'episodic', `${ids.core}.md`);
+    writeFileSync(core, readFileSync(core, 'utf8').replace(/tier: \w+/, 'tier: core'));
+    const hub = path.join(vault, 'episodic', `${ids.hub}.md`);
+    writeFileSync(hub, `${readFileSync(hub, 'utf8')}\n[[${ids.fresh}|related]] [[${ids.warm}|related]] [[${ids.verified}|related]]\n`);
+  });
+  afterEach(() => cleanup());
+
+  const files = () =>
+    Object.fromEntries(
+      ['episodic', 'decisions', 'archive'].flatMap((f) => readdirSync(path.join(vault, f)).filter((n) => n.endsWith('.md')).map((n) => [`${f}/${n}`, readFileSync(path.join(vault, f, n), 'utf8')])),
+    );
+
+  it('--dry-run prints the plan and writes nothing', async () => {
+    const before = files();
+    const run = await engram(vault, ['--json', '--now', NOW, 'consolidate', '--dry-run']);
+    expect(run.code).toBe(0);
+    const report = run.json();
+    expect(report.dry_run).toBe(true);
+    expect(report.steps.find((s: { step: string }) => s.step === 'prune').count).toBe(1);
+    expect(files()).toEqual(before);
+    expect(existsSync(path.join(vault, '.engram', 'runs.jsonl'))).toBe(false);
+  });
+
+  it('moves only the forgotten memory to archive/, keeping core, verified decisions and well-connected ones', async () => {
+    const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+    expect(Object.fromEntries(report.steps.map((s: { step: string; count: number }) => [s.step, s.count]))).toMatchObject({ prune: 1, strengthen: 0, tiers: 4 }); // forgotten, verified and hub to archive, warm to warm
+    const after = files();
+    expect(Object.keys(after).filter((p) => p.startsWith('archive/'))).toEqual([`archive/${ids.forgotten}.md`]);
+    expect(after[`archive/${ids.forgotten}.md`]).toContain('tier: archive\n');
+    expect(after[`episodic/${ids.core}.md`]).toContain('tier: core\n');
+    expect(after[`decisions/${ids.verified}.md`]).toContain('tier: archive\n');
+    expect(after[`episodic/${ids.hub}.md`]).toContain('tier: archive\n');
+    expect(after[`episodic/${ids.warm}.md`]).toContain('tier: warm\n');
+    expect(after[`episodic/${ids.fresh}.md`]).toContain('tier: active\n');
+    // the archived memory is still found by id and in the `all` radius
+    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.forgotten])).json().path).toBe(`archive/${ids.forgotten}.md`);
+    expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'build cache', '--radius', 'all'])).json()[0].id).toBe(ids.forgotten);
+  });
+
+  it('a second run with nothing new changes no memory file, and each run is logged', async () => {
+    await engram(vault, ['--now', NOW, 'consolidate']);
+    const before = files();
+    const mtimes = Object.keys(before).map((p) => statSync(path.join(vault, p)).mtimeMs);
+    const second = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+    expect(second.steps.filter((s: { count: number; step: string }) => s.step !== 'log').map((s: { count: number }) => s.count)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(files()).toEqual(before);
+    expect(Object.keys(before).map((p) => statSync(path.join(vault, p)).mtimeMs)).toEqual(mtimes);
+    const runs = readFileSync(path.join(vault, '.engram', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(runs.map((r) => [r.prune, r.tiers])).toEqual([[1, 4], [0, 0]]);
+  });
+
+  it('strengthens memories used since the last run', async () => {
+    await engram(vault, ['--now', NOW, 'consolidate']);
+    await engram(vault, ['--now', '2026-11-30T10:00:00Z', 'touch', ids.fresh]);
+    const report = (await engram(vault, ['--json', '--now', '2026-11-30T12:00:00Z', 'consolidate'])).json();
+    expect(report.steps.find((s: { step: string }) => s.step === 'strengthen').count).toBe(1);
+    expect(readFileSync(path.join(vault, 'episodic', `${ids.fresh}.md`), 'utf8')).toContain('half_life_days: 9\n');
+  });
+
+  it('completes a plan left by a killed run, without duplicating anything', async () => {
+    const plan = { format: 1, started_at: NOW, prune: [{ id: ids.forgotten, from: `episodic/${ids.forgotten}.md`, to: `archive/${ids.forgotten}.md` }], strengthen: [], tiers: [{ id: ids.forgotten, from: 'archive', to: 'archive' }] };
+    writeFileSync(path.join(vault, '.engram', 'consolidation-plan.json'), JSON.stringify(plan));
+    // killed between the link and the unlink of the move: both names exist
+    writeFileSync(path.join(vault, 'archive', `${ids.forgotten}.md`), readFileSync(path.join(vault, 'episodic', `${ids.forgotten}.md`)));
+    const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+    expect(report.resumed).toBe(true);
+    expect(existsSync(path.join(vault, 'episodic', `${ids.forgotten}.md`))).toBe(false);
+    expect(existsSync(path.join(vault, 'archive', `${ids.forgotten}.md`))).toBe(true);
+    expect(existsSync(path.join(vault, '.engram', 'consolidation-plan.json'))).toBe(false);
+  });
+
+  it('never overlaps: a second run says who holds the lock and exits 1; a dead holder is taken over', async () => {
+    const lockDir = path.join(vault, '.engram', 'locks');
+    // a live holder: this test process
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(path.join(lockDir, 'consolidate.lock'), { recursive: true });
+    writeFileSync(path.join(lockDir, 'consolidate.holder.json'), JSON.stringify({ pid: process.pid, host: require('node:os').hostname(), holder: 'engram consolidate started 2026-11-29T11:59:00Z' }));
+    const held = spawnSync(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'consolidate'], { encoding: 'utf8' });
+    expect([held.status, held.stderr]).toEqual([1, `engram: another consolidation is running: engram consolidate started 2026-11-29T11:59:00Z (pid ${process.pid} on ${require('node:os').hostname()})\n`]);
+    // a dead holder: a process that has exited
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.on('exit', r));
+    writeFileSync(path.join(lockDir, 'consolidate.holder.json'), JSON.stringify({ pid: dead.pid, host: require('node:os').hostname(), holder: 'a run that was killed' }));
+    const takeover = spawnSync(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'consolidate'], { encoding: 'utf8' });
+    expect([takeover.status, takeover.stderr]).toEqual([0, '']);
+    expect(existsSync(path.join(lockDir, 'consolidate.lock'))).toBe(false);
+  });
+});
