@@ -161,14 +161,15 @@ function formatConsolidation(report: ConsolidationReport): string {
     prune: (s) => `pruned ${s.count} (moved to archive/)`,
     git: () => 'git invalidation',
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
-    cluster: () => 'clustering into semantic memories',
+    cluster: (s) => `merged ${s.count} episodic clusters`,
     strengthen: (s) => `strengthened ${s.count}`,
     conflicts: () => 'conflict resolution',
     tiers: (s) => `tiers: ${s.count} demoted`,
     log: () => 'logged to .engram/runs.jsonl',
   };
   for (const step of report.steps) {
-    lines.push(step.note ? `- ${verb[step.step]!(step)}: ${step.note}` : `✓ ${verb[step.step]!(step)}`);
+    if (step.note && step.count === 0 && step.step !== 'cluster') lines.push(`- ${verb[step.step]!(step)}: ${step.note}`);
+    else lines.push(`✓ ${verb[step.step]!(step)}${step.note ? ` (${step.note})` : ''}`);
   }
   lines.push(`consolidation ${report.dry_run ? 'planned' : 'complete'} in ${(report.duration_ms / 1000).toFixed(1)}s`);
   return lines.join('\n');

@@ -18,6 +18,8 @@ export interface NewMemory {
   source: string | null;
   session: string | null;
   links: MemoryLink[];
+  /** Further fields, after SPEC's (consolidation's reinforcement_count, cluster_size). */
+  extra?: Record<string, FieldValue>;
 }
 
 /**
@@ -47,6 +49,7 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['source', memory.source],
     ['session', memory.session],
   ];
+  for (const [key, value] of Object.entries(memory.extra ?? {})) fields.push([key, value]);
   const lines = fields.flatMap(([k, v]) => (v === null ? [] : [[k, v] as const])).map(([k, v]) => `${k}: ${renderFieldValue(v)}`);
   return `---\n${lines.join('\n')}\n---\n${body}`;
 }

@@ -120,9 +120,20 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
     source: check.optionalString('source'),
     session: check.optionalString('session'),
     body: split.body,
-    links: parseLinks(split.body),
+    links: withPropertyLinks(parseLinks(split.body), fields.decays_from),
     extra,
   };
+}
+
+/**
+ * Consolidation links an episode to the pattern it became with a `decays_from` property
+ * (`decays_from: "[[mem-…]]"`, a link Obsidian shows and follows) so the body is never edited.
+ */
+function withPropertyLinks(links: MemoryLink[], property: unknown): MemoryLink[] {
+  if (typeof property !== 'string') return links;
+  const target = /^\[\[(mem-[a-z0-9]{12})(?:\|[^\]]*)?\]\]$/.exec(property.trim())?.[1];
+  if (!target || links.some((l) => l.target === target && l.kind === 'decays_from')) return links;
+  return [...links, { target, kind: 'decays_from' }];
 }
 
 /** The body as an agent reads it: the text without Engram's link lines. */

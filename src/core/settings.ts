@@ -61,6 +61,17 @@ export interface EngramSettings {
   recall: RecallSettings;
   /** SPEC §12: embeddings. */
   embedder: EmbedderSettings;
+  /** SPEC §8: consolidation. */
+  consolidation: {
+    /** Episodes with vector cosine at or above this cluster together. */
+    clusterThreshold: number;
+    /** Without vectors: cosine of stemmed term sets (near-duplicates merge at 0.9 on write). */
+    lexicalClusterThreshold: number;
+    /** Repeated episodes: a cluster needs this many members to become a semantic memory. */
+    minClusterSize: number;
+    /** A semantic memory confirmed this many times goes from inferred to observed. */
+    confirmations: number;
+  };
 }
 
 export const EMBEDDER_KINDS = ['none', 'transformers', 'http'] as const;
@@ -144,6 +155,7 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     activationCap: 0.2,
     coAccessTop: 5,
   },
+  consolidation: { clusterThreshold: 0.82, lexicalClusterThreshold: 0.6, minClusterSize: 3, confirmations: 3 },
   embedder: {
     kind: 'none',
     model: 'Xenova/all-MiniLM-L6-v2',

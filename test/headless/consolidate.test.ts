@@ -10,7 +10,7 @@ describe('engram consolidate (SPEC §8)', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  const ids: Record<string, string> = {};
+  const ids: Record<string, string> = {} as Record<string, string>;
 
   beforeEach(async () => {
     ({ dir, cleanup } = tempDir());
@@ -60,7 +60,7 @@ describe('engram consolidate (SPEC §8)', () => {
     expect(after[`episodic/${ids.warm}.md`]).toContain('tier: warm\n');
     expect(after[`episodic/${ids.fresh}.md`]).toContain('tier: active\n');
     // the archived memory is still found by id and in the `all` radius
-    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.forgotten])).json().path).toBe(`archive/${ids.forgotten}.md`);
+    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.forgotten!])).json().path).toBe(`archive/${ids.forgotten}.md`);
     expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'build cache', '--radius', 'all'])).json()[0].id).toBe(ids.forgotten);
   });
 
@@ -78,7 +78,7 @@ describe('engram consolidate (SPEC §8)', () => {
 
   it('strengthens memories used since the last run', async () => {
     await engram(vault, ['--now', NOW, 'consolidate']);
-    await engram(vault, ['--now', '2026-11-30T10:00:00Z', 'touch', ids.fresh]);
+    await engram(vault, ['--now', '2026-11-30T10:00:00Z', 'touch', ids.fresh!]);
     const report = (await engram(vault, ['--json', '--now', '2026-11-30T12:00:00Z', 'consolidate'])).json();
     expect(report.steps.find((s: { step: string }) => s.step === 'strengthen').count).toBe(1);
     expect(readFileSync(path.join(vault, 'episodic', `${ids.fresh}.md`), 'utf8')).toContain('half_life_days: 9\n');
@@ -111,5 +111,51 @@ describe('engram consolidate (SPEC §8)', () => {
     const takeover = spawnSync(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'consolidate'], { encoding: 'utf8' });
     expect([takeover.status, takeover.stderr]).toEqual([0, '']);
     expect(existsSync(path.join(lockDir, 'consolidate.lock'))).toBe(false);
+  });
+});
+
+describe('engram consolidate: episodes into semantic memories', () => {
+  it('creates one inferred semantic memory from repeated episodes, links them, and reinforces it later', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const vault = path.join(dir, 'vault');
+      await engram(vault, ['init']);
+      const texts = [
+        // similar (lexical cosine 0.62-0.80) but not near-identical (0.9 would merge them on write)
+        'The session expiry test flaked on CI because its timeout is too short.',
+        'Session expiry test failed in the nightly pipeline; timeout too short.',
+        'The nightly CI run flaked: session expiry timeout is too short.',
+      ];
+      const ids: string[] = [];
+      for (const [i, text] of texts.entries()) ids.push((await engram(vault, ['--json', '--now', `2026-11-2${i}T10:00:00Z`, 'remember', text, '--tags', 'testing,flaky'])).json().id);
+      await engram(vault, ['--json', '--now', '2026-11-25T10:00:00Z', 'remember', 'Lunch was pizza.']);
+      const first = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+      expect(first.steps.find((s: { step: string }) => s.step === 'cluster')).toMatchObject({ count: 1, note: '1 new semantic, 0 reinforced (lexical similarity)' });
+      const semantic = readdirSync(path.join(vault, 'semantic'));
+      expect(semantic).toHaveLength(1);
+      const id = semantic[0]!.replace(/\.md$/, '');
+      const note = readFileSync(path.join(vault, 'semantic', semantic[0]!), 'utf8');
+      expect(note).toContain('category: semantic\n');
+      expect(note).toContain('confidence: inferred\n');
+      expect(note).toContain('tags: ["flaky", "testing"]\n');
+      expect(note).toContain('reinforcement_count: 1\ncluster_size: 3\n');
+      expect(note).toContain(`Consolidated from 3 episodes: ${[...ids].sort().map((m) => `[[${m}]]`).join(' ')}\n`);
+      for (const m of ids) expect(readFileSync(path.join(vault, 'episodic', `${m}.md`), 'utf8')).toContain(`decays_from: "[[${id}]]"\n`);
+
+      const again = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+      expect(again.steps.find((s: { step: string }) => s.step === 'cluster').count).toBe(0);
+
+      const fourth = (await engram(vault, ['--json', '--now', NOW, 'remember', 'Session expiry test flaky on CI again; the timeout is short.'])).json().id;
+      const third = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+      expect(third.steps.find((s: { step: string }) => s.step === 'cluster')).toMatchObject({ count: 1, note: '0 new semantic, 1 reinforced (lexical similarity)' });
+      expect(readFileSync(path.join(vault, 'semantic', semantic[0]!), 'utf8')).toContain('reinforcement_count: 2\n');
+      expect(readFileSync(path.join(vault, 'episodic', `${fourth}.md`), 'utf8')).toContain(`decays_from: "[[${id}]]"\n`);
+      expect(readdirSync(path.join(vault, 'semantic'))).toHaveLength(1);
+      // recall follows the new links: the pattern comes up with its episodes
+      const recalled = (await engram(vault, ['--json', '--now', NOW, 'recall', 'session expiry flaky', '--explain'])).json().map((r: { id: string }) => r.id);
+      expect(recalled).toContain(id);
+    } finally {
+      cleanup();
+    }
   });
 });

@@ -1,7 +1,9 @@
-import { updateVectors } from '../embeddings/store';
+import { loadVectors, updateVectors } from '../embeddings/store';
+import { renderMemoryFile, type NewMemory } from '../memory-file';
+import { planClusters } from './semantic';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
-import { memoryText, type Memory } from '../memory';
+import { CATEGORY_FOLDERS, memoryText, type Memory } from '../memory';
 import type { Embedder } from '../ports';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { LAYOUT, type Vault } from '../vault';
@@ -12,8 +14,8 @@ import { buildPlan, type ConsolidationPlan } from './plan';
  * plan before acting, applies it idempotently, and logs one line per run. A run that finds a
  * plan left by a killed run completes that plan first.
  *
- * Steps of SPEC §8 not built yet (git invalidation, clustering into semantic memories,
- * conflict resolution) are reported as such, with count 0.
+ * Steps of SPEC §8 not built yet (git invalidation, conflict resolution) are reported as
+ * such, with count 0.
  */
 export const PLAN_PATH = '.engram/consolidation-plan.json';
 
@@ -70,22 +72,39 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   }
   const { memories } = await vault.loadAll();
   const plan = buildPlan(memories, now, startedAt, await lastRun(vault), vault.settings);
+  const pruned = new Set(plan.prune.map((p) => p.id));
+  const live = memories.filter((m) => !pruned.has(m.id) && !m.path.startsWith('archive/'));
+
+  // Embedding comes before the plan is saved: clusters are planned on the fresh vectors.
+  let t = options.elapsed();
+  let embedStep: StepReport;
+  if (options.embedder && !options.dryRun) {
+    const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
+    embedStep = { step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) };
+  } else {
+    embedStep = { step: 'embed', count: 0, ms: 0, note: options.embedder ? 'dry run' : 'no embedder configured' };
+  }
+  t = options.elapsed();
+  const stored = options.embedder ? (await loadVectors(vault)).vectors : null;
+  plan.clusters = planClusters(memories, live, stored && stored.model === options.embedder?.model ? stored : null, vault.settings);
+  const clusterPlanMs = options.elapsed() - t;
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
 
-  let t = options.elapsed();
+  t = options.elapsed();
   if (!options.dryRun) await applyMoves(vault, plan);
   steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t) });
   steps.push({ step: 'git', count: 0, ms: 0, note: NOT_BUILT });
+  steps.push(embedStep);
 
   t = options.elapsed();
-  if (options.embedder && !options.dryRun) {
-    const live = memories.filter((m) => !plan.prune.some((p) => p.id === m.id) && !m.path.startsWith('archive/'));
-    const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
-    steps.push({ step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) });
-  } else {
-    steps.push({ step: 'embed', count: 0, ms: 0, note: options.embedder ? 'dry run' : 'no embedder configured' });
-  }
-  steps.push({ step: 'cluster', count: 0, ms: 0, note: NOT_BUILT });
+  if (!options.dryRun) await applyClusters(vault, plan);
+  const created = plan.clusters.filter((c) => c.action === 'create').length;
+  steps.push({
+    step: 'cluster',
+    count: plan.clusters.length,
+    ms: round1(clusterPlanMs + options.elapsed() - t),
+    note: `${created} new semantic, ${plan.clusters.length - created} reinforced (${plan.clusters[0]?.similarity ?? (stored ? 'vector' : 'lexical')} similarity)`,
+  });
 
   t = options.elapsed();
   if (!options.dryRun) await applyFields(vault, plan, 'strengthen');
@@ -119,6 +138,7 @@ async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {
 
 async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
   await applyMoves(vault, plan);
+  await applyClusters(vault, plan);
   await applyFields(vault, plan, 'strengthen');
   await applyFields(vault, plan, 'tiers');
 }
@@ -137,6 +157,51 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan): Promise<void> 
       await files.move(move.from, move.to);
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
+    }
+  }
+}
+
+/**
+ * Semantic memories: created once (the id comes from the members, so a resumed run finds the
+ * file it already wrote), reinforced with absolute values, members linked by a property.
+ */
+async function applyClusters(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+  for (const cluster of plan.clusters ?? []) {
+    if (cluster.action === 'create') {
+      const path = `${CATEGORY_FOLDERS.semantic}/${cluster.id}.md`;
+      if (!(await vault.ports.files.stat(path))) {
+        const memory: NewMemory = {
+          text: `${cluster.text}\n\nConsolidated from ${cluster.members.length} episodes: ${cluster.members.map((m) => `[[${m}]]`).join(' ')}`,
+          category: 'semantic',
+          created_at: plan.started_at,
+          confidence: 'inferred',
+          tags: cluster.tags,
+          is_error: false,
+          related_paths: [],
+          agent_role: null,
+          source: 'consolidation',
+          session: null,
+          links: [],
+          extra: { reinforcement_count: 1, cluster_size: cluster.members.length },
+        };
+        await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!)).catch((error: unknown) => {
+          if (!(error instanceof WriteConflictError)) throw error;
+        });
+      }
+    } else {
+      await vault.update(cluster.id, (m) =>
+        m.extra.reinforcement_count === cluster.reinforcement_count && m.confidence === cluster.confidence
+          ? null
+          : { reinforcement_count: cluster.reinforcement_count, confidence: cluster.confidence, cluster_size: cluster.members.length },
+      );
+    }
+    const link = `[[${cluster.id}]]`;
+    for (const member of cluster.new_members) {
+      try {
+        await vault.update(member, (m) => (m.extra.decays_from === link ? null : { decays_from: link }));
+      } catch (error) {
+        if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
+      }
     }
   }
 }

@@ -4,6 +4,7 @@ import type { EngramSettings, Tier } from '../settings';
 import { demote, tierForDays } from '../tiers';
 import { parseTimestamp } from '../time';
 import { degreeOf, pruneVerdict } from './prune';
+import type { ClusterAction } from './semantic';
 
 /**
  * What one consolidation run will do, decided before anything is written (SPEC §8). The plan
@@ -17,6 +18,7 @@ export interface ConsolidationPlan {
   prune: Array<{ id: string; from: string; to: string }>;
   strengthen: Array<{ id: string; half_life_days: number }>;
   tiers: Array<{ id: string; from: Tier; to: Tier }>;
+  clusters: ClusterAction[];
 }
 
 /**
@@ -26,7 +28,7 @@ export interface ConsolidationPlan {
  */
 export function buildPlan(memories: Memory[], now: number, startedAt: string, lastRunMs: number | null, settings: EngramSettings): ConsolidationPlan {
   const degree = degreeOf(memories);
-  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [] };
+  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [], clusters: [] };
   for (const memory of memories) {
     const archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
     if (!archived && pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings) === 'prune') {

@@ -1,0 +1,95 @@
+/**
+ * Clustering (SPEC §8 step 4): episodes whose similarity reaches a threshold are linked, and
+ * the connected groups (union-find) are clusters. Similar pairs are found without comparing
+ * every pair:
+ * - lexically, with an inverted index and prefix filtering: for cosine ≥ t between term sets
+ *   A and B, |A∩B| ≥ t·sqrt(|A||B|) ≥ t²·|A|, so one of A's |A| − ⌈t²|A|⌉ + 1 rarest terms is
+ *   shared; only those terms' postings are scanned;
+ * - with vectors, by comparing each vector with the later ones in one packed array (exact;
+ *   O(n²·d), which is the part that does not scale to 100k yet).
+ * `exhaustivePairs` is the reference both are tested against.
+ */
+export type Pair = [a: number, b: number, similarity: number];
+
+export function setCosine(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 || b.size === 0) return 0;
+  let shared = 0;
+  for (const t of a) if (b.has(t)) shared++;
+  return shared / Math.sqrt(a.size * b.size);
+}
+
+export function exhaustivePairs(n: number, similarity: (a: number, b: number) => number, threshold: number): Pair[] {
+  const pairs: Pair[] = [];
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      const s = similarity(a, b);
+      if (s >= threshold) pairs.push([a, b, s]);
+    }
+  }
+  return pairs;
+}
+
+export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[] {
+  const df = new Map<string, number>();
+  for (const set of sets) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+  const postings = new Map<string, number[]>();
+  const pairs: Pair[] = [];
+  const t2 = threshold * threshold;
+  sets.forEach((set, a) => {
+    if (set.size === 0) return;
+    const byRarity = [...set].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
+    const prefix = set.size - Math.ceil(t2 * set.size - 1e-9) + 1;
+    const seen = new Set<number>();
+    for (const term of byRarity.slice(0, Math.max(1, prefix))) {
+      for (const b of postings.get(term) ?? []) {
+        if (seen.has(b)) continue;
+        seen.add(b);
+        const s = setCosine(set, sets[b]!);
+        if (s >= threshold) pairs.push([b, a, s]);
+      }
+    }
+    // index a's prefix for later sets (a later set finds a through a's rare terms or its own)
+    for (const term of set) {
+      const list = postings.get(term);
+      if (list) list.push(a);
+      else postings.set(term, [a]);
+    }
+  });
+  return pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+}
+
+export function vectorPairs(vectors: Float32Array[], threshold: number): Pair[] {
+  const pairs: Pair[] = [];
+  for (let a = 0; a < vectors.length; a++) {
+    const va = vectors[a]!;
+    for (let b = a + 1; b < vectors.length; b++) {
+      const vb = vectors[b]!;
+      let s = 0;
+      for (let j = 0; j < va.length; j++) s += va[j]! * vb[j]!;
+      if (s >= threshold) pairs.push([a, b, s]);
+    }
+  }
+  return pairs;
+}
+
+/** Connected groups of at least `minSize` members (union-find), each sorted, in order of their first member. */
+export function clustersOf(n: number, pairs: Pair[], minSize: number): number[][] {
+  const parent = Array.from({ length: n }, (_, i) => i);
+  const find = (x: number): number => {
+    while (parent[x] !== x) x = parent[x] = parent[parent[x]!]!;
+    return x;
+  };
+  for (const [a, b] of pairs) {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < n; i++) {
+    const r = find(i);
+    const g = groups.get(r);
+    if (g) g.push(i);
+    else groups.set(r, [i]);
+  }
+  return [...groups.values()].filter((g) => g.length >= minSize).sort((x, y) => x[0]! - y[0]!);
+}

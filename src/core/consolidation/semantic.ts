@@ -1,0 +1,81 @@
+import { analyze } from '../analyzer';
+import type { StoredVectors } from '../embeddings/store';
+import { sha256Hex } from '../ids';
+import { memoryText, type Memory } from '../memory';
+import type { Confidence, EngramSettings } from '../settings';
+import { clustersOf, lexicalPairs, vectorPairs, type Pair } from './cluster';
+
+/**
+ * From clusters of episodes to semantic memories (SPEC §8 step 4, hippocampal transfer): a
+ * cluster becomes a semantic memory (confidence inferred) whose text is the most
+ * representative episode's (the medoid), with the tags most members share and links to
+ * every member; each member gets `decays_from: "[[semantic]]"`. A cluster whose members
+ * already decay into a semantic memory reinforces it instead (reinforcement_count + 1; after
+ * `confirmations` it becomes observed) when it has members that are new to it; otherwise
+ * there is nothing to do, so a second run changes nothing.
+ */
+export interface ClusterAction {
+  id: string;
+  action: 'create' | 'reinforce';
+  members: string[];
+  new_members: string[];
+  text: string;
+  tags: string[];
+  reinforcement_count: number;
+  confidence: Confidence;
+  similarity: 'vector' | 'lexical';
+}
+
+export function semanticId(members: string[]): string {
+  return `mem-${sha256Hex([...members].sort().join('|')).slice(0, 12)}`;
+}
+
+export function planClusters(all: Memory[], live: Memory[], vectors: StoredVectors | null, settings: EngramSettings): ClusterAction[] {
+  const episodes = live.filter((m) => m.category === 'episodic');
+  const byId = new Map(all.map((m) => [m.id, m]));
+  let pairs: Pair[];
+  let kind: 'vector' | 'lexical' = 'lexical';
+  const rowOf = new Map(vectors?.ids.map((id, row) => [id, row]) ?? []);
+  if (vectors && episodes.length > 0 && episodes.every((m) => rowOf.has(m.id))) {
+    kind = 'vector';
+    const d = vectors.dimensions;
+    pairs = vectorPairs(episodes.map((m) => vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d)), settings.consolidation.clusterThreshold);
+  } else {
+    pairs = lexicalPairs(episodes.map((m) => new Set(analyze(memoryText(m)).terms)), settings.consolidation.lexicalClusterThreshold);
+  }
+  const affinity = new Map<number, number>();
+  for (const [a, b, s] of pairs) {
+    affinity.set(a, (affinity.get(a) ?? 0) + s);
+    affinity.set(b, (affinity.get(b) ?? 0) + s);
+  }
+  const actions: ClusterAction[] = [];
+  for (const group of clustersOf(episodes.length, pairs, settings.consolidation.minClusterSize)) {
+    const members = group.map((i) => episodes[i]!);
+    const medoid = group.reduce((best, i) => ((affinity.get(i) ?? 0) > (affinity.get(best) ?? 0) ? i : best), group[0]!);
+    const tagCount = new Map<string, number>();
+    for (const m of members) for (const t of new Set(m.tags)) tagCount.set(t, (tagCount.get(t) ?? 0) + 1);
+    const tags = [...tagCount].filter(([, c]) => c * 2 >= members.length).map(([t]) => t).sort();
+    const ids = members.map((m) => m.id).sort();
+    const existing = mostCommonPattern(members, byId);
+    if (existing) {
+      const fresh = ids.filter((id) => !byId.get(id)!.links.some((l) => l.kind === 'decays_from' && l.target === existing.id));
+      if (fresh.length === 0) continue;
+      const count = (typeof existing.extra.reinforcement_count === 'number' ? existing.extra.reinforcement_count : 1) + 1;
+      const confidence = existing.confidence === 'inferred' && count >= settings.consolidation.confirmations ? 'observed' : existing.confidence;
+      actions.push({ id: existing.id, action: 'reinforce', members: ids, new_members: fresh, text: memoryText(existing), tags, reinforcement_count: count, confidence, similarity: kind });
+    } else {
+      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: memoryText(episodes[medoid]!), tags, reinforcement_count: 1, confidence: 'inferred', similarity: kind });
+    }
+  }
+  return actions;
+}
+
+/** The semantic memory most members already decay into, if any. */
+function mostCommonPattern(members: Memory[], byId: Map<string, Memory>): Memory | null {
+  const votes = new Map<string, number>();
+  for (const m of members) {
+    for (const l of m.links) if (l.kind === 'decays_from' && byId.get(l.target)?.category === 'semantic') votes.set(l.target, (votes.get(l.target) ?? 0) + 1);
+  }
+  const best = [...votes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  return best ? byId.get(best[0])! : null;
+}

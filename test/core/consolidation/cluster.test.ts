@@ -1,0 +1,37 @@
+import { clustersOf, exhaustivePairs, lexicalPairs, setCosine, vectorPairs } from '../../../src/core/consolidation/cluster';
+
+describe('clustering (SPEC §8)', () => {
+  function corpus(n: number, seed: number): Array<Set<string>> {
+    let s = seed;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    // topics of 6 words each; a text takes 3-6 words from one topic and 0-2 from anywhere
+    const topics = Array.from({ length: 40 }, (_, t) => Array.from({ length: 6 }, (_, w) => `t${t}w${w}`));
+    return Array.from({ length: n }, () => {
+      const topic = topics[Math.floor(rand() * topics.length)]!;
+      const set = new Set<string>();
+      const k = 3 + Math.floor(rand() * 4);
+      while (set.size < k) set.add(topic[Math.floor(rand() * topic.length)]!);
+      for (let e = Math.floor(rand() * 3); e > 0; e--) set.add(`t${Math.floor(rand() * 40)}w${Math.floor(rand() * 6)}`);
+      return set;
+    });
+  }
+
+  it('finds exactly the pairs the exhaustive method finds, on 3,000 texts', () => {
+    const sets = corpus(3000, 11);
+    const fast = lexicalPairs(sets, 0.6);
+    const slow = exhaustivePairs(sets.length, (a, b) => setCosine(sets[a]!, sets[b]!), 0.6);
+    expect(fast.length).toBeGreaterThan(10_000);
+    expect(fast.map(([a, b]) => `${a}-${b}`)).toEqual(slow.map(([a, b]) => `${a}-${b}`));
+    expect(clustersOf(sets.length, fast, 3)).toEqual(clustersOf(sets.length, slow, 3));
+  });
+
+  it('groups connected pairs with union-find and drops groups below the minimum size', () => {
+    expect(clustersOf(7, [[0, 1, 1], [1, 2, 1], [4, 5, 1], [3, 6, 0.9], [6, 5, 0.9]], 3)).toEqual([[0, 1, 2], [3, 4, 5, 6]]);
+    expect(clustersOf(4, [[0, 1, 1]], 3)).toEqual([]);
+  });
+
+  it('pairs vectors at the cosine threshold', () => {
+    const v = (...x: number[]) => Float32Array.from(x);
+    expect(vectorPairs([v(1, 0), v(0.9, Math.sqrt(1 - 0.81)), v(0, 1)], 0.82).map(([a, b, s]) => [a, b, Math.round(s * 100) / 100])).toEqual([[0, 1, 0.9]]);
+  });
+});
