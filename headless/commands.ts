@@ -25,6 +25,7 @@ import type { CliIO } from './cli';
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
+import { GitCli } from './git';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime, type RuntimeOptions } from './runtime';
 
 export interface CommandContext {
@@ -159,7 +160,7 @@ function formatConsolidation(report: ConsolidationReport): string {
   const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
   const verb: Record<string, (s: StepReport) => string> = {
     prune: (s) => `pruned ${s.count} (moved to archive/)`,
-    git: () => 'git invalidation',
+    git: (s) => `downgraded ${s.count} → stale`,
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
     cluster: (s) => `merged ${s.count} episodic clusters`,
     strengthen: (s) => `strengthened ${s.count}`,
@@ -456,7 +457,11 @@ export const COMMANDS: Record<string, Command> = {
     async run(context) {
       const runtime = openVault(context.runtime);
       const dryRun = Boolean(context.options['dry-run']);
+      const repoOption = context.options.repo as string | undefined;
+      const git = repoOption ? GitCli.enclosing(nodePath.resolve(context.io.cwd, repoOption)) : GitCli.enclosing(runtime.root);
+      if (repoOption && !git) throw new UsageError(`--repo: ${repoOption} is not inside a git repository`);
       const report = await consolidate(runtime.vault, {
+        git,
         dryRun,
         embedder: createEmbedder(runtime.vault.settings.embedder, runtime.root),
         holder: `engram consolidate started ${new Date().toISOString()}`,

@@ -56,6 +56,17 @@ export interface Embedder {
   embed(texts: string[], onProgress?: (done: number, total: number) => void): Promise<Float32Array[]>;
 }
 
+/** The project repository the memories talk about (SPEC §8 git invalidation). */
+export interface Git {
+  /** The commit checked out now, or null when the repository has none. */
+  head(): Promise<string | null>;
+  /**
+   * Repository-relative paths changed since `commit` (committed, staged and unstaged; both
+   * names of a rename; deletions). Throws when `commit` is unknown to the repository.
+   */
+  changedSince(commit: string): Promise<string[]>;
+}
+
 export interface TokenCounter {
   count(text: string): number;
 }

@@ -4,7 +4,8 @@ import { planClusters } from './semantic';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
 import { CATEGORY_FOLDERS, memoryText, type Memory } from '../memory';
-import type { Embedder } from '../ports';
+import type { Embedder, Git } from '../ports';
+import { invalidated } from './git-invalidation';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { LAYOUT, type Vault } from '../vault';
 import { buildPlan, type ConsolidationPlan } from './plan';
@@ -14,8 +15,7 @@ import { buildPlan, type ConsolidationPlan } from './plan';
  * plan before acting, applies it idempotently, and logs one line per run. A run that finds a
  * plan left by a killed run completes that plan first.
  *
- * Steps of SPEC §8 not built yet (git invalidation, conflict resolution) are reported as
- * such, with count 0.
+ * Conflict resolution (step 6) is not built yet and is reported as such, with count 0.
  */
 export const PLAN_PATH = '.engram/consolidation-plan.json';
 
@@ -42,6 +42,8 @@ export interface ConsolidateOptions {
   holder: string;
   /** A monotonic clock in ms for step timings (the vault clock may be fixed by --now). */
   elapsed: () => number;
+  /** The project repository, for git invalidation; null: none. */
+  git?: Git | null;
 }
 
 const NOT_BUILT = 'not available in this build yet';
@@ -71,12 +73,23 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     }
   }
   const { memories } = await vault.loadAll();
-  const plan = buildPlan(memories, now, startedAt, await lastRun(vault), vault.settings);
+  const previous = await lastRun(vault);
+  const plan = buildPlan(memories, now, startedAt, previous?.started ?? null, vault.settings);
+  let gitNote: string | undefined;
+  let t = options.elapsed();
+  if (options.git) {
+    plan.git_head = await options.git.head();
+    if (!previous?.gitHead) gitNote = plan.git_head ? `first run with this repository: recorded ${plan.git_head.slice(0, 12)}` : 'the repository has no commit yet';
+    else if (plan.git_head) plan.stale = invalidated(memories, await options.git.changedSince(previous.gitHead));
+  } else {
+    gitNote = 'no project repository (run inside one or pass --repo DIR)';
+  }
+  const gitMs = options.elapsed() - t;
   const pruned = new Set(plan.prune.map((p) => p.id));
   const live = memories.filter((m) => !pruned.has(m.id) && !m.path.startsWith('archive/'));
 
   // Embedding comes before the plan is saved: clusters are planned on the fresh vectors.
-  let t = options.elapsed();
+  t = options.elapsed();
   let embedStep: StepReport;
   if (options.embedder && !options.dryRun) {
     const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
@@ -93,7 +106,9 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   t = options.elapsed();
   if (!options.dryRun) await applyMoves(vault, plan);
   steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t) });
-  steps.push({ step: 'git', count: 0, ms: 0, note: NOT_BUILT });
+  t = options.elapsed();
+  if (!options.dryRun) await applyStale(vault, plan);
+  steps.push({ step: 'git', count: plan.stale.length, ms: round1(gitMs + options.elapsed() - t), ...(gitNote ? { note: gitNote } : {}) });
   steps.push(embedStep);
 
   t = options.elapsed();
@@ -118,7 +133,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps };
   report.duration_ms = Math.round(options.elapsed() - t0);
   if (!options.dryRun) {
-    await appendRun(vault, report);
+    await appendRun(vault, report, plan.git_head);
     await vault.ports.files.remove(PLAN_PATH);
     steps.push({ step: 'log', count: 1, ms: 0 });
   }
@@ -138,6 +153,7 @@ async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {
 
 async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
   await applyMoves(vault, plan);
+  await applyStale(vault, plan);
   await applyClusters(vault, plan);
   await applyFields(vault, plan, 'strengthen');
   await applyFields(vault, plan, 'tiers');
@@ -157,6 +173,17 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan): Promise<void> 
       await files.move(move.from, move.to);
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
+    }
+  }
+}
+
+/** Git invalidation: confidence becomes stale (idempotent). */
+async function applyStale(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+  for (const { id } of plan.stale ?? []) {
+    try {
+      await vault.update(id, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' }));
+    } catch (error) {
+      if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
     }
   }
 }
@@ -222,14 +249,15 @@ async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'streng
   }
 }
 
-async function lastRun(vault: Vault): Promise<number | null> {
+async function lastRun(vault: Vault): Promise<{ started: number; gitHead: string | null } | null> {
   const text = await vault.readText(LAYOUT.runs);
   if (!text) return null;
   const lines = text.trim().split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     try {
-      const run = JSON.parse(lines[i]!) as { started_at?: string; dry_run?: boolean };
-      if (run.started_at && !run.dry_run) return parseTimestamp(run.started_at);
+      const run = JSON.parse(lines[i]!) as { started_at?: string; git_head?: string | null };
+      const started = run.started_at ? parseTimestamp(run.started_at) : null;
+      if (started !== null) return { started, gitHead: run.git_head ?? null };
     } catch {
       // a damaged line is skipped
     }
@@ -237,9 +265,9 @@ async function lastRun(vault: Vault): Promise<number | null> {
   return null;
 }
 
-async function appendRun(vault: Vault, report: ConsolidationReport): Promise<void> {
+async function appendRun(vault: Vault, report: ConsolidationReport, gitHead: string | null): Promise<void> {
   const counts = Object.fromEntries(report.steps.map((s) => [s.step, s.count]));
-  const line = JSON.stringify({ started_at: report.started_at, duration_ms: report.duration_ms, resumed: report.resumed, ...counts });
+  const line = JSON.stringify({ started_at: report.started_at, duration_ms: report.duration_ms, resumed: report.resumed, git_head: gitHead, ...counts });
   const current = (await vault.readText(LAYOUT.runs)) ?? '';
   await vault.ports.files.write(LAYOUT.runs, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${line}\n`);
 }

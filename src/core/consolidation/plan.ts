@@ -19,6 +19,9 @@ export interface ConsolidationPlan {
   strengthen: Array<{ id: string; half_life_days: number }>;
   tiers: Array<{ id: string; from: Tier; to: Tier }>;
   clusters: ClusterAction[];
+  stale: Array<{ id: string; paths: string[] }>;
+  /** The repository's HEAD at this run, recorded in runs.jsonl for the next one. */
+  git_head: string | null;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface ConsolidationPlan {
  */
 export function buildPlan(memories: Memory[], now: number, startedAt: string, lastRunMs: number | null, settings: EngramSettings): ConsolidationPlan {
   const degree = degreeOf(memories);
-  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [], clusters: [] };
+  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [], clusters: [], stale: [], git_head: null };
   for (const memory of memories) {
     const archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
     if (!archived && pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings) === 'prune') {
