@@ -164,7 +164,7 @@ function formatConsolidation(report: ConsolidationReport): string {
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
     cluster: (s) => `merged ${s.count} episodic clusters`,
     strengthen: (s) => `strengthened ${s.count}`,
-    conflicts: () => 'conflict resolution',
+    conflicts: (s) => `resolved ${s.count} conflicts`,
     tiers: (s) => `tiers: ${s.count} demoted`,
     log: () => 'logged to .engram/runs.jsonl',
   };

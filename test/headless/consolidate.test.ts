@@ -159,3 +159,40 @@ describe('engram consolidate: episodes into semantic memories', () => {
     }
   });
 });
+
+describe('engram consolidate: conflicts', () => {
+  it('resolves a conflict one side clearly dominates, leaves a close one to a person, then carries out their decision', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const vault = path.join(dir, 'vault');
+      await engram(vault, ['init']);
+      const say = async (text: string, extra: string[] = []) => (await engram(vault, ['--json', '--now', NOW, 'remember', text, '--category', 'decision', ...extra])).json();
+      const strong = await say('Integration tests must use Testcontainers with a real database.', ['--confidence', 'verified']);
+      await say('Integration tests must use Testcontainers with a real database.');
+      const weak = await say('Integration tests must not use Testcontainers with a real database.');
+      const close = await say('Deploys must run on Fridays after the weekly review.');
+      const other = await say('Deploys must not run on Fridays after the weekly review.');
+      expect([weak.action, other.action]).toEqual(['conflict', 'conflict']);
+
+      const run = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+      expect(run.steps.find((s: { step: string }) => s.step === 'conflicts')).toMatchObject({ count: 1, note: '1 left open for a person' });
+      const decided = readFileSync(path.join(vault, weak.conflict_path), 'utf8');
+      expect(decided).toContain(`status: resolved\n`);
+      expect(decided).toContain(`winner: ${strong.id}\n`);
+      expect(decided).toContain('resolution: "consolidation: verified × amplitude 2 outweighs observed × amplitude 1"\n');
+      expect(readFileSync(path.join(vault, weak.path), 'utf8')).toContain('confidence: stale\n');
+      expect(readFileSync(path.join(vault, other.conflict_path), 'utf8')).toContain('status: open\n');
+
+      const note = path.join(vault, other.conflict_path);
+      writeFileSync(note, readFileSync(note, 'utf8').replace('status: open', `status: resolved\nwinner: ${other.id}`));
+      const after = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+      expect(after.steps.find((s: { step: string }) => s.step === 'conflicts')).toMatchObject({ count: 1, note: '0 left open for a person' });
+      expect(readFileSync(path.join(vault, close.path), 'utf8')).toContain('confidence: stale\n');
+      expect(readFileSync(path.join(vault, other.path), 'utf8')).toContain('confidence: observed\n');
+      const quiet = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
+      expect(quiet.steps.find((s: { step: string }) => s.step === 'conflicts').count).toBe(0);
+    } finally {
+      cleanup();
+    }
+  });
+});

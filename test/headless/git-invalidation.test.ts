@@ -16,7 +16,7 @@ describe('git invalidation (SPEC §8, real git repositories)', () => {
     try {
       const repo = path.join(dir, 'project');
       const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { encoding: 'utf8' });
-      for (const [file, text] of [['src/a.ts', 'a'], ['src/b.ts', 'b'], ['docs/x.md', 'x'], ['lib/old.ts', 'old']]) {
+      for (const [file, text] of [['src/a.ts', 'a'], ['src/b.ts', 'b'], ['docs/x.md', 'x'], ['lib/old.ts', 'old']] as const) {
         mkdirSync(path.join(repo, path.dirname(file)), { recursive: true });
         writeFileSync(path.join(repo, file), text);
       }

@@ -6,6 +6,7 @@ import type { FieldValue } from '../frontmatter';
 import { CATEGORY_FOLDERS, memoryText, type Memory } from '../memory';
 import type { Embedder, Git } from '../ports';
 import { invalidated } from './git-invalidation';
+import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { LAYOUT, type Vault } from '../vault';
 import { buildPlan, type ConsolidationPlan } from './plan';
@@ -15,7 +16,7 @@ import { buildPlan, type ConsolidationPlan } from './plan';
  * plan before acting, applies it idempotently, and logs one line per run. A run that finds a
  * plan left by a killed run completes that plan first.
  *
- * Conflict resolution (step 6) is not built yet and is reported as such, with count 0.
+ * All eight steps of SPEC §8 run, in order; each is reported with its count and time.
  */
 export const PLAN_PATH = '.engram/consolidation-plan.json';
 
@@ -46,7 +47,6 @@ export interface ConsolidateOptions {
   git?: Git | null;
 }
 
-const NOT_BUILT = 'not available in this build yet';
 
 export async function consolidate(vault: Vault, options: ConsolidateOptions): Promise<ConsolidationReport> {
   const lock = await vault.ports.locks.tryLock('consolidate', options.holder);
@@ -101,6 +101,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const stored = options.embedder ? (await loadVectors(vault)).vectors : null;
   plan.clusters = planClusters(memories, live, stored && stored.model === options.embedder?.model ? stored : null, vault.settings);
   const clusterPlanMs = options.elapsed() - t;
+  plan.conflicts = await planConflicts(vault, memories);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
 
   t = options.elapsed();
@@ -124,7 +125,10 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   t = options.elapsed();
   if (!options.dryRun) await applyFields(vault, plan, 'strengthen');
   steps.push({ step: 'strengthen', count: plan.strengthen.length, ms: round1(options.elapsed() - t) });
-  steps.push({ step: 'conflicts', count: 0, ms: 0, note: NOT_BUILT });
+  t = options.elapsed();
+  if (!options.dryRun) await applyConflicts(vault, plan);
+  const open = (await openConflictCount(vault)) - (options.dryRun ? plan.conflicts.filter((c) => c.by === 'consolidation').length : 0);
+  steps.push({ step: 'conflicts', count: plan.conflicts.length, ms: round1(options.elapsed() - t), note: `${open} left open for a person` });
 
   t = options.elapsed();
   if (!options.dryRun) await applyFields(vault, plan, 'tiers');
@@ -154,6 +158,7 @@ async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {
 async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
   await applyMoves(vault, plan);
   await applyStale(vault, plan);
+  await applyConflicts(vault, plan);
   await applyClusters(vault, plan);
   await applyFields(vault, plan, 'strengthen');
   await applyFields(vault, plan, 'tiers');
@@ -173,6 +178,46 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan): Promise<void> 
       await files.move(move.from, move.to);
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
+    }
+  }
+}
+
+async function conflictNotes(vault: Vault): Promise<Array<{ note: ConflictNote; text: string }>> {
+  const out: Array<{ note: ConflictNote; text: string }> = [];
+  for (const name of (await vault.ports.files.list(LAYOUT.conflicts)).sort()) {
+    if (!name.endsWith('.md')) continue;
+    const path = `${LAYOUT.conflicts}/${name}`;
+    const text = await vault.readText(path);
+    const note = text ? readConflictNote(path, text) : null;
+    if (note && text) out.push({ note, text });
+  }
+  return out;
+}
+
+async function planConflicts(vault: Vault, memories: Memory[]): Promise<ConflictDecision[]> {
+  const byId = new Map(memories.map((m) => [m.id, m]));
+  return (await conflictNotes(vault)).flatMap(({ note }) => decideConflict(note, byId, vault.settings) ?? []);
+}
+
+async function openConflictCount(vault: Vault): Promise<number> {
+  return (await conflictNotes(vault)).filter(({ note }) => note.status === 'open').length;
+}
+
+/** Conflicts: the note records the decision (compare-and-swap), the losing side becomes stale. */
+async function applyConflicts(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+  for (const decision of plan.conflicts ?? []) {
+    await vault.ports.locks.withLock(`conflict-${decision.path.replace(/[^a-z0-9-]/gi, '')}`, async () => {
+      const text = await vault.readText(decision.path);
+      if (text === null) return;
+      const next = resolvedNote(text, decision, plan.started_at);
+      if (next !== text) await vault.ports.files.write(decision.path, next, { expect: text }).catch((e: unknown) => {
+        if (!(e instanceof WriteConflictError)) throw e; // a person edited it meanwhile: theirs stands
+      });
+    });
+    try {
+      await vault.update(decision.loser, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' }));
+    } catch (error) {
+      if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
     }
   }
 }

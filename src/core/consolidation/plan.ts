@@ -5,6 +5,7 @@ import { demote, tierForDays } from '../tiers';
 import { parseTimestamp } from '../time';
 import { degreeOf, pruneVerdict } from './prune';
 import type { ClusterAction } from './semantic';
+import type { ConflictDecision } from './conflicts';
 
 /**
  * What one consolidation run will do, decided before anything is written (SPEC §8). The plan
@@ -20,6 +21,7 @@ export interface ConsolidationPlan {
   tiers: Array<{ id: string; from: Tier; to: Tier }>;
   clusters: ClusterAction[];
   stale: Array<{ id: string; paths: string[] }>;
+  conflicts: ConflictDecision[];
   /** The repository's HEAD at this run, recorded in runs.jsonl for the next one. */
   git_head: string | null;
 }
@@ -31,7 +33,7 @@ export interface ConsolidationPlan {
  */
 export function buildPlan(memories: Memory[], now: number, startedAt: string, lastRunMs: number | null, settings: EngramSettings): ConsolidationPlan {
   const degree = degreeOf(memories);
-  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [], clusters: [], stale: [], git_head: null };
+  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [], clusters: [], stale: [], conflicts: [], git_head: null };
   for (const memory of memories) {
     const archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
     if (!archived && pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings) === 'prune') {
