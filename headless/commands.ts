@@ -465,6 +465,10 @@ export const COMMANDS: Record<string, Command> = {
         dryRun,
         embedder: createEmbedder(runtime.vault.settings.embedder, runtime.root),
         holder: `engram consolidate started ${new Date().toISOString()}`,
+        // Fault injection for the kill tests: ENGRAM_CRASH_AT=<point> stops the process there with SIGKILL.
+        checkpoint: (point) => {
+          if (context.io.env.ENGRAM_CRASH_AT === point) process.kill(process.pid, 'SIGKILL');
+        },
         elapsed: () => performance.now(),
       });
       return print(context, report, () => formatConsolidation(report));

@@ -45,6 +45,8 @@ export interface ConsolidateOptions {
   elapsed: () => number;
   /** The project repository, for git invalidation; null: none. */
   git?: Git | null;
+  /** Called at named points of a run (fault injection: the kill tests stop the process there). */
+  checkpoint?: (point: string) => void;
 }
 
 
@@ -103,9 +105,12 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
+  const at = (point: string) => options.checkpoint?.(point);
+  at('plan-written');
 
   t = options.elapsed();
-  if (!options.dryRun) await applyMoves(vault, plan);
+  if (!options.dryRun) await applyMoves(vault, plan, at);
+  at('pruned');
   steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t) });
   t = options.elapsed();
   if (!options.dryRun) await applyStale(vault, plan);
@@ -113,7 +118,8 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   steps.push(embedStep);
 
   t = options.elapsed();
-  if (!options.dryRun) await applyClusters(vault, plan);
+  if (!options.dryRun) await applyClusters(vault, plan, at);
+  at('clustered');
   const created = plan.clusters.filter((c) => c.action === 'create').length;
   steps.push({
     step: 'cluster',
@@ -132,12 +138,14 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
 
   t = options.elapsed();
   if (!options.dryRun) await applyFields(vault, plan, 'tiers');
+  at('tiers-written');
   steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
 
   const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps };
   report.duration_ms = Math.round(options.elapsed() - t0);
   if (!options.dryRun) {
     await appendRun(vault, report, plan.git_head);
+    at('logged');
     await vault.ports.files.remove(PLAN_PATH);
     steps.push({ step: 'log', count: 1, ms: 0 });
   }
@@ -165,7 +173,7 @@ async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
 }
 
 /** Moves to archive/, idempotent: a move already done is skipped. */
-async function applyMoves(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+async function applyMoves(vault: Vault, plan: ConsolidationPlan, at?: (point: string) => void): Promise<void> {
   const { files } = vault.ports;
   for (const move of plan.prune) {
     if (!(await files.stat(move.from))) continue;
@@ -179,6 +187,7 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan): Promise<void> 
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
     }
+    at?.('moved-one');
   }
 }
 
@@ -237,7 +246,7 @@ async function applyStale(vault: Vault, plan: ConsolidationPlan): Promise<void> 
  * Semantic memories: created once (the id comes from the members, so a resumed run finds the
  * file it already wrote), reinforced with absolute values, members linked by a property.
  */
-async function applyClusters(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+async function applyClusters(vault: Vault, plan: ConsolidationPlan, at?: (point: string) => void): Promise<void> {
   for (const cluster of plan.clusters ?? []) {
     if (cluster.action === 'create') {
       const path = `${CATEGORY_FOLDERS.semantic}/${cluster.id}.md`;
@@ -267,6 +276,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan): Promise<voi
           : { reinforcement_count: cluster.reinforcement_count, confidence: cluster.confidence, cluster_size: cluster.members.length },
       );
     }
+    at?.('semantic-written');
     const link = `[[${cluster.id}]]`;
     for (const member of cluster.new_members) {
       try {
