@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
-const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory, TransformersEmbedder, searchVectors, naiveSearch } = lib.default ?? lib;
+const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory, TransformersEmbedder, searchVectors, naiveSearch, lexicalPairs, exhaustivePairs, setCosine, vectorPairs, clustersOf, analyze } = lib.default ?? lib;
 const MiniSearch = (await import('minisearch')).default;
 const stem = (await import('wink-porter2-stemmer')).default;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
@@ -158,6 +158,32 @@ try {
     const fast = await sample(() => searchVectors(stored, qs[qi++ % qs.length], 12), 30);
     const slow = await sample(() => naiveSearch(stored, qs[qi++ % qs.length], 12), n > 10_000 ? 7 : 30);
     rows.push([`vector seed search, ${n} x 384, top 12, p50`, median(fast), median(slow), 'naive loop + full sort']);
+  }
+
+  // Consolidation: the whole CLI run on the 10k vault (lexical clustering, no embedder), then
+  // the clustering step alone at 10k and 100k texts (lexical, indexed) beside the exhaustive
+  // pairwise method at the sizes where it finishes, and vector clustering (exhaustive in this
+  // build) on clustered synthetic vectors.
+  const consolidateMs = await time(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'consolidate']));
+  rows.push([`engram consolidate, ${SIZE} memories, lexical (CLI process)`, consolidateMs, null, 'prune, tiers, clusters, log']);
+  const bodyTerms = texts.map((t) => new Set(analyze(t.slice(t.indexOf('\n---\n') + 5)).terms));
+  for (const n of [2000, 10_000, 100_000]) {
+    const sets = Array.from({ length: n }, (_, i) => bodyTerms[i % bodyTerms.length]);
+    const fastMs = await time(() => clustersOf(n, lexicalPairs(sets, 0.6), 3));
+    const slowMs = n <= 2000 ? await time(() => clustersOf(n, exhaustivePairs(n, (a, b) => setCosine(sets[a], sets[b]), 0.6), 3)) : null;
+    rows.push([`lexical clustering of ${n} episodes (threshold 0.6)`, fastMs, slowMs, slowMs === null ? 'exhaustive: not run at this size' : 'exhaustive pairwise']);
+  }
+  for (const n of [2000, 5000]) {
+    let state = 5;
+    const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const centres = Array.from({ length: Math.ceil(n / 10) }, () => Float32Array.from({ length: 384 }, rand));
+    const vecs = Array.from({ length: n }, (_, i) => {
+      const v = Float32Array.from(centres[i % centres.length], (x) => x + rand() * 0.05);
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    });
+    const vms = await time(() => clustersOf(n, vectorPairs(vecs, 0.82), 3));
+    rows.push([`vector clustering of ${n} episodes x 384 (exhaustive pairs)`, vms, null, `O(n^2): ${(vms * (10_000 / n) ** 2 / 1000).toFixed(0)} s projected at 10k`]);
   }
 
   // 100k: the engine over in-memory documents (the same synthetic text, ids renumbered).
