@@ -5,8 +5,9 @@
  * - lexically, with an inverted index and prefix filtering: for cosine ≥ t between term sets
  *   A and B, |A∩B| ≥ t·sqrt(|A||B|) ≥ t²·|A|, so one of A's |A| − ⌈t²|A|⌉ + 1 rarest terms is
  *   shared; only those terms' postings are scanned;
- * - with vectors, by comparing each vector with the later ones in one packed array (exact;
- *   O(n²·d), which is the part that does not scale to 100k yet).
+ * - with vectors, by blocking: √n pivot vectors, each vector filed under its two nearest
+ *   pivots, and pairs compared only inside a block (O(n·√n·d) instead of O(n²·d)). Close
+ *   vectors share a nearest pivot; the test checks the clusters equal the exhaustive ones.
  * `exhaustivePairs` is the reference both are tested against.
  */
 export type Pair = [a: number, b: number, similarity: number];
@@ -92,4 +93,56 @@ export function clustersOf(n: number, pairs: Pair[], minSize: number): number[][
     else groups.set(r, [i]);
   }
   return [...groups.values()].filter((g) => g.length >= minSize).sort((x, y) => x[0]! - y[0]!);
+}
+
+/** Below this many vectors, comparing every pair is as fast as blocking. */
+const BLOCKING_FROM = 2000;
+const PROBES = 6;
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s0 = 0;
+  let s1 = 0;
+  let j = 0;
+  for (; j + 1 < a.length; j += 2) {
+    s0 += a[j]! * b[j]!;
+    s1 += a[j + 1]! * b[j + 1]!;
+  }
+  if (j < a.length) s0 += a[j]! * b[j]!;
+  return s0 + s1;
+}
+
+export function blockedVectorPairs(vectors: Float32Array[], threshold: number): Pair[] {
+  const n = vectors.length;
+  if (n < BLOCKING_FROM) return vectorPairs(vectors, threshold);
+  const m = Math.ceil(Math.sqrt(n));
+  const pivots = Array.from({ length: m }, (_, k) => vectors[Math.floor((k * n) / m)]!);
+  const blocks: number[][] = Array.from({ length: m }, () => []);
+  for (let i = 0; i < n; i++) {
+    const best: Array<[number, number]> = [];
+    for (let p = 0; p < m; p++) {
+      const s = dot(vectors[i]!, pivots[p]!);
+      if (best.length < PROBES || s > best[best.length - 1]![1]) {
+        best.push([p, s]);
+        best.sort((x, y) => y[1] - x[1]);
+        if (best.length > PROBES) best.length = PROBES;
+      }
+    }
+    for (const [p] of best) blocks[p]!.push(i);
+  }
+  const seen = new Set<number>();
+  const pairs: Pair[] = [];
+  for (const block of blocks) {
+    for (let x = 0; x < block.length; x++) {
+      const a = block[x]!;
+      for (let y = x + 1; y < block.length; y++) {
+        const b = block[y]!;
+        const key = a < b ? a * n + b : b * n + a;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const s = dot(vectors[a]!, vectors[b]!);
+        if (s >= threshold) pairs.push(a < b ? [a, b, s] : [b, a, s]);
+      }
+    }
+  }
+  return pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
 }

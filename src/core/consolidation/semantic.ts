@@ -3,7 +3,7 @@ import type { StoredVectors } from '../embeddings/store';
 import { sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
-import { clustersOf, lexicalPairs, vectorPairs, type Pair } from './cluster';
+import { blockedVectorPairs, clustersOf, lexicalPairs, type Pair } from './cluster';
 
 /**
  * From clusters of episodes to semantic memories (SPEC §8 step 4, hippocampal transfer): a
@@ -39,7 +39,7 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
   if (vectors && episodes.length > 0 && episodes.every((m) => rowOf.has(m.id))) {
     kind = 'vector';
     const d = vectors.dimensions;
-    pairs = vectorPairs(episodes.map((m) => vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d)), settings.consolidation.clusterThreshold);
+    pairs = blockedVectorPairs(episodes.map((m) => vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d)), settings.consolidation.clusterThreshold);
   } else {
     pairs = lexicalPairs(episodes.map((m) => new Set(analyze(memoryText(m)).terms)), settings.consolidation.lexicalClusterThreshold);
   }
