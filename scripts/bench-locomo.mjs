@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import stem from 'wink-porter2-stemmer';
+import { evidenceIds, sessionKeys, sessionTime, turnText } from './locomo.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const ENGRAM = path.join(root, 'dist', 'engram.js');
@@ -27,34 +28,15 @@ if (!values.data) {
 }
 const data = JSON.parse(readFileSync(values.data, 'utf8'));
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-/** "1:56 pm on 8 May, 2023" -> epoch ms (UTC). */
-function sessionTime(text) {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text);
-  if (!m) throw new Error(`unreadable session date: ${text}`);
-  let hour = Number(m[1]) % 12;
-  if (m[3].toLowerCase() === 'pm') hour += 12;
-  return Date.UTC(Number(m[6]), MONTHS.indexOf(m[5].toLowerCase()), Number(m[4]), hour, Number(m[2]));
-}
-
-/** Evidence ids, split ("D8:6; D9:17") and repaired ("D:11:26" -> "D11:26"). */
-function evidenceIds(list) {
-  return list
-    .flatMap((e) => String(e).split(/[;,]/))
-    .map((e) => e.trim().replace(/^D:(\d+):(\d+)$/, 'D$1:$2').replace(/^D(\d+):(\d+):.*$/, 'D$1:$2'))
-    .filter((e) => /^D\d+:\d+$/.test(e));
-}
-
 function conversationTurns(conv) {
   const turns = [];
-  const keys = Object.keys(conv).filter((k) => /^session_\d+$/.test(k)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
   let last = 0;
-  for (const key of keys) {
+  for (const key of sessionKeys(conv)) {
     const start = sessionTime(conv[`${key}_date_time`]);
     conv[key].forEach((t, i) => {
       const at = start + i * 30_000;
       last = Math.max(last, at);
-      turns.push({ id: t.dia_id, speaker: t.speaker, session: key, at, text: `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares ${t.blip_caption}]` : ''}` });
+      turns.push({ id: t.dia_id, speaker: t.speaker, session: key, at, text: turnText(t) });
     });
   }
   return { turns, last };

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { evidenceIds, sessionKeys, sessionTime, turnText } from './locomo.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const ENGRAM = path.join(root, 'dist', 'engram.js');
@@ -19,16 +20,6 @@ if (!values.data) {
   process.exit(2);
 }
 const data = JSON.parse(readFileSync(values.data, 'utf8'));
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-function sessionTime(text) {
-  const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})/i.exec(text);
-  let hour = Number(m[1]) % 12;
-  if (m[3].toLowerCase() === 'pm') hour += 12;
-  return Date.UTC(Number(m[6]), MONTHS.indexOf(m[5].toLowerCase()), Number(m[4]), hour, Number(m[2]));
-}
-const evidenceIds = (list) =>
-  list.flatMap((e) => String(e).split(/[;,]/)).map((e) => e.trim().replace(/^D:(\d+):(\d+)$/, 'D$1:$2').replace(/^D(\d+):(\d+):.*$/, 'D$1:$2')).filter((e) => /^D\d+:\d+$/.test(e));
-
 const radii = ['default', 'deep', 'all'];
 const totals = { replay: Object.fromEntries(radii.map((r) => [r, 0])), plain: Object.fromEntries(radii.map((r) => [r, 0])) };
 let questionsTotal = 0;
@@ -36,10 +27,9 @@ const shares = [];
 const runs = [];
 for (const sample of data) {
   const conv = sample.conversation;
-  const keys = Object.keys(conv).filter((k) => /^session_\d+$/.test(k)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
-  const sessions = keys.map((key) => {
+  const sessions = sessionKeys(conv).map((key) => {
     const start = sessionTime(conv[`${key}_date_time`]);
-    return { key, start, lines: conv[key].map((t, i) => JSON.stringify({ text: `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares ${t.blip_caption}]` : ''}`, created_at: new Date(start + i * 30_000).toISOString(), source: t.dia_id, session: key, agent_role: t.speaker })) };
+    return { key, start, lines: conv[key].map((t, i) => JSON.stringify({ text: turnText(t), created_at: new Date(start + i * 30_000).toISOString(), source: t.dia_id, session: key, agent_role: t.speaker })) };
   });
   const last = Math.max(...sessions.map((s) => s.start + s.lines.length * 30_000));
   const now = new Date(last + 86_400_000).toISOString();
