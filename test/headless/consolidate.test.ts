@@ -127,7 +127,8 @@ describe('engram consolidate: episodes into semantic memories', () => {
         'The nightly CI run flaked: session expiry timeout is too short.',
       ];
       const ids: string[] = [];
-      for (const [i, text] of texts.entries()) ids.push((await engram(vault, ['--json', '--now', `2026-11-2${i}T10:00:00Z`, 'remember', text, '--tags', 'testing,flaky'])).json().id);
+      const paths = [['--path', 'test/auth/session.test.ts'], [], ['--path', 'ci/nightly.yml']];
+      for (const [i, text] of texts.entries()) ids.push((await engram(vault, ['--json', '--now', `2026-11-2${i}T10:00:00Z`, 'remember', text, '--tags', 'testing,flaky', ...paths[i]!])).json().id);
       await engram(vault, ['--json', '--now', '2026-11-25T10:00:00Z', 'remember', 'Lunch was pizza.']);
       const first = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
       expect(first.steps.find((s: { step: string }) => s.step === 'cluster')).toMatchObject({ count: 1, note: '1 new semantic, 0 reinforced (lexical similarity)' });
@@ -139,6 +140,7 @@ describe('engram consolidate: episodes into semantic memories', () => {
       expect(note).toContain('confidence: inferred\n');
       expect(note).toContain('tags: ["flaky", "testing"]\n');
       expect(note).toContain('reinforcement_count: 1\ncluster_size: 3\n');
+      expect(note).toContain('related_paths: ["ci/nightly.yml", "test/auth/session.test.ts"]\n');
       expect(note).toContain(`Consolidated from 3 episodes: ${[...ids].sort().map((m) => `[[${m}]]`).join(' ')}\n`);
       for (const m of ids) expect(readFileSync(path.join(vault, 'episodic', `${m}.md`), 'utf8')).toContain(`decays_from: "[[${id}]]"\n`);
 

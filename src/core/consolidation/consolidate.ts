@@ -258,7 +258,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, at?: (point:
           confidence: 'inferred',
           tags: cluster.tags,
           is_error: false,
-          related_paths: [],
+          related_paths: cluster.related_paths ?? [],
           agent_role: null,
           source: 'consolidation',
           session: null,

@@ -21,6 +21,8 @@ export interface ClusterAction {
   new_members: string[];
   text: string;
   tags: string[];
+  /** Every member's related_paths: the pattern goes stale when that code changes. */
+  related_paths: string[];
   reinforcement_count: number;
   confidence: Confidence;
   similarity: 'vector' | 'lexical';
@@ -56,15 +58,16 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     for (const m of members) for (const t of new Set(m.tags)) tagCount.set(t, (tagCount.get(t) ?? 0) + 1);
     const tags = [...tagCount].filter(([, c]) => c * 2 >= members.length).map(([t]) => t).sort();
     const ids = members.map((m) => m.id).sort();
+    const relatedPaths = [...new Set(members.flatMap((m) => m.related_paths))].sort();
     const existing = mostCommonPattern(members, byId);
     if (existing) {
       const fresh = ids.filter((id) => !byId.get(id)!.links.some((l) => l.kind === 'decays_from' && l.target === existing.id));
       if (fresh.length === 0) continue;
       const count = (typeof existing.extra.reinforcement_count === 'number' ? existing.extra.reinforcement_count : 1) + 1;
       const confidence = existing.confidence === 'inferred' && count >= settings.consolidation.confirmations ? 'observed' : existing.confidence;
-      actions.push({ id: existing.id, action: 'reinforce', members: ids, new_members: fresh, text: memoryText(existing), tags, reinforcement_count: count, confidence, similarity: kind });
+      actions.push({ id: existing.id, action: 'reinforce', members: ids, new_members: fresh, text: memoryText(existing), tags, related_paths: relatedPaths, reinforcement_count: count, confidence, similarity: kind });
     } else {
-      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: memoryText(episodes[medoid]!), tags, reinforcement_count: 1, confidence: 'inferred', similarity: kind });
+      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: memoryText(episodes[medoid]!), tags, related_paths: relatedPaths, reinforcement_count: 1, confidence: 'inferred', similarity: kind });
     }
   }
   return actions;
