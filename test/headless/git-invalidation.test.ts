@@ -26,8 +26,16 @@ describe('git invalidation (SPEC §8, real git repositories)', () => {
       const vault = path.join(repo, 'memory');
       await engram(vault, ['init']);
       const ids: Record<string, string> = {} as Record<string, string>;
-      for (const [key, related] of [['a', 'src/a.ts'], ['b', 'src/b.ts'], ['docs', 'docs/'], ['c', 'src/c.ts'], ['old', 'lib/old.ts']] as const) {
-        ids[key] = (await engram(vault, ['--json', '--now', NOW, 'remember', `Memory about ${related}`, '--path', related])).json().id;
+      // distinct texts: these memories must not cluster into a pattern (which would share their paths)
+      const memories = [
+        ['a', 'src/a.ts', 'The parser retries twice before giving up.'],
+        ['b', 'src/b.ts', 'Billing rounds amounts to whole cents.'],
+        ['docs', 'docs/', 'Documentation pages are written in British English.'],
+        ['c', 'src/c.ts', 'A cache module is planned for the spring.'],
+        ['old', 'lib/old.ts', 'The legacy exporter still writes XML.'],
+      ] as const;
+      for (const [key, related, text] of memories) {
+        ids[key] = (await engram(vault, ['--json', '--now', NOW, 'remember', text, '--path', related])).json().id;
       }
       const first = (await engram(vault, ['--json', '--now', NOW, 'consolidate'], undefined, repo)).json();
       const head = git('rev-parse', 'HEAD').trim();
@@ -48,7 +56,7 @@ describe('git invalidation (SPEC §8, real git repositories)', () => {
       const runs = readFileSync(path.join(vault, '.engram', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       expect(runs.map((r) => [r.git_head, r.git])).toEqual([[head, 0], [git('rev-parse', 'HEAD').trim(), 4]]);
       // stale memories are found by recall but never put into an agent's context
-      const context = (await engram(vault, ['--json', '--now', NOW, 'context', 'Memory about src', '--peek'])).json();
+      const context = (await engram(vault, ['--json', '--now', NOW, 'context', 'parser billing documentation cache exporter', '--peek'])).json();
       expect(context.included).toContain(ids.b);
       for (const key of ['a', 'docs', 'c', 'old']) expect(context.included).not.toContain(ids[key]);
     } finally {
