@@ -20,7 +20,7 @@ import type { Category, Confidence } from '../src/core/settings';
 import { describeMemory } from '../src/core/show';
 import { vaultStats } from '../src/core/stats';
 import { currentTier } from '../src/core/tiers';
-import { useMemories, type UseResult } from '../src/core/touch';
+import { useMemories, type UseOptions, type UseResult } from '../src/core/touch';
 import type { CliIO } from './cli';
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
@@ -197,6 +197,20 @@ function formatResults(results: RecallResult[], explain: boolean): string {
     .join('\n');
 }
 
+/** touch and cite: memories used together, reinforced the way `use` says. */
+function useCommand(name: string, usage: string, use: UseOptions): Command {
+  return {
+    usage,
+    options: {},
+    async run(context) {
+      const runtime = openVault(context.runtime);
+      const ids = await resolveIds(runtime, context, name);
+      const results = await useMemories(runtime.vault, ids, use);
+      return print(context, results, () => formatUse(results));
+    },
+  };
+}
+
 const unavailable = (name: string): Command => ({
   usage: `engram ${name}: not available in this build yet`,
   options: {},
@@ -272,27 +286,13 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
 
-  touch: {
-    usage: 'engram touch ID|PATH ...\n  the touch protocol: one tier up, access_count + 1, read boost; memories touched together are co-accessed',
-    options: {},
-    async run(context) {
-      const runtime = openVault(context.runtime);
-      const ids = await resolveIds(runtime, context, 'touch');
-      const results = await useMemories(runtime.vault, ids, { use: 'read', touch: true, coAccess: true });
-      return print(context, results, () => formatUse(results));
-    },
-  },
+  touch: useCommand('touch', 'engram touch ID|PATH ...\n  the touch protocol: one tier up, access_count + 1, read boost; memories touched together are co-accessed', {
+    use: 'read',
+    touch: true,
+    coAccess: true,
+  }),
 
-  cite: {
-    usage: 'engram cite ID ...\n  citation boost: the memories were cited in an answer',
-    options: {},
-    async run(context) {
-      const runtime = openVault(context.runtime);
-      const ids = await resolveIds(runtime, context, 'cite');
-      const results = await useMemories(runtime.vault, ids, { use: 'cited', touch: false, coAccess: true });
-      return print(context, results, () => formatUse(results));
-    },
-  },
+  cite: useCommand('cite', 'engram cite ID ...\n  citation boost: the memories were cited in an answer', { use: 'cited', touch: false, coAccess: true }),
 
   show: {
     usage: 'engram show ID|PATH\n  frontmatter plus computed strength, effective half-life, tier and activation',

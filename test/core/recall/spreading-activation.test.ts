@@ -1,6 +1,7 @@
 import { AssociationIndex, coAccessWeight } from '../../../src/core/recall/associations';
 import type { RecallDoc } from '../../../src/core/recall/catalog';
 import { tableFromDocs } from '../../../src/core/recall/doc-table';
+import { buildMemoryGraph } from '../../../src/core/recall/memory-graph';
 import { spreadActivation } from '../../../src/core/recall/spreading-activation';
 
 /** A minimal recall document for graph tests. */
@@ -63,5 +64,21 @@ describe('spreading activation (SPEC §7)', () => {
     const spread = spreadActivation((n) => index.edges(n), new Map([[0, 1], [2, 0.5]]), 0.6, 1);
     expect(spread.received.get(1)).toBeCloseTo(0.6 * 0.75 * 1 + 0.6 * 0.25 * 0.5, 12);
     expect(spread.received.get(3)).toBe(0.6 * 0.75 * 0.5);
+  });
+});
+
+describe('the association graph as a graphology graph (for export and the graph view)', () => {
+  it('holds exactly the edges recall spreads over', () => {
+    const docs = [doc(id(0), 0), doc(id(1), 1000, [[id(0), 'related']], { [id(2)]: 2 }), doc(id(2), 2000, [[id(1), 'decays_from']])];
+    const graph = buildMemoryGraph(docs);
+    expect(graph.order).toBe(3);
+    const edges: Array<[string, string, number, string[]]> = [];
+    graph.forEachEdge((_e, attrs, source, target) => edges.push([source, target, attrs.weight, attrs.kinds]));
+    expect(edges).toEqual([
+      [id(0), id(1), 0.75, ['related']],
+      [id(1), id(0), 0.25 / 1.25, ['related']],
+      [id(1), id(2), 1 / 1.25, ['decays_from', 'co_access']],
+      [id(2), id(1), 0.5, ['decays_from']],
+    ]);
   });
 });
