@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -60,28 +60,67 @@ export class NodeLocks implements Locks {
     }
   }
 
+  /**
+   * Run `fn` holding the lock on `key`. The same protocol as proper-lockfile (a `.lock`
+   * directory made with mkdir, fresh while its mtime is younger than `staleMs`), done with
+   * synchronous calls: a per-memory lock is held for about a millisecond, and the callback
+   * round trips of the asynchronous version cost more than the work (a consolidation that
+   * writes thousands of memories spent most of its time waiting on them).
+   */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     this.ensureDir();
     const name = /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : sha256Hex(key).slice(0, 24);
-    const target = nodePath.join(this.dir, name);
-    let release: () => Promise<void>;
-    try {
-      release = await lockfile.lock(target, {
-        realpath: false,
-        lockfilePath: `${target}.lock`,
-        stale: this.staleMs,
-        retries: { retries: 4000, factor: 1.1, minTimeout: 1, maxTimeout: 20, randomize: true },
-      });
-    } catch (error) {
-      throw new LockError(`could not lock ${key}: ${error instanceof Error ? error.message : String(error)}`);
+    const lockDir = nodePath.join(this.dir, `${name}.lock`);
+    const started = Date.now();
+    let wait = 1;
+    for (;;) {
+      try {
+        mkdirSync(lockDir);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
+      }
+      if (this.takeOverIfStale(lockDir)) continue;
+      if (Date.now() - started > LOCK_WAIT_MS) throw new LockError(`could not lock ${key}: another process has held it for over ${LOCK_WAIT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+      wait = Math.min(20, wait * 1.5);
     }
+    // a holder that runs long keeps its lock fresh, as proper-lockfile does
+    const refresh = setInterval(() => {
+      try {
+        const now = new Date();
+        utimesSync(lockDir, now, now);
+      } catch {
+        // the lock was taken over after all: nothing to refresh
+      }
+    }, this.staleMs / 2);
+    refresh.unref();
     try {
       return await fn();
     } finally {
-      await release().catch(() => undefined);
+      clearInterval(refresh);
+      try {
+        rmdirSync(lockDir);
+      } catch {
+        rmSync(lockDir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** Remove a lock directory not refreshed within `staleMs` (its holder died); true if it is gone. */
+  private takeOverIfStale(lockDir: string): boolean {
+    try {
+      if (Date.now() - statSync(lockDir).mtimeMs <= this.staleMs) return false;
+      rmSync(lockDir, { recursive: true, force: true });
+      return true;
+    } catch {
+      return true; // released meanwhile: try again at once
     }
   }
 }
+
+/** How long a writer waits for a per-memory lock before it gives up with a message. */
+const LOCK_WAIT_MS = 60_000;
 
 function readHolder(path: string): { pid: number; host: string; holder: string } | null {
   try {

@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
-const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory, TransformersEmbedder, searchVectors, naiveSearch, lexicalPairs, exhaustivePairs, setCosine, vectorPairs, blockedVectorPairs, clustersOf, analyze } = lib.default ?? lib;
+const { openVault, useMemories, describeMemory, openRecall, RecallEngine, toRecallDoc, resolveSettings, parseMemory, TransformersEmbedder, searchVectors, naiveSearch, lexicalPairs, exhaustivePairs, setCosine, clustersOf, analyze } = lib.default ?? lib;
 const MiniSearch = (await import('minisearch')).default;
 const stem = (await import('wink-porter2-stemmer')).default;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
@@ -161,9 +161,8 @@ try {
   }
 
   // Consolidation: the whole CLI run on the 10k vault (lexical clustering, no embedder), then
-  // the clustering step alone at 10k and 100k texts (lexical, indexed) beside the exhaustive
-  // pairwise method at the sizes where it finishes, and vector clustering (exhaustive in this
-  // build) on clustered synthetic vectors.
+  // lexical clustering alone beside the exhaustive pairwise method where it finishes. Vector
+  // clustering and consolidation at 10k / 100k with cached vectors: scripts/bench-consolidate.mjs.
   const consolidateMs = await time(() => execFileSync(process.execPath, [ENGRAM, '--vault', vaultDir, '--now', NOW, 'consolidate']));
   rows.push([`engram consolidate, ${SIZE} memories, lexical (CLI process)`, consolidateMs, null, 'prune, tiers, clusters, log']);
   const bodyTerms = texts.map((t) => new Set(analyze(t.slice(t.indexOf('\n---\n') + 5)).terms));
@@ -173,20 +172,6 @@ try {
     const slowMs = n <= 2000 ? await time(() => clustersOf(n, exhaustivePairs(n, (a, b) => setCosine(sets[a], sets[b]), 0.6), 3)) : null;
     rows.push([`lexical clustering of ${n} episodes (threshold 0.6)`, fastMs, slowMs, slowMs === null ? 'exhaustive: not run at this size' : 'exhaustive pairwise']);
   }
-  for (const n of [5000, 10_000]) {
-    let state = 5;
-    const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
-    const centres = Array.from({ length: Math.ceil(n / 10) }, () => Float32Array.from({ length: 384 }, rand));
-    const vecs = Array.from({ length: n }, (_, i) => {
-      const v = Float32Array.from(centres[i % centres.length], (x) => x + rand() * 0.05);
-      const norm = Math.hypot(...v);
-      return v.map((x) => x / norm);
-    });
-    const blocked = await time(() => clustersOf(n, blockedVectorPairs(vecs, 0.82), 3));
-    const exhaustive = n <= 5000 ? await time(() => clustersOf(n, vectorPairs(vecs, 0.82), 3)) : null;
-    rows.push([`vector clustering of ${n} episodes x 384 (blocking, 6 probes)`, blocked, exhaustive, exhaustive === null ? 'exhaustive: not run at this size' : 'exhaustive pairwise']);
-  }
-
   // 100k: the engine over in-memory documents (the same synthetic text, ids renumbered).
   const big = Array.from({ length: 100_000 }, (_, i) => texts[i % texts.length].replace(/^id: mem-[a-z0-9]{12}$/m, `id: mem-${String(i).padStart(12, '0')}`));
   await recallInProcess('100000', big, queries);

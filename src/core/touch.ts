@@ -114,3 +114,20 @@ async function spreadFrom(vault: Vault, source: Memory, boost: number, now: numb
   }
   return applied;
 }
+
+/**
+ * Hebbian link between a memory and others used in the same session window (SPEC §5):
+ * `co_access[other] += 1` on both sides, without touching anyone again (each was touched
+ * when it was used). Partners that no longer exist are skipped.
+ */
+export async function linkCoAccess(vault: Vault, id: string, partners: string[]): Promise<string[]> {
+  const others = [...new Set(partners)].filter((other) => other !== id);
+  const linked: string[] = [];
+  for (const other of others) {
+    if (!(await vault.locate(other))) continue;
+    await vault.update(other, (memory) => ({ co_access: incrementCoAccess(memory.co_access, [id]) }));
+    linked.push(other);
+  }
+  if (linked.length > 0) await vault.update(id, (memory) => ({ co_access: incrementCoAccess(memory.co_access, linked) }));
+  return linked;
+}

@@ -3,7 +3,7 @@ import type { StoredVectors } from '../embeddings/store';
 import { sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
-import { blockedVectorPairs, clustersOf, lexicalPairs, type Pair } from './cluster';
+import { clustersOf, lexicalPairs, vectorClusters, vectorMedoid } from './cluster';
 
 /**
  * From clusters of episodes to semantic memories (SPEC §8 step 4, hippocampal transfer): a
@@ -35,25 +35,31 @@ export function semanticId(members: string[]): string {
 export function planClusters(all: Memory[], live: Memory[], vectors: StoredVectors | null, settings: EngramSettings): ClusterAction[] {
   const episodes = live.filter((m) => m.category === 'episodic');
   const byId = new Map(all.map((m) => [m.id, m]));
-  let pairs: Pair[];
   let kind: 'vector' | 'lexical' = 'lexical';
+  let groups: Array<{ group: number[]; medoid: number }>;
   const rowOf = new Map(vectors?.ids.map((id, row) => [id, row]) ?? []);
   if (vectors && episodes.length > 0 && episodes.every((m) => rowOf.has(m.id))) {
     kind = 'vector';
     const d = vectors.dimensions;
-    pairs = blockedVectorPairs(episodes.map((m) => vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d)), settings.consolidation.clusterThreshold);
+    const packed = new Float32Array(episodes.length * d);
+    episodes.forEach((m, i) => packed.set(vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d), i * d));
+    const { clusters } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize);
+    groups = clusters.map((group) => ({ group, medoid: vectorMedoid(packed, d, group) }));
   } else {
-    pairs = lexicalPairs(episodes.map((m) => new Set(analyze(memoryText(m)).terms)), settings.consolidation.lexicalClusterThreshold);
-  }
-  const affinity = new Map<number, number>();
-  for (const [a, b, s] of pairs) {
-    affinity.set(a, (affinity.get(a) ?? 0) + s);
-    affinity.set(b, (affinity.get(b) ?? 0) + s);
+    const pairs = lexicalPairs(episodes.map((m) => new Set(analyze(memoryText(m)).terms)), settings.consolidation.lexicalClusterThreshold);
+    const affinity = new Map<number, number>();
+    for (const [a, b, s] of pairs) {
+      affinity.set(a, (affinity.get(a) ?? 0) + s);
+      affinity.set(b, (affinity.get(b) ?? 0) + s);
+    }
+    groups = clustersOf(episodes.length, pairs, settings.consolidation.minClusterSize).map((group) => ({
+      group,
+      medoid: group.reduce((best, i) => ((affinity.get(i) ?? 0) > (affinity.get(best) ?? 0) ? i : best), group[0]!),
+    }));
   }
   const actions: ClusterAction[] = [];
-  for (const group of clustersOf(episodes.length, pairs, settings.consolidation.minClusterSize)) {
+  for (const { group, medoid } of groups) {
     const members = group.map((i) => episodes[i]!);
-    const medoid = group.reduce((best, i) => ((affinity.get(i) ?? 0) > (affinity.get(best) ?? 0) ? i : best), group[0]!);
     const tagCount = new Map<string, number>();
     for (const m of members) for (const t of new Set(m.tags)) tagCount.set(t, (tagCount.get(t) ?? 0) + 1);
     const tags = [...tagCount].filter(([, c]) => c * 2 >= members.length).map(([t]) => t).sort();

@@ -1,4 +1,4 @@
-import { blockedVectorPairs, clustersOf, exhaustivePairs, lexicalPairs, setCosine, vectorPairs } from '../../../src/core/consolidation/cluster';
+import { clustersOf, exhaustivePairs, lexicalPairs, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
 
 describe('clustering (SPEC §8)', () => {
   function corpus(n: number, seed: number): Array<Set<string>> {
@@ -35,20 +35,45 @@ describe('clustering (SPEC §8)', () => {
     expect(vectorPairs([v(1, 0), v(0.9, Math.sqrt(1 - 0.81)), v(0, 1)], 0.82).map(([a, b, s]) => [a, b, Math.round(s * 100) / 100])).toEqual([[0, 1, 0.9]]);
   });
 
-  it('finds the same vector clusters by blocking as by comparing every pair, on 9,000 vectors', () => {
+  it('finds the same vector clusters as comparing every pair, with sketches alone and with blocking, on 5,000 vectors', () => {
+    const N = 5000;
     let s = 21;
     const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
     const unit = (v: Float32Array) => {
       const norm = Math.hypot(...v);
       return v.map((x) => x / norm);
     };
-    // 300 topics; each vector is a topic centre plus noise of varying size, some far from any topic
-    const centres = Array.from({ length: 300 }, () => unit(Float32Array.from({ length: 64 }, rand)));
-    const vectors = Array.from({ length: 9000 }, (_, i) => unit(Float32Array.from(centres[i % 300]!, (x) => x + rand() * (i % 7 === 0 ? 0.6 : 0.12))));
-    const fast = blockedVectorPairs(vectors, 0.82);
-    const slow = vectorPairs(vectors, 0.82);
-    expect(slow.length).toBeGreaterThan(40_000);
-    expect(clustersOf(vectors.length, fast, 3)).toEqual(clustersOf(vectors.length, slow, 3));
-    expect(fast.length / slow.length).toBeGreaterThan(0.95);
+    // 200 topics; each vector is a topic centre plus noise of varying size, some far from any topic
+    const d = 64;
+    const centres = Array.from({ length: 200 }, () => unit(Float32Array.from({ length: d }, rand)));
+    const vectors = Array.from({ length: N }, (_, i) => unit(Float32Array.from(centres[i % 200]!, (x) => x + rand() * (i % 7 === 0 ? 0.6 : 0.12))));
+    const packed = new Float32Array(N * d);
+    vectors.forEach((v, i) => packed.set(v, i * d));
+    const slowPairs = vectorPairs(vectors, 0.82);
+    expect(slowPairs.length).toBeGreaterThan(20_000);
+    const slow = clustersOf(vectors.length, slowPairs, 3);
+    expect(slow.length).toBeGreaterThan(150);
+    const sketched = vectorClusters(packed, d, 0.82, 3);
+    expect(sketched.clusters).toEqual(slow);
+    // every pair's sketches, far fewer pairs' vectors
+    expect(sketched.sketched).toBe((N * (N - 1)) / 2);
+    expect(sketched.compared).toBeLessThan(sketched.sketched / 10);
+    const blocked = vectorClusters(packed, d, 0.82, 3, { blockingFrom: 0 });
+    expect(blocked.clusters).toEqual(slow);
+    expect(blocked.sketched).toBeLessThan(sketched.sketched * 0.6);
+  });
+
+  it('links vectors at the threshold and not below it, and picks the member nearest the mean', () => {
+    const rows = [
+      [1, 0, 0, 0],
+      [0.83, Math.sqrt(1 - 0.83 ** 2), 0, 0],
+      [0.81, 0, Math.sqrt(1 - 0.81 ** 2), 0],
+      [0, 0, 0, 1],
+    ];
+    const packed = Float32Array.from(rows.flat());
+    expect(vectorClusters(packed, 4, 0.82, 2).clusters).toEqual([[0, 1]]);
+    expect(vectorClusters(packed, 4, 0.8, 3).clusters).toEqual([[0, 1, 2]]);
+    expect(vectorMedoid(packed, 4, [0, 1, 2])).toBe(0);
+    expect(vectorClusters(new Float32Array(0), 4, 0.82, 3).clusters).toEqual([]);
   });
 });
