@@ -3,8 +3,7 @@ import * as nodePath from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
-import { buildContextBlock } from '../src/core/context-block';
-import { prominent } from '../src/core/recall/recall';
+import { agentContext, formatAgentContext } from '../src/core/agent-context';
 import { hydrate, openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
 import type { Radius } from '../src/core/tiers';
 import { LAYOUT } from '../src/core/vault';
@@ -97,8 +96,6 @@ const count = (value: string | undefined, fallback: number, what: string): numbe
   return Number(value);
 };
 
-/** Memories considered for the context block before the token budget cuts. */
-const CONTEXT_CANDIDATES = 40;
 
 function readInput(context: CommandContext, file: string, what: string): string {
   if (file === '-') return context.io.readStdin();
@@ -439,16 +436,9 @@ export const COMMANDS: Record<string, Command> = {
       const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, '--budget');
       const query = context.args.join(' ').trim();
       const engine = await openRecall(vault);
-      const now = vault.now();
       const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);
-      const hits = query === '' ? prominent(engine, CONTEXT_CANDIDATES, 'default', now) : engine.recall(query, { limit: CONTEXT_CANDIDATES, radius: 'default', vectorSeeds }, now);
-      const entries = (await hydrate(vault, hits)).map((h) => ({ result: toResult(h, false), access_count: h.doc.access_count }));
-      const block = buildContextBlock(entries, budget, vault.ports.tokens);
-      const state = (await vault.readText(LAYOUT.state)) ?? '';
-      if (!context.options.peek) await useRecalled(vault, block.included);
-      return print(context, { state, block: block.text, tokens: block.tokens, included: block.included, omitted: block.omitted }, () =>
-        `${state.trimEnd()}\n\n${block.text.trimEnd()}`,
-      );
+      const result = await agentContext(vault, engine, query, { budget, peek: Boolean(context.options.peek), vectorSeeds });
+      return print(context, result, () => formatAgentContext(result));
     },
   },
   consolidate: {

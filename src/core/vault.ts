@@ -197,3 +197,21 @@ export const TIER_COLOURS = {
 const OBSIDIAN_GRAPH = {
   colorGroups: Object.entries(TIER_COLOURS).map(([tier, rgb]) => ({ query: `[tier:${tier}]`, color: { a: 1, rgb } })),
 };
+
+/**
+ * Obsidian's graph settings (`graph.json`) with a colour group per tier added where the user
+ * has none for that query; everything else in the file is kept. Returns the queries added.
+ */
+export function withTierColourGroups(existing: unknown): { json: Record<string, unknown>; added: string[] } {
+  const json: Record<string, unknown> = typeof existing === 'object' && existing !== null && !Array.isArray(existing) ? { ...(existing as Record<string, unknown>) } : {};
+  const groups = Array.isArray(json.colorGroups) ? [...(json.colorGroups as unknown[])] : [];
+  const queries = new Set(groups.map((g) => (typeof g === 'object' && g !== null ? (g as { query?: unknown }).query : undefined)));
+  const added: string[] = [];
+  for (const group of OBSIDIAN_GRAPH.colorGroups) {
+    if (queries.has(group.query)) continue;
+    groups.push(group);
+    added.push(group.query);
+  }
+  json.colorGroups = groups;
+  return { json, added };
+}

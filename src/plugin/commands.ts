@@ -1,0 +1,222 @@
+import { Modal, Notice, Setting, type App, type Editor, type MarkdownFileInfo, type MarkdownView } from 'obsidian';
+import { agentContext, formatAgentContext } from '../core/agent-context';
+import { consolidate } from '../core/consolidation/consolidate';
+import { creativeDraw } from '../core/creative';
+import { updateVectors } from '../core/embeddings/store';
+import { memoryText } from '../core/memory';
+import { openRecall } from '../core/recall/results';
+import { remember } from '../core/remember';
+import type { Confidence, Tier } from '../core/settings';
+import { useMemories } from '../core/touch';
+import { TIER_COLOURS, withTierColourGroups } from '../core/vault';
+import { GRAPH_VIEW_TYPE } from './graph/graph-view';
+import type EngramPlugin from './main';
+import { CreativeModal, RecallModal, ReportModal } from './modals';
+
+function message(error: unknown): string {
+  return `Engram: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** Every command (no default hotkeys: the user chooses them). */
+export function registerCommands(plugin: EngramPlugin): void {
+  const { app } = plugin;
+  const service = () => plugin.service;
+  const run = (task: () => Promise<void>) => {
+    task().catch((error: unknown) => new Notice(message(error)));
+  };
+
+  plugin.addCommand({
+    id: 'recall',
+    name: 'Recall memories',
+    callback: () =>
+      run(async () => {
+        const { vault } = service();
+        const engine = await openRecall(vault);
+        new RecallModal(app, vault, engine, (result) =>
+          run(async () => {
+            await plugin.openMemory(result.path);
+            // opening is the touch; with touch on open switched off, choosing a result still is one
+            if (!plugin.settings.touchOnOpen) await useMemories(vault, [result.id], { use: 'read', touch: true, coAccess: false });
+          }),
+        ).open();
+      }),
+  });
+
+  plugin.addCommand({
+    id: 'creative-recall',
+    name: 'Creative recall (random memories)',
+    callback: () =>
+      run(async () => {
+        const { vault } = service();
+        const { memories } = await vault.loadAll({ archive: true });
+        const cards = creativeDraw(memories, plugin.settings.creativeCount, vault.now(), Math.random, vault.settings);
+        new CreativeModal(app, vault, cards, (path) => void plugin.openMemory(path)).open();
+      }),
+  });
+
+  plugin.addCommand({
+    id: 'consolidate',
+    name: 'Consolidate now',
+    callback: () =>
+      run(async () => {
+        const notice = new Notice('Engram: consolidating...', 0);
+        try {
+          const report = await consolidate(service().vault, {
+            dryRun: false,
+            embedder: await service().embedder(),
+            holder: 'Obsidian (consolidate now)',
+            elapsed: () => performance.now(),
+            git: null,
+            checkpoint: (point) => notice.setMessage(`Engram: consolidating (${point.replace(/-/g, ' ')})`),
+          });
+          new ReportModal(app, report).open();
+          plugin.status?.refresh();
+        } finally {
+          notice.hide();
+        }
+      }),
+  });
+
+  plugin.addCommand({
+    id: 'remember-selection',
+    name: 'Remember the selection as a memory',
+    editorCallback: (editor: Editor, ctx: MarkdownView | MarkdownFileInfo) =>
+      run(async () => {
+        const text = editor.getSelection().trim();
+        if (text === '') {
+          new Notice('Engram: select the text to remember first');
+          return;
+        }
+        const result = await remember(service().vault, { text, category: 'episodic', source: ctx.file?.path ?? null }, null, await service().embedder());
+        new Notice(`Engram: ${result.action === 'created' ? 'remembered as' : result.action === 'reinforced' ? 'reinforced' : 'conflicts with an existing memory:'} ${result.id}`);
+      }),
+  });
+
+  plugin.addCommand({
+    id: 'insert-agent-memory',
+    name: 'Insert the agent memory block',
+    editorCallback: (editor: Editor) =>
+      run(async () => {
+        const { vault } = service();
+        const engine = await openRecall(vault);
+        const context = await agentContext(vault, engine, editor.getSelection().trim(), { budget: vault.settings.tokenBudget, peek: false });
+        editor.replaceSelection(`${formatAgentContext(context)}\n`);
+      }),
+  });
+
+  plugin.addCommand({
+    id: 're-embed',
+    name: 'Embed memories again',
+    callback: () =>
+      run(async () => {
+        const embedder = await service().embedder();
+        if (!embedder) {
+          new Notice('Engram: no embedder is configured (settings → embeddings)');
+          return;
+        }
+        const { vault } = service();
+        const { memories } = await vault.loadAll();
+        try {
+          plugin.status?.setJob('Engram: embedding...', () => service().cancelEmbedding());
+          const report = await updateVectors(vault, memories.map((m) => ({ id: m.id, text: memoryText(m) })), embedder, {
+            onProgress: (done, total) => plugin.status?.setJob(`Engram: embedding ${done}/${total} (click to cancel)`, () => service().cancelEmbedding()),
+          });
+          new Notice(`Engram: embedded ${report.embedded}, kept ${report.kept}, removed ${report.removed}`);
+        } finally {
+          plugin.status?.setJob(null);
+        }
+      }),
+  });
+
+  const mark = (id: string, name: string, fields: { confidence?: Confidence; tier?: Tier }) =>
+    plugin.addCommand({
+      id,
+      name,
+      checkCallback: (checking: boolean) => {
+        const active = plugin.activeMemory();
+        if (!active) return false;
+        if (!checking) {
+          run(async () => {
+            await service().vault.update(active.id, () => ({ ...fields }));
+          });
+        }
+        return true;
+      },
+    });
+  mark('mark-verified', 'Mark this memory as verified', { confidence: 'verified' });
+  mark('mark-stale', 'Mark this memory as stale', { confidence: 'stale' });
+  mark('mark-core', 'Mark this memory as core (never decays out)', { tier: 'core' });
+
+  plugin.addCommand({
+    id: 'open-graph',
+    name: 'Open the memory graph',
+    callback: () =>
+      run(async () => {
+        const existing = app.workspace.getLeavesOfType(GRAPH_VIEW_TYPE)[0];
+        const leaf = existing ?? app.workspace.getLeaf('tab');
+        if (!existing) await leaf.setViewState({ type: GRAPH_VIEW_TYPE, active: true });
+        await app.workspace.revealLeaf(leaf);
+      }),
+  });
+
+  plugin.addCommand({
+    id: 'graph-colour-groups',
+    name: 'Colour tiers in the graph view',
+    callback: () => new ColourGroupsModal(app).open(),
+  });
+
+  plugin.addCommand({
+    id: 'initialise',
+    name: 'Create the memory folder',
+    callback: () =>
+      run(async () => {
+        const created = await service().vault.init({ obsidianConfigDir: null });
+        new Notice(created.length > 0 ? `Engram: created ${created.join(', ')}` : 'Engram: the memory folder is ready');
+      }),
+  });
+}
+
+/** Explains the tier colour groups for Obsidian's own graph view, and adds the missing ones. */
+class ColourGroupsModal extends Modal {
+  constructor(app: App) {
+    super(app);
+  }
+
+  override onOpen(): void {
+    this.setTitle('Tier colours in the graph view');
+    this.contentEl.createEl('p', { text: 'Obsidian\'s graph view colours notes by search queries. Every memory has a tier property, so one group per tier shows decay at a glance:' });
+    const list = this.contentEl.createEl('ul');
+    for (const [tier, rgb] of Object.entries(TIER_COLOURS)) {
+      const item = list.createEl('li');
+      item.createSpan({ cls: 'engram-graph-swatch' }).style.setProperty('--engram-swatch', `#${rgb.toString(16).padStart(6, '0')}`);
+      item.appendText(` [tier:${tier}]`);
+    }
+    this.contentEl.createEl('p', { text: 'Groups you already have for these queries are kept. Reopen the graph view afterwards.' });
+    new Setting(this.contentEl).addButton((b) =>
+      b
+        .setButtonText('Add the groups')
+        .setCta()
+        .onClick(() => {
+          void this.addGroups();
+        }),
+    );
+  }
+
+  private async addGroups(): Promise<void> {
+    const path = `${this.app.vault.configDir}/graph.json`;
+    const adapter = this.app.vault.adapter;
+    try {
+      const existing: unknown = (await adapter.exists(path)) ? JSON.parse(await adapter.read(path)) : {};
+      const { json, added } = withTierColourGroups(existing);
+      if (added.length > 0) await adapter.write(path, `${JSON.stringify(json, null, 2)}\n`);
+      new Notice(added.length > 0 ? `Engram: added ${added.join(', ')}` : 'Engram: the groups are already there');
+      this.close();
+    } catch (error) {
+      new Notice(message(error));
+    }
+  }
+
+  override onClose(): void {
+    this.contentEl.empty();
+  }
+}

@@ -1,0 +1,167 @@
+import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
+import { requestUrl, TFile, type App } from 'obsidian';
+import { EngramError } from '../core/errors';
+import { isMemoryId } from '../core/ids';
+import type { Embedder, Ports } from '../core/ports';
+import { resolveSettings, type EngramSettings } from '../core/settings';
+import { LAYOUT, MEMORY_FOLDERS, Vault } from '../core/vault';
+import { HttpEmbedder } from '../embedding/http-embedder';
+import { WorkerEmbedder } from '../embedding/worker-embedder';
+import { ObsidianFileStore, ObsidianLocks } from './obsidian-files';
+import type { PluginSettings } from './settings';
+
+/**
+ * The core opened on the memory folder of this Obsidian vault: the Vault with Obsidian's file
+ * port, the shared settings (`.engram/config.json`, the same file the runner reads) and the
+ * configured embedder. Everything the commands and views need goes through here.
+ */
+export class EngramService {
+  readonly files: ObsidianFileStore;
+  vault: Vault;
+  /** Problems met reading the shared settings (shown once, defaults used meanwhile). */
+  settingsProblem: string | null = null;
+  private worker: Worker | null = null;
+  private workerEmbedder: WorkerEmbedder | null = null;
+
+  constructor(
+    readonly app: App,
+    readonly plugin: PluginSettings,
+    /** The plugin's folder (manifest.dir), where embedding-worker.js and the WASM files sit. */
+    private readonly pluginDir: string,
+  ) {
+    this.files = new ObsidianFileStore(app, plugin.folder);
+    this.vault = this.makeVault(resolveSettings(undefined));
+  }
+
+  private makeVault(settings: EngramSettings): Vault {
+    const ports: Ports = {
+      files: this.files,
+      locks: new ObsidianLocks(this.app, this.files),
+      clock: { now: () => Date.now() },
+      random: Math.random,
+      tokens: { count: (text) => countTokens(text) },
+    };
+    return new Vault(ports, settings);
+  }
+
+  /** Read `.engram/config.json` again (after the settings tab or another program changed it). */
+  async reloadSettings(): Promise<void> {
+    this.settingsProblem = null;
+    const overrides = await this.readOverrides();
+    try {
+      this.vault = this.makeVault(resolveSettings(overrides, LAYOUT.config));
+    } catch (error) {
+      this.settingsProblem = error instanceof Error ? error.message : String(error);
+      this.vault = this.makeVault(resolveSettings(undefined));
+    }
+    this.disposeEmbedder();
+  }
+
+  async initialised(): Promise<boolean> {
+    return (await this.files.stat(LAYOUT.version)) !== null;
+  }
+
+  /** The raw overrides in `.engram/config.json` ({} when there is none). */
+  async readOverrides(): Promise<Record<string, unknown>> {
+    const bytes = await this.files.read(LAYOUT.config);
+    if (!bytes) return {};
+    try {
+      const parsed = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      throw new Error('not a JSON object');
+    } catch (error) {
+      throw new EngramError(`${LAYOUT.config}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * Set one setting (a path such as ["halfLifeDays", "episodic"]) in `.engram/config.json`,
+   * validated with the core's rules first; the file keeps every other key. Throws naming the
+   * setting when the value is refused.
+   */
+  async setSetting(path: string[], value: unknown): Promise<void> {
+    const overrides = structuredClone(await this.readOverrides());
+    let node: Record<string, unknown> = overrides;
+    for (const key of path.slice(0, -1)) {
+      const next = node[key];
+      const child: Record<string, unknown> = isRecord(next) ? next : {};
+      node[key] = child;
+      node = child;
+    }
+    node[path[path.length - 1]!] = value;
+    const settings = resolveSettings(overrides, LAYOUT.config);
+    await this.files.write(LAYOUT.config, `${JSON.stringify(overrides, null, 2)}\n`);
+    this.vault = this.makeVault(settings);
+    this.disposeEmbedder();
+  }
+
+  /** The memory id of a note, when it is a memory of this memory folder. */
+  memoryIdOf(file: TFile | null): string | null {
+    if (!file || file.extension !== 'md') return null;
+    const relative = this.files.relative(file.path);
+    if (!relative || !MEMORY_FOLDERS.includes(relative.split('/')[0]!)) return null;
+    const id: unknown = this.app.metadataCache.getFileCache(file)?.frontmatter?.id;
+    if (typeof id === 'string' && isMemoryId(id)) return id;
+    return isMemoryId(file.basename) ? file.basename : null;
+  }
+
+  /** The vault file of a memory-folder path. */
+  fileAt(path: string): TFile | null {
+    const file = this.app.vault.getAbstractFileByPath(this.files.full(path));
+    return file instanceof TFile ? file : null;
+  }
+
+  /**
+   * The configured embedder, or null for lexical only. transformers.js runs in a Web Worker
+   * loaded from the plugin's folder (its WASM beside it: nothing from a CDN); a model is
+   * downloaded only when the user allowed it in the settings.
+   */
+  async embedder(): Promise<Embedder | null> {
+    const settings = this.vault.settings.embedder;
+    if (settings.kind === 'none') return null;
+    if (settings.kind === 'http') {
+      return new HttpEmbedder({ url: settings.url, api: settings.api, model: settings.model, timeoutMs: settings.timeoutMs, batchSize: settings.batchSize }, obsidianFetch);
+    }
+    if (this.workerEmbedder) return this.workerEmbedder;
+    const adapter = this.app.vault.adapter;
+    const script = await adapter.read(`${this.pluginDir}/embedding-worker.js`);
+    const url = URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+    this.worker = new Worker(url);
+    URL.revokeObjectURL(url);
+    const models = settings.localModelPath || `${this.files.full('.engram/models')}`;
+    this.workerEmbedder = new WorkerEmbedder(
+      this.worker,
+      { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: adapter.getResourcePath(models), quantized: settings.quantized, batchSize: settings.batchSize },
+      adapter.getResourcePath(`${this.pluginDir}/`),
+    );
+    return this.workerEmbedder;
+  }
+
+  /** Stop an embedding in progress. */
+  cancelEmbedding(): void {
+    this.workerEmbedder?.cancel();
+  }
+
+  disposeEmbedder(): void {
+    this.workerEmbedder?.dispose();
+    this.workerEmbedder = null;
+    this.worker?.terminate();
+    this.worker = null;
+  }
+}
+
+/** `fetch` for the HTTP embedder over Obsidian's requestUrl (no CORS limits, honours the app's proxy). */
+const obsidianFetch = (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const response = await requestUrl({
+    url: input instanceof Request ? input.url : input.toString(),
+    method: init?.method ?? 'GET',
+    headers: init?.headers as Record<string, string> | undefined,
+    body: typeof init?.body === 'string' ? init.body : undefined,
+    throw: false,
+  });
+  return new Response(response.text, { status: response.status });
+}) as typeof fetch;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
