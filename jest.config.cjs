@@ -8,4 +8,6 @@ module.exports = {
   },
   globalSetup: '<rootDir>/test/global-setup.cjs',
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // the plugin's tests run against a fake of Obsidian's API over a real folder (test/fakes)
+  moduleNameMapper: { '^obsidian$': '<rootDir>/test/fakes/obsidian.ts' },
 };

@@ -49,6 +49,11 @@ export class Vault {
     return this.ports.clock.now();
   }
 
+  /** The same vault seen at another moment (a touch recorded for the time it happened). */
+  at(time: number): Vault {
+    return new Vault({ ...this.ports, clock: { now: () => time } }, this.settings);
+  }
+
   /**
    * Create the layout (idempotent). With `obsidianConfigDir`, the memory folder is its own
    * vault: add Obsidian's config folder with tier colour groups. Returns the paths created.

@@ -40,7 +40,8 @@ export default class EngramPlugin extends Plugin {
     this.registerEvent(this.app.workspace.on('file-open', (file) => this.onFileOpen(file)));
     this.registerEvent(
       this.app.workspace.on('editor-change', (_editor, info) => {
-        if (info.file) this.touch?.edited(info.file.path);
+        const path = info.file ? this.service.files.relative(info.file.path) : null;
+        if (path) this.touch?.edited(path);
       }),
     );
     this.registerEvent(

@@ -80,7 +80,7 @@ export class EngramService {
    * setting when the value is refused.
    */
   async setSetting(path: string[], value: unknown): Promise<void> {
-    const overrides = structuredClone(await this.readOverrides());
+    const overrides = JSON.parse(JSON.stringify(await this.readOverrides())) as Record<string, unknown>;
     let node: Record<string, unknown> = overrides;
     for (const key of path.slice(0, -1)) {
       const next = node[key];

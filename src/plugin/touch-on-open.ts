@@ -19,6 +19,8 @@ export interface TouchOnOpenOptions {
 
 interface Pending {
   id: string;
+  /** When it was (last) opened: the time the touch records. */
+  at: number;
   partners: string[];
   timer: number;
 }
@@ -56,7 +58,7 @@ export class TouchOnOpen {
     const previous = this.pending.get(path);
     if (previous) this.scheduler.clearTimeout(previous.timer);
     const merged = previous ? [...new Set([...previous.partners, ...partners])] : partners;
-    this.pending.set(path, { id, partners: merged, timer: this.scheduler.setTimeout(() => this.flush(path), this.options.debounceMs) });
+    this.pending.set(path, { id, at: now, partners: merged, timer: this.scheduler.setTimeout(() => this.flush(path), this.options.debounceMs) });
   }
 
   /** The user typed in (or an outside program changed) the note at `path`. */
@@ -83,9 +85,10 @@ export class TouchOnOpen {
   }
 
   private async write(entry: Pending): Promise<void> {
-    if (!(await this.vault.locate(entry.id))) return;
-    await useMemories(this.vault, [entry.id], { use: 'read', touch: true, coAccess: false });
-    if (entry.partners.length > 0) await linkCoAccess(this.vault, entry.id, entry.partners);
+    const vault = this.vault.at(entry.at);
+    if (!(await vault.locate(entry.id))) return;
+    await useMemories(vault, [entry.id], { use: 'read', touch: true, coAccess: false });
+    if (entry.partners.length > 0) await linkCoAccess(vault, entry.id, entry.partners);
     this.writes++;
   }
 

@@ -1,0 +1,255 @@
+/**
+ * @jest-environment jsdom
+ */
+import { FakeWorker, installFakeWorkers, workers } from '../fakes/jsdom-globals';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { setImmediate as realImmediate } from 'node:timers';
+import { App, Editor, MarkdownView, Modal, Notice, TFile, type PluginManifest } from '../fakes/obsidian';
+
+/* The built plugin (dist/plugin/main.js, built by jest's global setup), loaded against the fake. */
+const EngramPlugin = (require('../../dist/plugin/main.js') as { default: new (app: App, manifest: PluginManifest) => PluginUnderTest }).default;
+
+interface PluginUnderTest {
+  load(): void;
+  unload(): void;
+  onload(): Promise<void>;
+  settings: { touchOnOpen: boolean; debounceMs: number; quietMs: number };
+  touch: { writes: number; waiting: number; settle(): Promise<void> } | null;
+  status: { counts: Record<string, number> | null; el: HTMLElement } | null;
+  service: { setSetting(path: string[], value: unknown): Promise<void>; vault: { settings: { tokenBudget: number } } };
+}
+
+const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'vault');
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+const A = 'decisions/mem-1b285ef1d302.md'; // cold, last access 2026-10-01, no links
+const B = 'decisions/mem-e2eef83885cf.md'; // cold on file, last access 2026-11-18
+const C = 'episodic/mem-045ec1a2d6c2.md';
+
+let dir: string;
+let app: App;
+let plugin: PluginUnderTest;
+let baseline: { workspace: number; vault: number; metadata: number };
+
+function copy(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) copy(path.join(from, entry.name), path.join(to, entry.name));
+    else fs.copyFileSync(path.join(from, entry.name), path.join(to, entry.name));
+  }
+}
+
+const read = (p: string) => fs.readFileSync(path.join(dir, 'memory', p), 'utf8');
+const file = (p: string) => app.vault.getAbstractFileByPath(`memory/${p}`) as TFile;
+/** Let promise chains run (the fake's timers do not move by themselves). */
+const flush = async () => {
+  for (let i = 0; i < 10; i++) await new Promise((resolve) => realImmediate(resolve));
+};
+async function open(p: string): Promise<void> {
+  await app.workspace.getLeaf(false).openFile(file(p));
+}
+async function advance(ms: number): Promise<void> {
+  jest.advanceTimersByTime(ms);
+  await flush();
+  await plugin.touch!.settle();
+  await flush();
+}
+function frontmatterLines(text: string): string[] {
+  return text.slice(4, text.indexOf('\n---\n')).split('\n');
+}
+
+beforeEach(async () => {
+  Notice.shown.length = 0;
+  jest.useFakeTimers({ now: NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
+  copy(EXAMPLE, path.join(dir, 'memory'));
+  fs.mkdirSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
+  app = new App(dir);
+  baseline = { workspace: app.workspace.listenerCount(), vault: app.vault.listenerCount(), metadata: app.metadataCache.listenerCount() };
+  const manifest = { ...(JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'manifest.json'), 'utf8')) as PluginManifest), dir: '.obsidian/plugins/engram-memory' };
+  plugin = new EngramPlugin(app, manifest);
+  plugin.load();
+  await flush();
+  app.workspace.setLayoutReady();
+  await flush();
+});
+
+afterEach(() => {
+  plugin.unload();
+  jest.useRealTimers();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the plugin against the fake Obsidian API', () => {
+  it('touches a memory opened in Obsidian: one tier up, the access counted, the body untouched', async () => {
+    const before = read(A);
+    await open(A);
+    expect(read(A)).toBe(before); // nothing before the debounce
+    await advance(1500);
+    const after = read(A);
+    expect(after.slice(after.indexOf('\n---\n'))).toBe(before.slice(before.indexOf('\n---\n')));
+    const changed = frontmatterLines(after).filter((line, i) => line !== frontmatterLines(before)[i]);
+    expect(changed).toEqual([
+      'last_accessed_at: "2026-11-29T12:00:00Z"',
+      'access_count: 1',
+      'tier: warm',
+      'activation: 0.25',
+      'activation_at: "2026-11-29T12:00:00Z"',
+    ]);
+    expect(plugin.touch!.writes).toBe(1);
+  });
+
+  it('links two memories opened within the co-access window, on both sides', async () => {
+    await open(A);
+    await advance(10_000);
+    await open(B);
+    await advance(1500);
+    expect(read(A)).toContain('co_access: {"mem-e2eef83885cf": 1}');
+    expect(read(B)).toContain('co_access: {"mem-1b285ef1d302": 1}');
+    // outside the window (30 minutes): no new link
+    await advance(31 * 60_000);
+    await open(C);
+    await advance(1500);
+    expect(read(C)).toContain('co_access: {}');
+  });
+
+  it('writes once for rapid re-opens of one note', async () => {
+    let modifies = 0;
+    app.vault.on('modify', (f: TFile) => {
+      if (f.path === `memory/${C}`) modifies++;
+    });
+    for (let i = 0; i < 5; i++) {
+      await open(C);
+      await advance(200);
+    }
+    await advance(1500);
+    expect(modifies).toBe(1);
+    expect(read(C)).toContain('access_count: 1');
+    expect(plugin.touch!.writes).toBe(1);
+  });
+
+  it('never writes the note the user is typing in, and writes once they stop', async () => {
+    await open(A);
+    const editor = app.workspace.getActiveViewOfType(MarkdownView)!.editor;
+    const type = () => app.workspace.trigger('editor-change', editor, { file: file(A) });
+    for (let t = 0; t < 4; t++) {
+      await advance(1000);
+      type();
+    }
+    await advance(4000); // 4 s after the last keystroke: still waiting
+    expect(read(A)).toContain('access_count: 0');
+    expect(plugin.touch!.waiting).toBe(1);
+    await advance(1000);
+    expect(read(A)).toContain('access_count: 1');
+  });
+
+  it('ignores the modify events its own writes cause', async () => {
+    await open(A);
+    await advance(1500);
+    expect(read(A)).toContain('access_count: 1');
+    await open(A);
+    await advance(1500); // not held back as if a person had edited the note
+    expect(read(A)).toContain('access_count: 2');
+    // an outside edit, by contrast, holds the next touch back
+    fs.writeFileSync(path.join(dir, 'memory', A), read(A).replace('Node 20 LTS', 'Node 20 LTS (edited)'));
+    await app.vault.modify(file(A), read(A));
+    await flush();
+    await open(A);
+    await advance(1500);
+    expect(read(A)).toContain('access_count: 2');
+    await advance(5000);
+    expect(read(A)).toContain('access_count: 3');
+    expect(read(A)).toContain('Node 20 LTS (edited)');
+  });
+
+  it('does not touch when touch on open is off, or for notes outside the memory folders', async () => {
+    fs.writeFileSync(path.join(dir, 'memory', 'STATE.md'), '# STATE\n');
+    plugin.settings.touchOnOpen = false;
+    await open(A);
+    await advance(2000);
+    expect(read(A)).toContain('access_count: 0');
+    plugin.settings.touchOnOpen = true;
+    await app.workspace.getLeaf(false).openFile(app.vault.getAbstractFileByPath('memory/STATE.md') as TFile);
+    await advance(2000);
+    expect(plugin.touch!.writes).toBe(0);
+  });
+
+  it('shows the count per tier in the status bar and keeps it current', async () => {
+    await advance(10);
+    const initial = { ...plugin.status!.counts! };
+    expect(Object.values(initial).reduce((a, b) => a + b, 0)).toBe(63);
+    await open(A);
+    await advance(1500);
+    await advance(1000);
+    expect(plugin.status!.counts).toEqual({ ...initial, cold: initial.cold! - 1, warm: initial.warm! + 1 });
+    expect(plugin.status!.el.textContent).toBe(`core ${initial.core} · active ${initial.active} · warm ${initial.warm! + 1} · cold ${initial.cold! - 1} · archive ${initial.archive}`);
+  });
+
+  it('marks the active memory verified, stale or core through commands that apply only to memories', async () => {
+    await open(B);
+    expect(app.commands.executeCommandById('engram-memory:mark-stale')).toBe(true);
+    await flush();
+    expect(read(B)).toContain('confidence: stale');
+    expect(app.commands.executeCommandById('engram-memory:mark-core')).toBe(true);
+    await flush();
+    expect(read(B)).toContain('tier: core');
+    await app.workspace.getLeaf(false).openFile(app.vault.getAbstractFileByPath('memory/STATE.md') as TFile);
+    expect(app.commands.executeCommandById('engram-memory:mark-verified')).toBe(false);
+    expect([...app.commands.commands.values()].every((c) => c.hotkeys === undefined)).toBe(true);
+  });
+
+  it('remembers the selection as a new memory and inserts the agent memory block', async () => {
+    await open(C);
+    const view = app.workspace.getActiveViewOfType(MarkdownView)!;
+    view.editor = new Editor('Intro. The ledger export job must run after settlement closes. Outro.', [7, 62]);
+    expect(app.commands.executeCommandById('engram-memory:remember-selection')).toBe(true);
+    await flush();
+    await advance(0);
+    const created = fs.readdirSync(path.join(dir, 'memory', 'episodic')).length;
+    expect(created).toBe(fs.readdirSync(path.join(EXAMPLE, 'episodic')).length + 1);
+    expect(Notice.shown.at(-1)).toMatch(/^Engram: remembered as mem-[a-z0-9]{12}$/);
+    view.editor = new Editor('', [0, 0]);
+    expect(app.commands.executeCommandById('engram-memory:insert-agent-memory')).toBe(true);
+    await advance(0);
+    await flush();
+    expect(view.editor.getValue()).toMatch(/^# STATE[\s\S]*<agent-memory source="engram"[\s\S]*<\/agent-memory>\n$/);
+  });
+
+  it('validates settings before writing .engram/config.json, which the runner reads too', async () => {
+    await plugin.service.setSetting(['tokenBudget'], 1500);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8'))).toEqual({ tokenBudget: 1500 });
+    expect(plugin.service.vault.settings.tokenBudget).toBe(1500);
+    await expect(plugin.service.setSetting(['tierDays', 'active'], -3)).rejects.toThrow(/tierDays\.active/);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8'))).toEqual({ tokenBudget: 1500 });
+  });
+
+  it('opens the memory graph with a legend per tier, recolours a touched memory, and leaves no listener or worker after unload', async () => {
+    installFakeWorkers();
+    expect(app.commands.executeCommandById('engram-memory:open-graph')).toBe(true);
+    await advance(10);
+    expect(Notice.shown).toEqual([]);
+    const legend = () => Array.from(document.querySelectorAll('.engram-graph-legend-tier')).map((el) => el.textContent);
+    await advance(1000);
+    const counts = plugin.status!.counts!;
+    expect(legend()).toEqual(['core', 'active', 'warm', 'cold', 'archive'].map((t) => `${t} (${counts[t]})`));
+    expect(document.querySelectorAll('.engram-graph-filters input[type=checkbox]')).toHaveLength(8);
+    expect(workers).toHaveLength(1); // the ForceAtlas2 layout
+    await open(A);
+    await advance(1500);
+    await flush();
+    expect(legend()).toContain(`warm (${counts.warm! + 1})`);
+    expect(legend()).toContain(`cold (${counts.cold! - 1})`);
+
+    plugin.unload();
+    await flush();
+    expect(workers.every((w: FakeWorker) => w.terminated)).toBe(true);
+    expect(app.workspace.listenerCount()).toBe(baseline.workspace);
+    expect(app.vault.listenerCount()).toBe(baseline.vault);
+    expect(app.metadataCache.listenerCount()).toBe(baseline.metadata);
+    expect(document.querySelectorAll('.engram-graph')).toHaveLength(0);
+    expect(jest.getTimerCount()).toBe(0);
+    expect(Modal.openModals).toHaveLength(0);
+    plugin.load = () => undefined; // afterEach unloads again: nothing left to do
+  });
+});
