@@ -31,7 +31,7 @@ const FALLBACK_COLOURS: Record<Tier | GraphEdgeKind, string> = {
   warm: '#e0ac00',
   cold: '#027aff',
   archive: '#8a8a8a',
-  related: '#8a8a8a',
+  related: '#6c6c6c',
   co_access: '#44cf6e',
   decays_from: '#a882ff',
   contradicts: '#fb464c',
@@ -44,7 +44,8 @@ const FALLBACK_COLOURS: Record<Tier | GraphEdgeKind, string> = {
  * and last access, click to open; filters by tier and category; a legend with counts. The
  * first frame is drawn from a deterministic spiral (ordered by tier) before any layout runs;
  * the layout then moves the nodes from a worker, and frames are drawn only when something
- * changed.
+ * changed; edges are left out while nodes move (as sigma.js's hideEdgesOnMove) and drawn once
+ * the layout settles.
  */
 export class MemoryGraphCanvas {
   readonly root: HTMLElement;
@@ -65,6 +66,8 @@ export class MemoryGraphCanvas {
   private layoutTimer: number | null = null;
   private drag: { x: number; y: number; moved: boolean } | null = null;
   private hovered: NodeView | null = null;
+  /** The view follows the layout (fits every frame) until the user pans or zooms. */
+  private autoFit = true;
   /** Frames drawn, and when the first one was (performance.now()). */
   framesDrawn = 0;
   firstFrameAt: number | null = null;
@@ -108,6 +111,7 @@ export class MemoryGraphCanvas {
   /** Show a model: replaces the graph, draws the first frame, starts the layout. */
   setModel(model: GraphModel): void {
     this.stopLayout();
+    this.autoFit = true;
     this.graph = new Graph({ type: 'undirected', multi: true });
     this.nodes = new Map();
     // first positions: a golden-angle spiral, core in the middle and archive outside
@@ -150,6 +154,7 @@ export class MemoryGraphCanvas {
       this.layout.stop();
       this.layout.kill();
       this.layout = null;
+      this.requestDraw();
     }
   }
 
@@ -196,27 +201,36 @@ export class MemoryGraphCanvas {
     });
   }
 
-  /** Draw one frame now. */
+  /** Draw one frame now: edges batched into one path per kind (and co-access width), then nodes one path per tier. */
   drawNow(): void {
     const ctx = this.ctx;
     if (!ctx) return;
+    if (this.autoFit) this.fit();
     const { x: ox, y: oy, scale } = this.view;
+    const xs = new Map<string, number>();
+    const ys = new Map<string, number>();
+    this.graph.forEachNode((key, a) => {
+      xs.set(key, ox + (a.x as number) * scale);
+      ys.set(key, oy + (a.y as number) * scale);
+    });
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    const pos = (id: string): [number, number] => [ox + (this.graph.getNodeAttribute(id, 'x') as number) * scale, oy + (this.graph.getNodeAttribute(id, 'y') as number) * scale];
     ctx.globalAlpha = 0.35;
-    for (const kind of EDGE_KINDS) {
+    // Edges are drawn when the picture is still: while the layout moves the nodes (or the user
+    // drags the view) rasterising thousands of lines each frame would take the main thread
+    // (measured: ~100 ms per frame at 5,000 nodes in software rendering).
+    const edgeKinds = this.layout || this.drag?.moved ? [] : EDGE_KINDS;
+    for (const kind of edgeKinds) {
       ctx.strokeStyle = this.colours[kind];
-      for (const e of this.edges) {
-        if (e.kind !== kind) continue;
-        const a = this.nodes.get(e.source)!;
-        const b = this.nodes.get(e.target)!;
-        if (!this.visible(a) || !this.visible(b)) continue;
-        ctx.lineWidth = kind === 'co_access' ? Math.min(4, 0.5 + e.weight / 2) : 0.75;
-        const [x1, y1] = pos(e.source);
-        const [x2, y2] = pos(e.target);
+      const widths = kind === 'co_access' ? [1, 2, 3, 4] : [0];
+      for (const w of widths) {
+        ctx.lineWidth = kind === 'co_access' ? 0.5 + w / 2 : 0.75;
         ctx.beginPath();
-        ctx.moveTo(x1, y1);
-        ctx.lineTo(x2, y2);
+        for (const e of this.edges) {
+          if (e.kind !== kind || (kind === 'co_access' && Math.min(4, Math.max(1, Math.round(e.weight))) !== w)) continue;
+          if (!this.visible(this.nodes.get(e.source)!) || !this.visible(this.nodes.get(e.target)!)) continue;
+          ctx.moveTo(xs.get(e.source)!, ys.get(e.source)!);
+          ctx.lineTo(xs.get(e.target)!, ys.get(e.target)!);
+        }
         ctx.stroke();
       }
     }
@@ -227,7 +241,8 @@ export class MemoryGraphCanvas {
       ctx.beginPath();
       for (const node of this.nodes.values()) {
         if (node.tier !== tier || !this.visible(node)) continue;
-        const [x, y] = pos(node.id);
+        const x = xs.get(node.id)!;
+        const y = ys.get(node.id)!;
         const r = node.radius * zoom;
         ctx.moveTo(x + r, y);
         ctx.arc(x, y, r, 0, 2 * Math.PI);
@@ -235,11 +250,10 @@ export class MemoryGraphCanvas {
       ctx.fill();
     }
     if (this.hovered) {
-      const [x, y] = pos(this.hovered.id);
       ctx.strokeStyle = this.colours.core;
       ctx.lineWidth = 2;
       ctx.beginPath();
-      ctx.arc(x, y, this.hovered.radius * zoom + 3, 0, 2 * Math.PI);
+      ctx.arc(xs.get(this.hovered.id)!, ys.get(this.hovered.id)!, this.hovered.radius * zoom + 3, 0, 2 * Math.PI);
       ctx.stroke();
     }
     this.framesDrawn++;
@@ -277,6 +291,7 @@ export class MemoryGraphCanvas {
       const dy = e.clientY - this.drag.y;
       if (Math.abs(dx) + Math.abs(dy) > 2) this.drag.moved = true;
       if (this.drag.moved) {
+        this.autoFit = false;
         const ratio = this.canvas.width / Math.max(1, this.canvas.getBoundingClientRect().width);
         this.view.x += dx * ratio;
         this.view.y += dy * ratio;
@@ -295,7 +310,7 @@ export class MemoryGraphCanvas {
     if (drag && !drag.moved) {
       const node = this.nodeAt(e.clientX, e.clientY);
       if (node) this.options.onOpen(node);
-    }
+    } else if (drag) this.requestDraw();
   }
 
   private onWheel(e: WheelEvent): void {
@@ -305,6 +320,7 @@ export class MemoryGraphCanvas {
     const px = (e.clientX - rect.left) * ratio;
     const py = (e.clientY - rect.top) * ratio;
     const factor = Math.exp(-e.deltaY / 500);
+    this.autoFit = false;
     this.view.x = px - (px - this.view.x) * factor;
     this.view.y = py - (py - this.view.y) * factor;
     this.view.scale *= factor;
