@@ -132,7 +132,7 @@ export class EngramService {
     this.workerEmbedder = new WorkerEmbedder(
       this.worker,
       { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: adapter.getResourcePath(models), quantized: settings.quantized, batchSize: settings.batchSize },
-      adapter.getResourcePath(`${this.pluginDir}/`),
+      `${adapter.getResourcePath(this.pluginDir).replace(/\/$/, '')}/`,
     );
     return this.workerEmbedder;
   }

@@ -29,10 +29,16 @@ export class FakeWorker {
   terminate(): void {
     this.terminated = true;
   }
+  /** Test helper: the worker posts a message. */
+  emit(data: unknown): void {
+    for (const fn of [...this.listeners]) fn({ data });
+    this.onmessage?.({ data });
+  }
 }
 
 /** Give the page Worker and blob URLs (jsdom has neither), recording every worker made. */
 export function installFakeWorkers(): void {
+  workers.length = 0;
   g.Worker = FakeWorker;
   (URL as unknown as Record<string, unknown>).createObjectURL = () => `blob:fake/${workers.length}`;
   (URL as unknown as Record<string, unknown>).revokeObjectURL = () => undefined;

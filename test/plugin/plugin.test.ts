@@ -224,6 +224,90 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8'))).toEqual({ tokenBudget: 1500 });
   });
 
+  it('recalls from a search modal with scores and explanations, and opening a result touches it', async () => {
+    expect(app.commands.executeCommandById('engram-memory:recall')).toBe(true);
+    await flush();
+    const modal = Modal.openModals.at(-1) as unknown as {
+      getSuggestions(q: string): Promise<Array<{ id: string; path: string; score: number }>>;
+      renderSuggestion(r: unknown, el: HTMLElement): void;
+      onChooseSuggestion(r: unknown): void;
+      close(): void;
+    };
+    const results = await modal.getSuggestions('flaky session timeout test');
+    expect(results.length).toBeGreaterThan(2);
+    expect(results[0]!.path).toBe(C);
+    expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((a, b) => b - a));
+    const el = document.createElement('div');
+    modal.renderSuggestion((await modal.getSuggestions('flaky session timeout test?'))[0], el);
+    expect(el.querySelector('.engram-recall-text')!.textContent).toBe('Flaky test in the auth suite: the session expiry test uses a 50 ms timeout, too short for the CI runners.');
+    expect(el.querySelector('.engram-recall-explain')!.textContent).toMatch(/^lexical [0-9.]+ · lexical_rank 1.000 · vector null · /);
+    modal.onChooseSuggestion(results[0]);
+    modal.close();
+    await flush();
+    expect(app.workspace.getActiveFile()!.path).toBe(`memory/${C}`);
+    await advance(1500);
+    expect(read(C)).toContain('access_count: 1');
+  });
+
+  it('draws creative-recall cards and shows the consolidation report', async () => {
+    expect(app.commands.executeCommandById('engram-memory:creative-recall')).toBe(true);
+    await flush();
+    const cards = Modal.openModals.at(-1)!.contentEl.querySelectorAll('.engram-card');
+    expect(cards).toHaveLength(5);
+    Modal.openModals.at(-1)!.close();
+    expect(app.commands.executeCommandById('engram-memory:consolidate')).toBe(true);
+    await flush();
+    await advance(0);
+    const report = Modal.openModals.at(-1)!;
+    expect(report.titleEl.textContent).toBe('Consolidation');
+    const steps = Array.from(report.contentEl.querySelectorAll('li')).map((li) => li.textContent!.replace(/ · \d+ ms$/, ''));
+    expect(steps.map((s) => s.split(' ').slice(1, 3).join(' '))).toEqual([
+      'pruned (moved',
+      'downgraded →',
+      'embedded (no',
+      'clusters →',
+      'strengthened',
+      'conflicts resolved',
+      'tiers demoted',
+      'logged to',
+    ]);
+    expect(steps[3]).toBe('1 clusters → semantic memories (1 new semantic, 0 reinforced (lexical similarity))');
+    expect(fs.readFileSync(path.join(dir, 'memory', '.engram', 'runs.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    report.close();
+  });
+
+  it('embeds in the worker with progress in the status bar, and a click cancels', async () => {
+    installFakeWorkers();
+    fs.writeFileSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory', 'embedding-worker.js'), '// the worker bundle');
+    await plugin.service.setSetting(['embedder', 'kind'], 'transformers');
+    expect(app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
+    await flush();
+    const worker = workers.at(-1)!;
+    const request = worker.messages[0] as { type: string; id: number; texts: string[] };
+    expect(request.type).toBe("embed");
+    expect((request as unknown as { wasmPaths: string }).wasmPaths).toBe("app://local/.obsidian/plugins/engram-memory/");
+    expect(request.texts).toHaveLength(63);
+    worker.emit({ type: 'progress', id: request.id, done: 32, total: 63 });
+    expect(plugin.status!.el.textContent).toBe('Engram: embedding 32/63 (click to cancel)');
+    plugin.status!.el.click();
+    expect(worker.messages[1]).toEqual({ type: 'cancel', id: request.id });
+    worker.emit({ type: 'cancelled', id: request.id });
+    await flush();
+    expect(Notice.shown.at(-1)).toBe('Engram: embedding with Xenova/all-MiniLM-L6-v2 was cancelled');
+    expect(fs.existsSync(path.join(dir, 'memory', '.engram', 'embeddings.bin'))).toBe(false);
+    // the next run completes: vectors written, the status bar back to the counts
+    expect(app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
+    await flush();
+    const again = worker.messages.at(-1) as { id: number; texts: string[] };
+    worker.emit({ type: 'result', id: again.id, vectors: again.texts.map((_, i) => Float32Array.from([1, i, 0, 0])) });
+    await flush();
+    expect(Notice.shown.at(-1)).toBe('Engram: embedded 63, kept 0, removed 0');
+    expect(fs.statSync(path.join(dir, 'memory', '.engram', 'embeddings.bin')).size).toBe(63 * 4 * 4);
+    plugin.unload();
+    expect(worker.terminated).toBe(true);
+    plugin.load = () => undefined;
+  });
+
   it('opens the memory graph with a legend per tier, recolours a touched memory, and leaves no listener or worker after unload', async () => {
     installFakeWorkers();
     expect(app.commands.executeCommandById('engram-memory:open-graph')).toBe(true);
