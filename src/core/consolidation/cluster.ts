@@ -146,12 +146,24 @@ function dotRows(m: Float32Array, a: number, b: number, from: number, to: number
 export interface VectorClusterOptions {
   /** Below this many vectors every pair's sketches are compared. */
   blockingFrom?: number;
+  /**
+   * A key per row that changes when the row's vector does (id and content hash), and the
+   * groups of the previous run by key ('' for a row alone). With both, only rows that are new,
+   * changed, or in a group that lost a member are compared (with every row); the others keep
+   * their groups, since the pairs among them were compared last time and have not changed.
+   */
+  keys?: string[];
+  previous?: Map<string, string> | null;
   /** How many nearest pivots each vector is filed under when blocking. */
   probes?: number;
 }
 
 export interface VectorClusters {
   clusters: number[][];
+  /** With `keys`: every row's group label ('' alone), for the next run's `previous`. */
+  labels: Map<string, string> | null;
+  /** Rows compared as new (all of them in a full run). */
+  fresh: number;
   /** Pairs whose sketches were compared. */
   sketched: number;
   /** Pairs whose vectors were compared (passed the sketch filter). */
@@ -256,11 +268,51 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       if (head + dotRows(packed, a * d, b * d, h, d) >= threshold) uf.union(a, b);
     }
   };
+  const finish = (fresh: number): VectorClusters => {
+    let labels: Map<string, string> | null = null;
+    if (options.keys) {
+      const size = new Map<number, number>();
+      for (let r = 0; r < n; r++) size.set(uf.find(r), (size.get(uf.find(r)) ?? 0) + 1);
+      labels = new Map(options.keys.map((key, r) => [key, size.get(uf.find(r))! > 1 ? options.keys![uf.find(r)]! : '']));
+    }
+    return { clusters: uf.groups(minSize), labels, fresh, sketched, compared };
+  };
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  if (options.keys && options.previous && options.previous.size > 0) {
+    const previous = options.previous;
+    const formerSize = new Map<string, number>();
+    for (const label of previous.values()) if (label) formerSize.set(label, (formerSize.get(label) ?? 0) + 1);
+    const present = new Map<string, number[]>();
+    const fresh: number[] = [];
+    options.keys.forEach((key, r) => {
+      const label = previous.get(key);
+      if (label === undefined) fresh.push(r);
+      else if (label) {
+        const rows = present.get(label);
+        if (rows) rows.push(r);
+        else present.set(label, [r]);
+      }
+    });
+    for (const [label, rows] of present) {
+      if (rows.length === formerSize.get(label)) for (const r of rows) uf.union(rows[0]!, r);
+      else fresh.push(...rows); // the group lost a member: find its links again
+    }
+    if (fresh.length * 4 <= n) {
+      const isFresh = new Uint8Array(n);
+      for (const r of fresh) isFresh[r] = 1;
+      const old = all.filter((r) => !isFresh[r]);
+      const rows = Int32Array.from(fresh).sort();
+      for (let x = 0; x < rows.length; x++) {
+        scan(rows[x]!, old, 0, old.length);
+        scan(rows[x]!, rows, x + 1, rows.length);
+      }
+      return finish(rows.length);
+    }
+  }
   const blockingFrom = options.blockingFrom ?? 20_000;
   if (n < blockingFrom) {
-    const all = Int32Array.from({ length: n }, (_, i) => i);
     for (let a = 0; a < n; a++) scan(a, all, a + 1, n);
-    return { clusters: uf.groups(minSize), sketched, compared };
+    return finish(n);
   }
   // Blocking: each row filed under its `probes` nearest pivots by the leading h columns (a
   // quarter of the work of full rows; close rows have close leading columns too).
@@ -294,7 +346,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
   for (let r = 0; r < n; r++) for (let k = 0; k < probes; k++) members[fill[near[r * probes + k]!]!++] = r;
   // a pair sharing several blocks is sketched in each (cheap); once linked it is skipped
   for (let p = 0; p < m; p++) for (let x = start[p]!; x < start[p + 1]!; x++) scan(members[x]!, members, x + 1, start[p + 1]!);
-  return { clusters: uf.groups(minSize), sketched, compared };
+  return finish(n);
 }
 
 /** The member closest to the group's mean vector: the most representative episode. */

@@ -1,6 +1,6 @@
 import { loadVectors, updateVectors } from '../embeddings/store';
 import { renderMemoryFile, type NewMemory } from '../memory-file';
-import { planClusters } from './semantic';
+import { planClusters, type ClusterMemo } from './semantic';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
 import { CATEGORY_FOLDERS, memoryText, type Memory } from '../memory';
@@ -101,7 +101,10 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   }
   t = options.elapsed();
   const stored = options.embedder ? (await loadVectors(vault)).vectors : null;
-  plan.clusters = planClusters(memories, live, stored && stored.model === options.embedder?.model ? stored : null, vault.settings);
+  const vectors = stored && stored.model === options.embedder?.model ? stored : null;
+  const memo: ClusterMemo = { previous: vectors ? await loadClusterMemo(vault, vectors.model) : null };
+  plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
+  if (memo.next && vectors && !options.dryRun) await saveClusterMemo(vault, vectors.model, memo.next);
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
@@ -329,4 +332,28 @@ async function appendRun(vault: Vault, report: ConsolidationReport, gitHead: str
 
 function round1(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/**
+ * The vector groups of the last run (`.engram/cache/clusters.json`), so that a nightly run
+ * compares only the new and changed episodes with the rest. A cache: when it is missing,
+ * damaged, or was made with another model or threshold, everything is compared again.
+ */
+export const CLUSTER_MEMO_PATH = '.engram/cache/clusters.json';
+
+async function loadClusterMemo(vault: Vault, model: string): Promise<Map<string, string> | null> {
+  const text = await vault.readText(CLUSTER_MEMO_PATH).catch(() => null);
+  if (!text) return null;
+  try {
+    const memo = JSON.parse(text) as { model?: unknown; threshold?: unknown; labels?: unknown };
+    if (memo.model !== model || memo.threshold !== vault.settings.consolidation.clusterThreshold || typeof memo.labels !== 'object' || memo.labels === null) return null;
+    return new Map(Object.entries(memo.labels as Record<string, string>));
+  } catch {
+    return null;
+  }
+}
+
+async function saveClusterMemo(vault: Vault, model: string, labels: Map<string, string>): Promise<void> {
+  await vault.ports.files.mkdir('.engram/cache');
+  await vault.ports.files.write(CLUSTER_MEMO_PATH, JSON.stringify({ model, threshold: vault.settings.consolidation.clusterThreshold, labels: Object.fromEntries(labels) }));
 }

@@ -32,7 +32,15 @@ export function semanticId(members: string[]): string {
   return `mem-${sha256Hex([...members].sort().join('|')).slice(0, 12)}`;
 }
 
-export function planClusters(all: Memory[], live: Memory[], vectors: StoredVectors | null, settings: EngramSettings): ClusterAction[] {
+/** Vector groups carried from one run to the next (see vectorClusters' `previous`). */
+export interface ClusterMemo {
+  /** The previous run's groups by `id:content hash`, or null (compare everything). */
+  previous: Map<string, string> | null;
+  /** Filled with this run's groups when vectors were used. */
+  next?: Map<string, string>;
+}
+
+export function planClusters(all: Memory[], live: Memory[], vectors: StoredVectors | null, settings: EngramSettings, memo: ClusterMemo = { previous: null }): ClusterAction[] {
   const episodes = live.filter((m) => m.category === 'episodic');
   const byId = new Map(all.map((m) => [m.id, m]));
   let kind: 'vector' | 'lexical' = 'lexical';
@@ -43,7 +51,9 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     const d = vectors.dimensions;
     const packed = new Float32Array(episodes.length * d);
     episodes.forEach((m, i) => packed.set(vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d), i * d));
-    const { clusters } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize);
+    const keys = episodes.map((m) => `${m.id}:${vectors.hashes[rowOf.get(m.id)!]}`);
+    const { clusters, labels } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize, { keys, previous: memo.previous });
+    memo.next = labels!;
     groups = clusters.map((group) => ({ group, medoid: vectorMedoid(packed, d, group) }));
   } else {
     const pairs = lexicalPairs(episodes.map((m) => new Set(analyze(memoryText(m)).terms)), settings.consolidation.lexicalClusterThreshold);

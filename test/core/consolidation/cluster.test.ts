@@ -63,6 +63,40 @@ describe('clustering (SPEC §8)', () => {
     expect(blocked.sketched).toBeLessThan(sketched.sketched * 0.6);
   });
 
+  it('carries groups from one run to the next: comparing only new rows and broken groups finds the same clusters', () => {
+    let s = 5;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const d = 48;
+    const unit = (v: Float32Array) => {
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const centres = Array.from({ length: 150 }, () => unit(Float32Array.from({ length: d }, rand)));
+    const rows = Array.from({ length: 3400 }, (_, i) => unit(Float32Array.from(centres[i % 150]!, (x) => x + rand() * (i % 5 === 0 ? 0.5 : 0.1))));
+    const pack = (vs: Float32Array[]) => {
+      const packed = new Float32Array(vs.length * d);
+      vs.forEach((v, i) => packed.set(v, i * d));
+      return packed;
+    };
+    // night 1: the first 3,000 rows
+    const first = rows.slice(0, 3000);
+    const night1 = vectorClusters(pack(first), d, 0.82, 3, { keys: first.map((_, i) => `k${i}`) });
+    // night 2: 10 of them gone (members of groups, which must be linked again), 400 new rows
+    const kept = Array.from({ length: 3400 }, (_, i) => i).filter((i) => i >= 3000 || i % 300 !== 7);
+    const vs = kept.map((i) => rows[i]!);
+    const keys = kept.map((i) => `k${i}`);
+    const incremental = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels });
+    const full = clustersOf(vs.length, vectorPairs(vs, 0.82), 3);
+    expect(incremental.clusters).toEqual(full);
+    expect(incremental.fresh).toBeGreaterThan(400);
+    expect(incremental.fresh).toBeLessThan(vs.length / 4);
+    // night 3: nothing new: nothing compared, the same groups
+    const again = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: incremental.labels });
+    expect(again.fresh).toBe(0);
+    expect(again.sketched).toBe(0);
+    expect(again.clusters).toEqual(full);
+  });
+
   it('links vectors at the threshold and not below it, and picks the member nearest the mean', () => {
     const rows = [
       [1, 0, 0, 0],
