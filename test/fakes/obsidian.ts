@@ -771,6 +771,7 @@ export class ToggleComponent extends ValueComponent<boolean> {
   value = false;
   constructor(readonly toggleEl: HTMLElement) {
     super();
+    toggleEl.addEventListener('click', () => this.click());
   }
   setValue(v: boolean): this {
     this.value = v;
@@ -780,7 +781,7 @@ export class ToggleComponent extends ValueComponent<boolean> {
   getValue(): boolean {
     return this.value;
   }
-  /** Test helper: the user flips the toggle. */
+  /** The user flips the toggle (a click on it, as in the app). */
   click(): void {
     this.setValue(!this.value);
     void this.handler?.(this.value);

@@ -224,6 +224,38 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8'))).toEqual({ tokenBudget: 1500 });
   });
 
+  it('has a settings tab whose fields write the shared settings file, asking before a model download is allowed', async () => {
+    const tab = app.settingTabs[0]!;
+    tab.display();
+    const setting = (name: string) => Array.from(tab.containerEl.querySelectorAll('.setting-item')).find((el) => el.querySelector('.setting-item-name')!.textContent === name)!;
+    const names = Array.from(tab.containerEl.querySelectorAll('.setting-item-name')).map((el) => el.textContent);
+    for (const name of ['Memory folder', 'Touch on open', 'Co-access window (minutes)', 'Token budget', 'Episodic half-life (days)', 'Boost when opened', 'Cluster at cosine', 'Active until (days)', 'Embedder']) expect(names).toContain(name);
+    const input = setting('Episodic half-life (days)').querySelector('input')!;
+    expect(input.value).toBe('7');
+    input.value = '10';
+    input.dispatchEvent(new Event('input'));
+    await flush();
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8'))).toEqual({ halfLifeDays: { episodic: 10 } });
+    const select = setting('Embedder').querySelector('select')!;
+    select.value = 'transformers';
+    select.dispatchEvent(new Event('change'));
+    await flush();
+    expect(Array.from(tab.containerEl.querySelectorAll('.setting-item-name')).map((el) => el.textContent)).toContain('Allow downloading the model');
+    // switching the download on asks first; nothing is saved until the user agrees
+    const config = () => JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8')) as { embedder: unknown };
+    (setting('Allow downloading the model').querySelector('.checkbox-container') as HTMLElement).click();
+    await flush();
+    const ask = Modal.openModals.at(-1)!;
+    expect(ask.titleEl.textContent).toBe('Download an embedding model?');
+    expect(config().embedder).toEqual({ kind: 'transformers' });
+    const buttons = Array.from(ask.contentEl.querySelectorAll('button'));
+    expect(buttons.map((b) => b.textContent)).toEqual(['Cancel', 'Allow download']);
+    buttons[1]!.click();
+    await flush();
+    expect(config().embedder).toEqual({ kind: 'transformers', allowRemoteModels: true });
+    expect(Modal.openModals).toHaveLength(0);
+  });
+
   it('recalls from a search modal with scores and explanations, and opening a result touches it', async () => {
     expect(app.commands.executeCommandById('engram-memory:recall')).toBe(true);
     await flush();
