@@ -139,8 +139,8 @@ export class NodeFileStore implements FileStore {
   async write(rel: string, text: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
     const full = this.resolve(rel);
     const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
-    if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);
     fs.writeFileSync(temp, text, { flag: 'wx' });
+    let placed = false;
     try {
       if (options.expect === null) {
         // link() fails when the target exists: an exclusive, atomic create.
@@ -151,16 +151,19 @@ export class NodeFileStore implements FileStore {
           throw error;
         }
       } else {
-        // Compare again right before the rename: the window for a writer that does not take
-        // our locks (Obsidian) is the time between this read and the rename.
+        // Compare right before the rename: the window for a writer that does not take our
+        // locks (Obsidian) is the time between this read and the rename.
         if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);
         fs.renameSync(temp, full);
+        placed = true;
       }
     } finally {
-      try {
-        fs.unlinkSync(temp);
-      } catch {
-        // already renamed into place
+      if (!placed) {
+        try {
+          fs.unlinkSync(temp);
+        } catch {
+          // nothing to clean up
+        }
       }
     }
   }

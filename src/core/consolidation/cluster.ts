@@ -246,15 +246,23 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
   const n = d === 0 ? 0 : packed.length / d;
   const uf = new UnionFind(n);
   const h = Math.min(d, Math.max(8, Math.round(d / 4)));
-  const tail = new Float32Array(n);
-  for (let r = 0; r < n; r++) tail[r] = Math.sqrt(Math.max(0, dotRows(packed, r * d, r * d, h, d)));
-  const sketch = sketches(packed, d, n);
+  // computed on the first comparison: a run that finds nothing new compares nothing
+  let tail: Float32Array = new Float32Array(0);
+  let sketch: Int32Array = new Int32Array(0);
+  const prepare = (): void => {
+    if (sketch.length > 0 || n === 0) return;
+    tail = new Float32Array(n);
+    for (let r = 0; r < n; r++) tail[r] = Math.sqrt(Math.max(0, dotRows(packed, r * d, r * d, h, d)));
+    sketch = sketches(packed, d, n);
+  };
   const q = Math.acos(Math.max(-1, Math.min(1, threshold))) / Math.PI;
   const maxBits = Math.min(SKETCH_BITS, Math.floor(SKETCH_BITS * q + 4 * Math.sqrt(SKETCH_BITS * q * (1 - q))));
   let sketched = 0;
   let compared = 0;
   /** Pairs of `a` with rows[from..to): the sketch test inline, then the exact comparison. */
   const scan = (a: number, rows: Int32Array, from: number, to: number): void => {
+    if (from >= to) return;
+    prepare();
     const lo = sketch[a * 2]!;
     const hi = sketch[a * 2 + 1]!;
     sketched += to - from;
