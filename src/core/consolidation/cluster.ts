@@ -31,31 +31,38 @@ export function exhaustivePairs(n: number, similarity: (a: number, b: number) =>
 }
 
 export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[] {
+  // AllPairs (Bayardo et al.) for cosine: sets in order of size, terms rarest first; a set
+  // probes with its |A| − ⌈t²|A|⌉ + 1 rarest terms and is indexed under its |A| − ⌈t|A|⌉ + 1
+  // rarest; partners smaller than t²|A| are skipped. Any pair at cosine ≥ t shares a term in
+  // both prefixes, so nothing is lost (the tests compare with every pair).
   const df = new Map<string, number>();
   for (const set of sets) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+  const order = sets.map((_, i) => i).filter((i) => sets[i]!.size > 0);
+  order.sort((x, y) => sets[x]!.size - sets[y]!.size || x - y);
   const postings = new Map<string, number[]>();
   const pairs: Pair[] = [];
   const t2 = threshold * threshold;
-  sets.forEach((set, a) => {
-    if (set.size === 0) return;
+  const seen = new Int32Array(sets.length).fill(-1);
+  for (const a of order) {
+    const set = sets[a]!;
     const byRarity = [...set].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
-    const prefix = set.size - Math.ceil(t2 * set.size - 1e-9) + 1;
-    const seen = new Set<number>();
-    for (const term of byRarity.slice(0, Math.max(1, prefix))) {
-      for (const b of postings.get(term) ?? []) {
-        if (seen.has(b)) continue;
-        seen.add(b);
+    const probe = Math.max(1, set.size - Math.ceil(t2 * set.size - 1e-9) + 1);
+    const minSize = t2 * set.size - 1e-9;
+    for (let k = 0; k < probe && k < byRarity.length; k++) {
+      for (const b of postings.get(byRarity[k]!) ?? []) {
+        if (seen[b] === a || sets[b]!.size < minSize) continue;
+        seen[b] = a;
         const s = setCosine(set, sets[b]!);
-        if (s >= threshold) pairs.push([b, a, s]);
+        if (s >= threshold) pairs.push(a < b ? [a, b, s] : [b, a, s]);
       }
     }
-    // index a's prefix for later sets (a later set finds a through a's rare terms or its own)
-    for (const term of set) {
-      const list = postings.get(term);
+    const indexed = Math.max(1, set.size - Math.ceil(threshold * set.size - 1e-9) + 1);
+    for (let k = 0; k < indexed && k < byRarity.length; k++) {
+      const list = postings.get(byRarity[k]!);
       if (list) list.push(a);
-      else postings.set(term, [a]);
+      else postings.set(byRarity[k]!, [a]);
     }
-  });
+  }
   return pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
 }
 
@@ -141,6 +148,95 @@ function dotRows(m: Float32Array, a: number, b: number, from: number, to: number
   }
   for (; i < end; i++, j++) s0 += m[i]! * m[j]!;
   return s0 + s1 + s2 + s3;
+}
+
+/**
+ * Groups carried from the previous run (see VectorClusterOptions.previous): rows whose key
+ * is unchanged and whose group lost no member are joined as before; the rest (new, changed,
+ * or in a broken group) are returned, to be compared with every row.
+ */
+function carryGroups(uf: UnionFind, keys: string[], previous: Map<string, string>): number[] {
+  const formerSize = new Map<string, number>();
+  for (const label of previous.values()) if (label) formerSize.set(label, (formerSize.get(label) ?? 0) + 1);
+  const present = new Map<string, number[]>();
+  const fresh: number[] = [];
+  keys.forEach((key, r) => {
+    const label = previous.get(key);
+    if (label === undefined) fresh.push(r);
+    else if (label) {
+      const rows = present.get(label);
+      if (rows) rows.push(r);
+      else present.set(label, [r]);
+    }
+  });
+  for (const [label, rows] of present) {
+    if (rows.length === formerSize.get(label)) for (const r of rows) uf.union(rows[0]!, r);
+    else fresh.push(...rows); // the group lost a member: find its links again
+  }
+  return fresh.sort((a, b) => a - b);
+}
+
+/** Every row's group label for the next run: the key of its group's first row, '' when alone. */
+function groupLabels(uf: UnionFind, keys: string[]): Map<string, string> {
+  const size = new Map<number, number>();
+  for (let r = 0; r < keys.length; r++) size.set(uf.find(r), (size.get(uf.find(r)) ?? 0) + 1);
+  return new Map(keys.map((key, r) => [key, size.get(uf.find(r))! > 1 ? keys[uf.find(r)]! : '']));
+}
+
+export interface LexicalClusters {
+  clusters: number[][];
+  labels: Map<string, string> | null;
+  fresh: number;
+}
+
+/**
+ * Groups of term sets linked at cosine ≥ `threshold`: every pair by AllPairs (lexicalPairs),
+ * or, with the previous run's groups (`keys`, `previous`), only the new and changed sets and
+ * the members of broken groups, each probed with its rarest terms against an index of every
+ * set (a partner at cosine ≥ t shares one of A's |A| − ⌈t²|A|⌉ + 1 rarest terms).
+ */
+export function lexicalClusters(sets: Array<Set<string>>, threshold: number, minSize: number, options: { keys?: string[]; previous?: Map<string, string> | null } = {}): LexicalClusters {
+  const n = sets.length;
+  const uf = new UnionFind(n);
+  const done = (fresh: number): LexicalClusters => ({ clusters: uf.groups(minSize), labels: options.keys ? groupLabels(uf, options.keys) : null, fresh });
+  if (options.keys && options.previous && options.previous.size > 0) {
+    const fresh = carryGroups(uf, options.keys, options.previous);
+    if (fresh.length * 4 <= n) {
+      const df = new Map<string, number>();
+      const postings = new Map<string, number[]>();
+      sets.forEach((set, r) => {
+        for (const t of set) {
+          df.set(t, (df.get(t) ?? 0) + 1);
+          const list = postings.get(t);
+          if (list) list.push(r);
+          else postings.set(t, [r]);
+        }
+      });
+      const isFresh = new Uint8Array(n);
+      for (const r of fresh) isFresh[r] = 1;
+      const t2 = threshold * threshold;
+      const seen = new Int32Array(n).fill(-1);
+      for (const a of fresh) {
+        const set = sets[a]!;
+        if (set.size === 0) continue;
+        const byRarity = [...set].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
+        const probe = Math.max(1, set.size - Math.ceil(t2 * set.size - 1e-9) + 1);
+        for (let k = 0; k < probe && k < byRarity.length; k++) {
+          for (const b of postings.get(byRarity[k]!)!) {
+            // a pair of two fresh sets is found from the earlier one
+            if (b === a || seen[b] === a || (isFresh[b] && b < a)) continue;
+            seen[b] = a;
+            const size = sets[b]!.size;
+            if (size < t2 * set.size - 1e-9 || size * t2 > set.size + 1e-9) continue;
+            if (uf.find(a) !== uf.find(b) && setCosine(set, sets[b]!) >= threshold) uf.union(a, b);
+          }
+        }
+      }
+      return done(fresh.length);
+    }
+  }
+  for (const [a, b] of lexicalPairs(sets, threshold)) uf.union(a, b);
+  return done(n);
 }
 
 export interface VectorClusterOptions {
@@ -276,35 +372,10 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       if (head + dotRows(packed, a * d, b * d, h, d) >= threshold) uf.union(a, b);
     }
   };
-  const finish = (fresh: number): VectorClusters => {
-    let labels: Map<string, string> | null = null;
-    if (options.keys) {
-      const size = new Map<number, number>();
-      for (let r = 0; r < n; r++) size.set(uf.find(r), (size.get(uf.find(r)) ?? 0) + 1);
-      labels = new Map(options.keys.map((key, r) => [key, size.get(uf.find(r))! > 1 ? options.keys![uf.find(r)]! : '']));
-    }
-    return { clusters: uf.groups(minSize), labels, fresh, sketched, compared };
-  };
+  const finish = (fresh: number): VectorClusters => ({ clusters: uf.groups(minSize), labels: options.keys ? groupLabels(uf, options.keys) : null, fresh, sketched, compared });
   const all = Int32Array.from({ length: n }, (_, i) => i);
   if (options.keys && options.previous && options.previous.size > 0) {
-    const previous = options.previous;
-    const formerSize = new Map<string, number>();
-    for (const label of previous.values()) if (label) formerSize.set(label, (formerSize.get(label) ?? 0) + 1);
-    const present = new Map<string, number[]>();
-    const fresh: number[] = [];
-    options.keys.forEach((key, r) => {
-      const label = previous.get(key);
-      if (label === undefined) fresh.push(r);
-      else if (label) {
-        const rows = present.get(label);
-        if (rows) rows.push(r);
-        else present.set(label, [r]);
-      }
-    });
-    for (const [label, rows] of present) {
-      if (rows.length === formerSize.get(label)) for (const r of rows) uf.union(rows[0]!, r);
-      else fresh.push(...rows); // the group lost a member: find its links again
-    }
+    const fresh = carryGroups(uf, options.keys, options.previous);
     if (fresh.length * 4 <= n) {
       const isFresh = new Uint8Array(n);
       for (const r of fresh) isFresh[r] = 1;
@@ -369,6 +440,22 @@ export function vectorMedoid(packed: Float32Array, d: number, group: number[]): 
     if (s > bestScore) {
       bestScore = s;
       best = r;
+    }
+  }
+  return best;
+}
+
+/** The member with the highest summed similarity to the others (the first 100 when larger). */
+export function lexicalMedoid(sets: Array<Set<string>>, group: number[]): number {
+  const sample = group.slice(0, 100);
+  let best = group[0]!;
+  let bestScore = -Infinity;
+  for (const a of sample) {
+    let score = 0;
+    for (const b of sample) if (a !== b) score += setCosine(sets[a]!, sets[b]!);
+    if (score > bestScore) {
+      bestScore = score;
+      best = a;
     }
   }
   return best;

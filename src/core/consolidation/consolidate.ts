@@ -102,9 +102,11 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   t = options.elapsed();
   const stored = options.embedder ? (await loadVectors(vault)).vectors : null;
   const vectors = stored && stored.model === options.embedder?.model ? stored : null;
-  const memo: ClusterMemo = { previous: vectors ? await loadClusterMemo(vault, vectors.model) : null };
+  // the groups of the last run, valid for the same similarity (the vector model, or words) and threshold
+  const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
+  const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis) };
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
-  if (memo.next && vectors && !options.dryRun) await saveClusterMemo(vault, vectors.model, memo.next);
+  if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
@@ -335,25 +337,31 @@ function round1(ms: number): number {
 }
 
 /**
- * The vector groups of the last run (`.engram/cache/clusters.json`), so that a nightly run
- * compares only the new and changed episodes with the rest. A cache: when it is missing,
- * damaged, or was made with another model or threshold, everything is compared again.
+ * The groups of the last run (`.engram/cache/clusters.json`), so that a nightly run compares
+ * only the new and changed episodes with the rest. A cache: when it is missing, damaged, or
+ * was made with another model (or words instead of vectors) or another threshold, everything
+ * is compared again.
  */
 export const CLUSTER_MEMO_PATH = '.engram/cache/clusters.json';
 
-async function loadClusterMemo(vault: Vault, model: string): Promise<Map<string, string> | null> {
+interface MemoBasis {
+  model: string;
+  threshold: number;
+}
+
+async function loadClusterMemo(vault: Vault, basis: MemoBasis): Promise<Map<string, string> | null> {
   const text = await vault.readText(CLUSTER_MEMO_PATH).catch(() => null);
   if (!text) return null;
   try {
     const memo = JSON.parse(text) as { model?: unknown; threshold?: unknown; labels?: unknown };
-    if (memo.model !== model || memo.threshold !== vault.settings.consolidation.clusterThreshold || typeof memo.labels !== 'object' || memo.labels === null) return null;
+    if (memo.model !== basis.model || memo.threshold !== basis.threshold || typeof memo.labels !== 'object' || memo.labels === null) return null;
     return new Map(Object.entries(memo.labels as Record<string, string>));
   } catch {
     return null;
   }
 }
 
-async function saveClusterMemo(vault: Vault, model: string, labels: Map<string, string>): Promise<void> {
+async function saveClusterMemo(vault: Vault, basis: MemoBasis, labels: Map<string, string>): Promise<void> {
   await vault.ports.files.mkdir('.engram/cache');
-  await vault.ports.files.write(CLUSTER_MEMO_PATH, JSON.stringify({ model, threshold: vault.settings.consolidation.clusterThreshold, labels: Object.fromEntries(labels) }));
+  await vault.ports.files.write(CLUSTER_MEMO_PATH, JSON.stringify({ ...basis, labels: Object.fromEntries(labels) }));
 }

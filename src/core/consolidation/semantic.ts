@@ -1,9 +1,9 @@
 import { analyze } from '../analyzer';
 import type { StoredVectors } from '../embeddings/store';
-import { sha256Hex } from '../ids';
+import { contentHash, sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
-import { clustersOf, lexicalPairs, vectorClusters, vectorMedoid } from './cluster';
+import { lexicalClusters, lexicalMedoid, vectorClusters, vectorMedoid } from './cluster';
 
 /**
  * From clusters of episodes to semantic memories (SPEC §8 step 4, hippocampal transfer): a
@@ -56,16 +56,11 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     memo.next = labels!;
     groups = clusters.map((group) => ({ group, medoid: vectorMedoid(packed, d, group) }));
   } else {
-    const pairs = lexicalPairs(episodes.map((m) => new Set(analyze(memoryText(m)).terms)), settings.consolidation.lexicalClusterThreshold);
-    const affinity = new Map<number, number>();
-    for (const [a, b, s] of pairs) {
-      affinity.set(a, (affinity.get(a) ?? 0) + s);
-      affinity.set(b, (affinity.get(b) ?? 0) + s);
-    }
-    groups = clustersOf(episodes.length, pairs, settings.consolidation.minClusterSize).map((group) => ({
-      group,
-      medoid: group.reduce((best, i) => ((affinity.get(i) ?? 0) > (affinity.get(best) ?? 0) ? i : best), group[0]!),
-    }));
+    const sets = episodes.map((m) => new Set(analyze(memoryText(m)).terms));
+    const keys = episodes.map((m) => `${m.id}:${contentHash(memoryText(m))}`);
+    const { clusters, labels } = lexicalClusters(sets, settings.consolidation.lexicalClusterThreshold, settings.consolidation.minClusterSize, { keys, previous: memo.previous });
+    memo.next = labels!;
+    groups = clusters.map((group) => ({ group, medoid: lexicalMedoid(sets, group) }));
   }
   const actions: ClusterAction[] = [];
   for (const { group, medoid } of groups) {

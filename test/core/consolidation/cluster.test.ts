@@ -1,4 +1,4 @@
-import { clustersOf, exhaustivePairs, lexicalPairs, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
+import { clustersOf, exhaustivePairs, lexicalClusters, lexicalMedoid, lexicalPairs, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
 
 describe('clustering (SPEC §8)', () => {
   function corpus(n: number, seed: number): Array<Set<string>> {
@@ -95,6 +95,30 @@ describe('clustering (SPEC §8)', () => {
     expect(again.fresh).toBe(0);
     expect(again.sketched).toBe(0);
     expect(again.clusters).toEqual(full);
+  });
+
+  it('carries lexical groups from one run to the next with the same result as comparing every pair', () => {
+    let s = 11;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const vocabulary = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    // 100 topics of 8 words; each text takes 5-7 of its topic's words and 0-3 random ones
+    const topics = Array.from({ length: 100 }, () => Array.from({ length: 8 }, () => vocabulary[Math.floor(rand() * 400)]!));
+    const texts = Array.from({ length: 2500 }, (_, i) => {
+      const topic = topics[i % 100]!;
+      const words = topic.filter(() => rand() < 0.75);
+      for (let k = Math.floor(rand() * 4); k > 0; k--) words.push(vocabulary[Math.floor(rand() * 400)]!);
+      return new Set(words);
+    });
+    const night1 = lexicalClusters(texts.slice(0, 2000), 0.6, 3, { keys: texts.slice(0, 2000).map((_, i) => `k${i}`) });
+    expect(night1.clusters).toEqual(clustersOf(2000, exhaustivePairs(2000, (a, b) => setCosine(texts[a]!, texts[b]!), 0.6), 3));
+    const kept = Array.from({ length: 2500 }, (_, i) => i).filter((i) => i >= 2000 || i % 400 !== 3);
+    const sets = kept.map((i) => texts[i]!);
+    const incremental = lexicalClusters(sets, 0.6, 3, { keys: kept.map((i) => `k${i}`), previous: night1.labels });
+    expect(incremental.fresh).toBeGreaterThanOrEqual(500);
+    expect(incremental.fresh).toBeLessThan(sets.length / 4);
+    expect(incremental.clusters).toEqual(clustersOf(sets.length, exhaustivePairs(sets.length, (a, b) => setCosine(sets[a]!, sets[b]!), 0.6), 3));
+    expect(incremental.clusters.length).toBeGreaterThan(50);
+    expect(lexicalMedoid([new Set(['a', 'b']), new Set(['a', 'b', 'c']), new Set(['a', 'x'])], [0, 1, 2])).toBe(0);
   });
 
   it('links vectors at the threshold and not below it, and picks the member nearest the mean', () => {
