@@ -32,9 +32,9 @@ export default class EngramPlugin extends Plugin {
     await this.service.reloadSettings();
     if (this.service.settingsProblem) new Notice(`Engram: ${this.service.settingsProblem}`);
     this.touch = new TouchOnOpen(
-      this.service.vault,
+      () => this.service.vault,
       { now: () => Date.now(), setTimeout: (fn, ms) => window.setTimeout(fn, ms), clearTimeout: (h) => window.clearTimeout(h) },
-      { coAccessWindowMinutes: this.service.vault.settings.coAccessWindowMinutes, debounceMs: this.settings.debounceMs, quietMs: this.settings.quietMs },
+      () => ({ coAccessWindowMinutes: this.service.vault.settings.coAccessWindowMinutes, debounceMs: this.settings.debounceMs, quietMs: this.settings.quietMs }),
       (error) => new Notice(`Engram: ${error instanceof Error ? error.message : String(error)}`),
     );
     this.registerEvent(this.app.workspace.on('file-open', (file) => this.onFileOpen(file)));
@@ -86,6 +86,15 @@ export default class EngramPlugin extends Plugin {
 
   async saveSettings(): Promise<void> {
     await this.saveData(this.settings);
+  }
+
+  /** Point the plugin at another memory folder (settings tab). */
+  async setFolder(folder: string): Promise<void> {
+    this.settings.folder = folder;
+    await this.saveSettings();
+    this.service.files.setRoot(folder);
+    await this.service.reloadSettings();
+    this.status?.refresh();
   }
 
   override onunload(): void {

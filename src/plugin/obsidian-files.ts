@@ -16,8 +16,13 @@ export class ObsidianFileStore implements FileStore {
 
   constructor(
     private readonly app: App,
-    private readonly root: string,
+    private root: string,
   ) {}
+
+  /** Another memory folder (the settings changed). */
+  setRoot(root: string): void {
+    this.root = root;
+  }
 
   full(path: string): string {
     return normalizePath(this.root ? `${this.root}/${path}` : path);

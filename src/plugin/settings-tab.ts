@@ -65,8 +65,7 @@ export class EngramSettingTab extends PluginSettingTab {
       .setDesc('The folder of this vault that holds the memories (empty: the whole vault).')
       .addText((text) =>
         text.setValue(this.plugin.settings.folder).onChange(async (value) => {
-          this.plugin.settings.folder = value.trim().replace(/^\/+|\/+$/g, '');
-          await this.plugin.saveSettings();
+          await this.plugin.setFolder(value.trim().replace(/^\/+|\/+$/g, ''));
         }),
       );
     new Setting(containerEl)

@@ -41,24 +41,25 @@ export class TouchOnOpen {
   writes = 0;
   private chain: Promise<unknown> = Promise.resolve();
 
+  /** `vault` and `options` are read at each use: the settings tab may have changed them. */
   constructor(
-    private readonly vault: Vault,
+    private readonly vault: () => Vault,
     private readonly scheduler: TouchScheduler,
-    private readonly options: TouchOnOpenOptions,
+    private readonly options: () => TouchOnOpenOptions,
     private readonly onError: (error: unknown) => void,
   ) {}
 
   /** A memory note with this id was opened at `path`. */
   noteOpened(path: string, id: string): void {
     const now = this.scheduler.now();
-    const window = this.options.coAccessWindowMinutes * 60_000;
+    const window = this.options().coAccessWindowMinutes * 60_000;
     this.opened = this.opened.filter((o) => now - o.at <= window && o.id !== id);
     const partners = this.opened.map((o) => o.id);
     this.opened.push({ id, at: now });
     const previous = this.pending.get(path);
     if (previous) this.scheduler.clearTimeout(previous.timer);
     const merged = previous ? [...new Set([...previous.partners, ...partners])] : partners;
-    this.pending.set(path, { id, at: now, partners: merged, timer: this.scheduler.setTimeout(() => this.flush(path), this.options.debounceMs) });
+    this.pending.set(path, { id, at: now, partners: merged, timer: this.scheduler.setTimeout(() => this.flush(path), this.options().debounceMs) });
   }
 
   /** The user typed in (or an outside program changed) the note at `path`. */
@@ -76,8 +77,9 @@ export class TouchOnOpen {
     if (!entry) return;
     const typed = this.lastTyped.get(path);
     const quietFor = typed === undefined ? Infinity : this.scheduler.now() - typed;
-    if (quietFor < this.options.quietMs) {
-      entry.timer = this.scheduler.setTimeout(() => this.flush(path), this.options.quietMs - quietFor);
+    const quietMs = this.options().quietMs;
+    if (quietFor < quietMs) {
+      entry.timer = this.scheduler.setTimeout(() => this.flush(path), quietMs - quietFor);
       return;
     }
     this.pending.delete(path);
@@ -85,7 +87,7 @@ export class TouchOnOpen {
   }
 
   private async write(entry: Pending): Promise<void> {
-    const vault = this.vault.at(entry.at);
+    const vault = this.vault().at(entry.at);
     if (!(await vault.locate(entry.id))) return;
     await useMemories(vault, [entry.id], { use: 'read', touch: true, coAccess: false });
     if (entry.partners.length > 0) await linkCoAccess(vault, entry.id, entry.partners);

@@ -114,6 +114,17 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(read(C)).toContain('co_access: {}');
   });
 
+  it('follows a co-access window changed in the settings without a reload', async () => {
+    await plugin.service.setSetting(['coAccessWindowMinutes'], 1);
+    await open(A);
+    await advance(2 * 60_000);
+    await open(B);
+    await advance(1500);
+    expect(read(A)).toContain('co_access: {}');
+    expect(read(B)).toContain('co_access: {}');
+    expect(read(B)).toContain('access_count: 2');
+  });
+
   it('writes once for rapid re-opens of one note', async () => {
     let modifies = 0;
     app.vault.on('modify', (f: TFile) => {
