@@ -28,6 +28,12 @@ export function currentTier(memory: MemoryState, now: number, settings: EngramSe
   return memory.tier ? demote(memory.tier, implied) : implied;
 }
 
+/** currentTier from the fields a catalog row keeps (tier written, last access in ms). */
+export function tierAt(written: Tier | null, accessMs: number, now: number, settings: EngramSettings): Tier {
+  const implied = tierForDays((now - accessMs) / 86_400_000, settings);
+  return written ? demote(written, implied) : implied;
+}
+
 /** Touch (SPEC §4): graduated recall promotes exactly one tier; core never changes. */
 export function promote(tier: Tier): Tier {
   if (tier === 'core') return 'core';

@@ -1,5 +1,6 @@
 import type { TFile } from 'obsidian';
-import { currentTier } from '../core/tiers';
+import { loadCatalog } from '../core/recall/catalog';
+import { tierAt } from '../core/tiers';
 import { tierCounts } from './graph/graph-model';
 import type { EngramService } from './service';
 
@@ -30,11 +31,12 @@ export class TierStatusBar {
     }, delayMs);
   }
 
+  /** From the catalog: only notes changed since the last count are parsed again. */
   private async count(): Promise<void> {
     const { vault } = this.service;
-    const { memories } = await vault.loadAll({ archive: true });
+    const { docs } = await loadCatalog(vault);
     const now = vault.now();
-    this.counts = tierCounts(memories.map((m) => ({ tier: currentTier(m, now, vault.settings) })));
+    this.counts = tierCounts(docs.map((d) => ({ tier: tierAt(d.tier, d.accessMs, now, vault.settings) })));
     this.render();
   }
 
