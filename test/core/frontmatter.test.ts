@@ -1,4 +1,6 @@
-import { setFrontmatterFields, splitFrontmatter } from '../../src/core/frontmatter';
+import { readFrontmatter, setFrontmatterFields, splitFrontmatter } from '../../src/core/frontmatter';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const NOTE = `---
 id: mem-abc123def456
@@ -97,5 +99,28 @@ describe('setFrontmatterFields', () => {
     expect(() => setFrontmatterFields('just text', { a: 1 })).toThrow('no frontmatter');
     expect(() => setFrontmatterFields('---\na: [1\n---\n', { a: 1 })).toThrow(/^invalid YAML/);
     expect(() => setFrontmatterFields('---\n- a\n---\n', { a: 1 })).toThrow('frontmatter is not a mapping');
+  });
+});
+
+describe('scalar writes on every example memory', () => {
+  it('change only the written lines (or append the new field), keep every other byte, and read back as written', () => {
+    const root = path.join(__dirname, '..', '..', 'examples', 'vault');
+    const files = ['episodic', 'semantic', 'decisions'].flatMap((d) => fs.readdirSync(path.join(root, d)).map((f) => path.join(root, d, f)));
+    expect(files.length).toBeGreaterThan(50);
+    for (const file of files) {
+      const text = fs.readFileSync(file, 'utf8');
+      const fields = { tier: 'cold', access_count: 7, last_accessed_at: '2026-12-01T00:00:00Z', decays_from: '[[mem-000000000000]]' };
+      const out = setFrontmatterFields(text, fields);
+      const before = splitFrontmatter(text)!;
+      const after = splitFrontmatter(out)!;
+      expect(after.body).toBe(before.body);
+      const old = readFrontmatter(before.yaml) as Record<string, unknown>;
+      expect(readFrontmatter(after.yaml)).toEqual({ ...old, ...fields });
+      const oldLines = before.yaml.split('\n');
+      const newLines = after.yaml.split('\n');
+      const changed = newLines.filter((line, i) => line !== oldLines[i] && line !== '');
+      expect(changed.length).toBeGreaterThanOrEqual(3);
+      for (const line of changed) expect(line).toMatch(/^(tier|access_count|last_accessed_at|decays_from): /);
+    }
   });
 });
