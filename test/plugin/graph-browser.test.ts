@@ -59,6 +59,55 @@ suite('memory graph view in headless Chromium', () => {
     await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, undefined, { timeout: 30_000 });
     const result = await page.evaluate(() => (window as unknown as { __result: { n: number; edges: number; firstFrameMs: number; framesDuringLayout: number; medianFrameGapMs: number; maxFrameGapMs: number; moved: number; legend: string[] } }).__result);
     const shot = await page.screenshot();
+
+    // hover shows the node's details, a click opens it, the wheel zooms around the pointer
+    type Pos = { x: number; y: number };
+    const position = (id: string) => page.evaluate((i) => (window as unknown as { __graph: { screenPosition(id: string): Pos | null } }).__graph.screenPosition(i), id);
+    const ids = await page.evaluate(() => (window as unknown as { __ids: string[] }).__ids);
+    // a node away from the legend and filter boxes, with nothing drawn on top of it
+    let target: string | null = null;
+    let at: Pos | null = null;
+    for (const id of ids.slice(0, 400)) {
+      const p = (await position(id))!;
+      if (p.x < 320 || p.x > 1100 || p.y < 100 || p.y > 620) continue;
+      await page.mouse.move(p.x, p.y);
+      const text = await page.evaluate(() => {
+        const tip = document.querySelector<HTMLElement>('.engram-graph-tooltip')!;
+        return tip.hidden ? '' : tip.textContent ?? '';
+      });
+      if (text.startsWith(id)) {
+        target = id;
+        at = p;
+        break;
+      }
+    }
+    expect(target).not.toBeNull();
+    const tooltip = await page.evaluate(() => Array.from(document.querySelectorAll('.engram-graph-tooltip div')).map((d) => d.textContent));
+    expect(tooltip[0]).toBe(target);
+    expect(tooltip[1]).toMatch(/^tier (core|active|warm|cold|archive) · (episodic|semantic|decision)$/);
+    expect(tooltip[2]).toMatch(/^strength \d\.\d\d · half-life \d+\.\d d$/);
+    expect(tooltip[3]).toMatch(/^last access 2026-\d\d-\d\d$/);
+    await page.mouse.click(at!.x, at!.y);
+    expect(await page.evaluate(() => (window as unknown as { __opened: string[] }).__opened)).toEqual([target]);
+    // a node far from the pointer, so that the pointer's whole-pixel rounding does not matter
+    let other = ids[0]!;
+    let far = 0;
+    for (const id of ids.slice(0, 400)) {
+      const p = (await position(id))!;
+      const d = Math.abs(p.x - at!.x) + Math.abs(p.y - at!.y);
+      if (Math.abs(p.x - at!.x) > 100 && Math.abs(p.y - at!.y) > 100 && d > far) {
+        far = d;
+        other = id;
+      }
+    }
+    const before = (await position(other))!;
+    await page.mouse.wheel(0, -500);
+    await page.waitForFunction((b) => (window as unknown as { __graph: { screenPosition(id: string): { x: number } } }).__graph.screenPosition(b.id).x !== b.x, { id: other, x: before.x });
+    await page.waitForTimeout(200);
+    const after = (await position(other))!;
+    // zoomed in by e (wheel 500 → ×e) around the pointer (the pointer sits on whole pixels)
+    expect((after.x - at!.x) / (before.x - at!.x)).toBeCloseTo(Math.E, 1);
+    expect((after.y - at!.y) / (before.y - at!.y)).toBeCloseTo(Math.E, 1);
     mkdirSync(path.join(ROOT, '.work'), { recursive: true });
     writeFileSync(path.join(ROOT, '.work', 'graph-5000.png'), shot);
     writeFileSync(path.join(ROOT, '.work', 'graph-5000.json'), JSON.stringify(result, null, 2));

@@ -143,6 +143,15 @@ export class MemoryGraphCanvas {
     this.requestDraw();
   }
 
+  /** Where a node is drawn, in CSS pixels from the canvas's top left (null when unknown). */
+  screenPosition(id: string): { x: number; y: number } | null {
+    if (!this.graph.hasNode(id)) return null;
+    const rect = this.canvas.getBoundingClientRect();
+    const ratio = rect.width > 0 ? this.canvas.width / rect.width : 1;
+    const a = this.graph.getNodeAttributes(id);
+    return { x: (this.view.x + (a.x as number) * this.view.scale) / ratio, y: (this.view.y + (a.y as number) * this.view.scale) / ratio };
+  }
+
   get layoutRunning(): boolean {
     return this.layout !== null;
   }
