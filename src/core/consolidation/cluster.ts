@@ -31,36 +31,72 @@ export function exhaustivePairs(n: number, similarity: (a: number, b: number) =>
 }
 
 export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[] {
-  // AllPairs (Bayardo et al.) for cosine: sets in order of size, terms rarest first; a set
-  // probes with its |A| − ⌈t²|A|⌉ + 1 rarest terms and is indexed under its |A| − ⌈t|A|⌉ + 1
-  // rarest; partners smaller than t²|A| are skipped. Any pair at cosine ≥ t shares a term in
-  // both prefixes, so nothing is lost (the tests compare with every pair).
+  // PPJoin (Xiao et al.) for cosine: terms ranked rarest first and every set sorted by rank;
+  // sets in order of size; a set probes with its |A| − ⌈t²|A|⌉ + 1 rarest terms and is indexed
+  // under its |A| − ⌈t|A|⌉ + 1 rarest, with their positions. A candidate is dropped as soon as
+  // the overlap found so far plus what its remaining terms could add falls below
+  // ⌈t·√(|A||B|)⌉, and partners smaller than t²|A| are skipped. Any pair at cosine ≥ t shares
+  // a term in both prefixes and passes every bound, so nothing is lost (the tests compare with
+  // every pair); survivors are verified by merging the two sorted rank lists.
   const df = new Map<string, number>();
   for (const set of sets) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
-  const order = sets.map((_, i) => i).filter((i) => sets[i]!.size > 0);
-  order.sort((x, y) => sets[x]!.size - sets[y]!.size || x - y);
-  const postings = new Map<string, number[]>();
+  const terms = [...df.keys()].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
+  const rank = new Map(terms.map((t, i) => [t, i]));
+  const ranked = sets.map((set) => Int32Array.from([...set].map((t) => rank.get(t)!)).sort());
+  const order = sets.map((_, i) => i).filter((i) => ranked[i]!.length > 0);
+  order.sort((x, y) => ranked[x]!.length - ranked[y]!.length || x - y);
+  const postSet: number[][] = Array.from({ length: terms.length }, () => []);
+  const postPos: number[][] = Array.from({ length: terms.length }, () => []);
   const pairs: Pair[] = [];
   const t2 = threshold * threshold;
-  const seen = new Int32Array(sets.length).fill(-1);
+  const overlap = new Int32Array(sets.length);
+  const dead = new Uint8Array(sets.length);
+  const touched: number[] = [];
   for (const a of order) {
-    const set = sets[a]!;
-    const byRarity = [...set].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
-    const probe = Math.max(1, set.size - Math.ceil(t2 * set.size - 1e-9) + 1);
-    const minSize = t2 * set.size - 1e-9;
-    for (let k = 0; k < probe && k < byRarity.length; k++) {
-      for (const b of postings.get(byRarity[k]!) ?? []) {
-        if (seen[b] === a || sets[b]!.size < minSize) continue;
-        seen[b] = a;
-        const s = setCosine(set, sets[b]!);
-        if (s >= threshold) pairs.push(a < b ? [a, b, s] : [b, a, s]);
+    const ra = ranked[a]!;
+    const la = ra.length;
+    const probe = Math.max(1, la - Math.ceil(t2 * la - 1e-9) + 1);
+    const minSize = t2 * la - 1e-9;
+    for (let k = 0; k < probe && k < la; k++) {
+      const ids = postSet[ra[k]!]!;
+      const positions = postPos[ra[k]!]!;
+      for (let x = 0; x < ids.length; x++) {
+        const b = ids[x]!;
+        if (dead[b]) continue;
+        const lb = ranked[b]!.length;
+        if (lb < minSize) continue;
+        if (overlap[b] === 0) touched.push(b);
+        const need = Math.ceil(threshold * Math.sqrt(la * lb) - 1e-9);
+        if (overlap[b]! + 1 + Math.min(la - k - 1, lb - positions[x]! - 1) >= need) overlap[b]!++;
+        else {
+          dead[b] = 1;
+          if (overlap[b] === 0) overlap[b] = -1; // keep it in `touched` once
+        }
       }
     }
-    const indexed = Math.max(1, set.size - Math.ceil(threshold * set.size - 1e-9) + 1);
-    for (let k = 0; k < indexed && k < byRarity.length; k++) {
-      const list = postings.get(byRarity[k]!);
-      if (list) list.push(a);
-      else postings.set(byRarity[k]!, [a]);
+    for (const b of touched) {
+      if (!dead[b] && overlap[b]! > 0) {
+        const rb = ranked[b]!;
+        let common = 0;
+        for (let i = 0, j = 0; i < la && j < rb.length; ) {
+          if (ra[i] === rb[j]) {
+            common++;
+            i++;
+            j++;
+          } else if (ra[i]! < rb[j]!) i++;
+          else j++;
+        }
+        const s = common / Math.sqrt(la * rb.length);
+        if (s >= threshold) pairs.push(a < b ? [a, b, s] : [b, a, s]);
+      }
+      overlap[b] = 0;
+      dead[b] = 0;
+    }
+    touched.length = 0;
+    const indexed = Math.max(1, la - Math.ceil(threshold * la - 1e-9) + 1);
+    for (let k = 0; k < indexed && k < la; k++) {
+      postSet[ra[k]!]!.push(a);
+      postPos[ra[k]!]!.push(k);
     }
   }
   return pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
