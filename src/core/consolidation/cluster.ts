@@ -30,6 +30,29 @@ export function exhaustivePairs(n: number, similarity: (a: number, b: number) =>
   return pairs;
 }
 
+/** Terms ranked rarest first (then by text), every set as a sorted array of ranks. */
+function rankTerms(sets: Array<Set<string>>): { ranked: Int32Array[]; terms: number } {
+  const df = new Map<string, number>();
+  for (const set of sets) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+  const terms = [...df.keys()].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
+  const rank = new Map(terms.map((t, i) => [t, i]));
+  return { ranked: sets.map((set) => Int32Array.from([...set].map((t) => rank.get(t)!)).sort()), terms: terms.length };
+}
+
+/** How many ranks two sorted rank arrays share. */
+function overlapOf(a: Int32Array, b: Int32Array): number {
+  let common = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      common++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return common;
+}
+
 export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[] {
   // PPJoin (Xiao et al.) for cosine: terms ranked rarest first and every set sorted by rank;
   // sets in order of size; a set probes with its |A| − ⌈t²|A|⌉ + 1 rarest terms and is indexed
@@ -38,15 +61,11 @@ export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[
   // ⌈t·√(|A||B|)⌉, and partners smaller than t²|A| are skipped. Any pair at cosine ≥ t shares
   // a term in both prefixes and passes every bound, so nothing is lost (the tests compare with
   // every pair); survivors are verified by merging the two sorted rank lists.
-  const df = new Map<string, number>();
-  for (const set of sets) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
-  const terms = [...df.keys()].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
-  const rank = new Map(terms.map((t, i) => [t, i]));
-  const ranked = sets.map((set) => Int32Array.from([...set].map((t) => rank.get(t)!)).sort());
+  const { ranked, terms } = rankTerms(sets);
   const order = sets.map((_, i) => i).filter((i) => ranked[i]!.length > 0);
   order.sort((x, y) => ranked[x]!.length - ranked[y]!.length || x - y);
-  const postSet: number[][] = Array.from({ length: terms.length }, () => []);
-  const postPos: number[][] = Array.from({ length: terms.length }, () => []);
+  const postSet: number[][] = Array.from({ length: terms }, () => []);
+  const postPos: number[][] = Array.from({ length: terms }, () => []);
   const pairs: Pair[] = [];
   const t2 = threshold * threshold;
   const overlap = new Int32Array(sets.length);
@@ -77,16 +96,7 @@ export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[
     for (const b of touched) {
       if (!dead[b] && overlap[b]! > 0) {
         const rb = ranked[b]!;
-        let common = 0;
-        for (let i = 0, j = 0; i < la && j < rb.length; ) {
-          if (ra[i] === rb[j]) {
-            common++;
-            i++;
-            j++;
-          } else if (ra[i]! < rb[j]!) i++;
-          else j++;
-        }
-        const s = common / Math.sqrt(la * rb.length);
+        const s = overlapOf(ra, rb) / Math.sqrt(la * rb.length);
         if (s >= threshold) pairs.push(a < b ? [a, b, s] : [b, a, s]);
       }
       overlap[b] = 0;
@@ -229,7 +239,8 @@ export interface LexicalClusters {
  * Groups of term sets linked at cosine ≥ `threshold`: every pair by AllPairs (lexicalPairs),
  * or, with the previous run's groups (`keys`, `previous`), only the new and changed sets and
  * the members of broken groups, each probed with its rarest terms against an index of every
- * set (a partner at cosine ≥ t shares one of A's |A| − ⌈t²|A|⌉ + 1 rarest terms).
+ * set's rarest terms (a pair at cosine ≥ t that passes the size filter has its first common
+ * term among the |X| − ⌈t²|X|⌉ + 1 rarest of both sets).
  */
 export function lexicalClusters(sets: Array<Set<string>>, threshold: number, minSize: number, options: { keys?: string[]; previous?: Map<string, string> | null } = {}): LexicalClusters {
   const n = sets.length;
@@ -238,33 +249,31 @@ export function lexicalClusters(sets: Array<Set<string>>, threshold: number, min
   if (options.keys && options.previous && options.previous.size > 0) {
     const fresh = carryGroups(uf, options.keys, options.previous);
     if (fresh.length * 4 <= n) {
-      const df = new Map<string, number>();
-      const postings = new Map<string, number[]>();
-      sets.forEach((set, r) => {
-        for (const t of set) {
-          df.set(t, (df.get(t) ?? 0) + 1);
-          const list = postings.get(t);
-          if (list) list.push(r);
-          else postings.set(t, [r]);
-        }
+      // every set indexed under its probe prefix (its |B| − ⌈t²|B|⌉ + 1 rarest terms): for a
+      // pair at cosine ≥ t that passes the size filter, the first common term lies in both
+      // sets' probe prefixes, whichever is larger
+      const { ranked, terms } = rankTerms(sets);
+      const postings: number[][] = Array.from({ length: terms }, () => []);
+      const t2 = threshold * threshold;
+      const probeLength = (l: number) => Math.max(1, l - Math.ceil(t2 * l - 1e-9) + 1);
+      ranked.forEach((r, b) => {
+        for (let k = 0; k < probeLength(r.length) && k < r.length; k++) postings[r[k]!]!.push(b);
       });
       const isFresh = new Uint8Array(n);
       for (const r of fresh) isFresh[r] = 1;
-      const t2 = threshold * threshold;
       const seen = new Int32Array(n).fill(-1);
       for (const a of fresh) {
-        const set = sets[a]!;
-        if (set.size === 0) continue;
-        const byRarity = [...set].sort((x, y) => df.get(x)! - df.get(y)! || (x < y ? -1 : 1));
-        const probe = Math.max(1, set.size - Math.ceil(t2 * set.size - 1e-9) + 1);
-        for (let k = 0; k < probe && k < byRarity.length; k++) {
-          for (const b of postings.get(byRarity[k]!)!) {
+        const ra = ranked[a]!;
+        const la = ra.length;
+        if (la === 0) continue;
+        for (let k = 0; k < probeLength(la) && k < la; k++) {
+          for (const b of postings[ra[k]!]!) {
             // a pair of two fresh sets is found from the earlier one
             if (b === a || seen[b] === a || (isFresh[b] && b < a)) continue;
             seen[b] = a;
-            const size = sets[b]!.size;
-            if (size < t2 * set.size - 1e-9 || size * t2 > set.size + 1e-9) continue;
-            if (uf.find(a) !== uf.find(b) && setCosine(set, sets[b]!) >= threshold) uf.union(a, b);
+            const lb = ranked[b]!.length;
+            if (lb < t2 * la - 1e-9 || lb * t2 > la + 1e-9 || uf.find(a) === uf.find(b)) continue;
+            if (overlapOf(ra, ranked[b]!) / Math.sqrt(la * lb) >= threshold) uf.union(a, b);
           }
         }
       }
