@@ -19,5 +19,5 @@ export { TransformersEmbedder } from '../src/embedding/transformers-embedder';
 export { HttpEmbedder } from '../src/embedding/http-embedder';
 export { loadVectors, updateVectors } from '../src/core/embeddings/store';
 export { searchVectors, naiveSearch } from '../src/core/embeddings/vector-search';
-export { lexicalPairs, lexicalClusters, exhaustivePairs, setCosine, vectorPairs, clustersOf, vectorClusters, vectorMedoid } from '../src/core/consolidation/cluster';
+export { lexicalPairs, lexicalClusters, exhaustivePairs, setCosine, vectorPairs, clustersOf, vectorClusters } from '../src/core/consolidation/cluster';
 export { consolidate } from '../src/core/consolidation/consolidate';

@@ -66,8 +66,8 @@ export class NodeLocks implements Locks {
    * left by a dead process goes stale and is taken over. Synchronous calls: a per-memory lock
    * is held for about a millisecond, and the callback round trips of an asynchronous lock cost
    * more than the work. A file rather than proper-lockfile's directory: on this machine's ext4,
-   * rmdir cost 284 µs a call inside a consolidation that writes thousands of memories, unlink
-   * 10 µs.
+   * rmdir cost 284 µs a call inside a consolidation that writes thousands of memories, O_EXCL opens
+   * (every open of the run, lock files included) averaged 21 µs and unlinks 23 µs.
    */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     this.ensureDir();

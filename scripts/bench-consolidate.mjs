@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const lib = await import(path.join(root, 'dist', 'lib.js'));
-const { openVault, updateVectors, vectorClusters, vectorPairs, clustersOf } = lib.default ?? lib;
+const { openVault, updateVectors, vectorClusters, vectorPairs, clustersOf, memoryText } = lib.default ?? lib;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, 'exhaustive-max': { type: 'string', default: '10000' } } });
 const SIZES = values.sizes.split(',').map(Number);
@@ -128,7 +128,6 @@ try {
     writeVault(dir, n);
     const { vault } = openVault({ vault: dir, now: NOW, cwd: root, env: {} });
     const { memories } = await vault.loadAll();
-    const { memoryText } = lib.default ?? lib;
     const report = await updateVectors(vault, memories.map((m) => ({ id: m.id, text: memoryText(m) })), syntheticEmbedder());
     if (report.embedded !== n) throw new Error(`embedded ${report.embedded} of ${n}`);
     writeFileSync(path.join(dir, '.engram', 'config.json'), JSON.stringify({ embedder: { kind: 'http', api: 'ollama', url: URL_, model: 'bench-synthetic-384' } }));

@@ -1,4 +1,4 @@
-import { daysSinceAccess } from './decay';
+import { daysBetween, parseTimestamp } from './time';
 import type { MemoryState } from './memory';
 import type { EngramSettings, Tier } from './settings';
 
@@ -24,13 +24,12 @@ export function tierForDays(days: number, settings: EngramSettings): Tier {
  * comes back through cold and warm, not straight to active.
  */
 export function currentTier(memory: MemoryState, now: number, settings: EngramSettings): Tier {
-  const implied = tierForDays(daysSinceAccess(memory, now), settings);
-  return memory.tier ? demote(memory.tier, implied) : implied;
+  return tierAt(memory.tier, parseTimestamp(memory.last_accessed_at)!, now, settings);
 }
 
 /** currentTier from the fields a catalog row keeps (tier written, last access in ms). */
 export function tierAt(written: Tier | null, accessMs: number, now: number, settings: EngramSettings): Tier {
-  const implied = tierForDays((now - accessMs) / 86_400_000, settings);
+  const implied = tierForDays(daysBetween(accessMs, now), settings);
   return written ? demote(written, implied) : implied;
 }
 

@@ -1,3 +1,4 @@
+import { NotFoundError } from './errors';
 import { activationAt, boostFor, roundActivation, spreadBoost, spreadEdges, type Use } from './activation';
 import type { FieldValue } from './frontmatter';
 import type { Memory } from './memory';
@@ -124,9 +125,12 @@ export async function linkCoAccess(vault: Vault, id: string, partners: string[])
   const others = [...new Set(partners)].filter((other) => other !== id);
   const linked: string[] = [];
   for (const other of others) {
-    if (!(await vault.locate(other))) continue;
-    await vault.update(other, (memory) => ({ co_access: incrementCoAccess(memory.co_access, [id]) }));
-    linked.push(other);
+    try {
+      await vault.update(other, (memory) => ({ co_access: incrementCoAccess(memory.co_access, [id]) }));
+      linked.push(other);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
   }
   if (linked.length > 0) await vault.update(id, (memory) => ({ co_access: incrementCoAccess(memory.co_access, linked) }));
   return linked;

@@ -1,3 +1,4 @@
+import { NotFoundError } from '../core/errors';
 import type { Vault } from '../core/vault';
 import { linkCoAccess, useMemories } from '../core/touch';
 
@@ -88,8 +89,12 @@ export class TouchOnOpen {
 
   private async write(entry: Pending): Promise<void> {
     const vault = this.vault().at(entry.at);
-    if (!(await vault.locate(entry.id))) return;
-    await useMemories(vault, [entry.id], { use: 'read', touch: true, coAccess: false });
+    try {
+      await useMemories(vault, [entry.id], { use: 'read', touch: true, coAccess: false });
+    } catch (error) {
+      if (error instanceof NotFoundError) return; // renamed or deleted since it was opened
+      throw error;
+    }
     if (entry.partners.length > 0) await linkCoAccess(vault, entry.id, entry.partners);
     this.writes++;
   }

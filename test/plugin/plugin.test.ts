@@ -32,14 +32,6 @@ let app: App;
 let plugin: PluginUnderTest;
 let baseline: { workspace: number; vault: number; metadata: number };
 
-function copy(from: string, to: string): void {
-  fs.mkdirSync(to, { recursive: true });
-  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
-    if (entry.isDirectory()) copy(path.join(from, entry.name), path.join(to, entry.name));
-    else fs.copyFileSync(path.join(from, entry.name), path.join(to, entry.name));
-  }
-}
-
 const read = (p: string) => fs.readFileSync(path.join(dir, 'memory', p), 'utf8');
 const file = (p: string) => app.vault.getAbstractFileByPath(`memory/${p}`) as TFile;
 /** Let promise chains run (the fake's timers do not move by themselves). */
@@ -63,7 +55,7 @@ beforeEach(async () => {
   Notice.shown.length = 0;
   jest.useFakeTimers({ now: NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
-  copy(EXAMPLE, path.join(dir, 'memory'));
+  fs.cpSync(EXAMPLE, path.join(dir, 'memory'), { recursive: true });
   fs.mkdirSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
   app = new App(dir);
   baseline = { workspace: app.workspace.listenerCount(), vault: app.vault.listenerCount(), metadata: app.metadataCache.listenerCount() };

@@ -128,24 +128,9 @@ export function vectorPairs(vectors: Float32Array[], threshold: number): Pair[] 
 
 /** Connected groups of at least `minSize` members (union-find), each sorted, in order of their first member. */
 export function clustersOf(n: number, pairs: Pair[], minSize: number): number[][] {
-  const parent = Array.from({ length: n }, (_, i) => i);
-  const find = (x: number): number => {
-    while (parent[x] !== x) x = parent[x] = parent[parent[x]!]!;
-    return x;
-  };
-  for (const [a, b] of pairs) {
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-  }
-  const groups = new Map<number, number[]>();
-  for (let i = 0; i < n; i++) {
-    const r = find(i);
-    const g = groups.get(r);
-    if (g) g.push(i);
-    else groups.set(r, [i]);
-  }
-  return [...groups.values()].filter((g) => g.length >= minSize).sort((x, y) => x[0]! - y[0]!);
+  const uf = new UnionFind(n);
+  for (const [a, b] of pairs) uf.union(a, b);
+  return uf.groups(minSize);
 }
 
 class UnionFind {

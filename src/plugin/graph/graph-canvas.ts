@@ -68,8 +68,7 @@ export class MemoryGraphCanvas {
   private hovered: NodeView | null = null;
   /** The view follows the layout (fits every frame) until the user pans or zooms. */
   private autoFit = true;
-  /** Frames drawn, and when the first one was (performance.now()). */
-  framesDrawn = 0;
+  /** When the first frame was drawn (performance.now()). */
   firstFrameAt: number | null = null;
   private readonly listeners: Array<[EventTarget, string, EventListener]> = [];
 
@@ -150,10 +149,6 @@ export class MemoryGraphCanvas {
     const ratio = rect.width > 0 ? this.canvas.width / rect.width : 1;
     const a = this.graph.getNodeAttributes(id);
     return { x: (this.view.x + (a.x as number) * this.view.scale) / ratio, y: (this.view.y + (a.y as number) * this.view.scale) / ratio };
-  }
-
-  get layoutRunning(): boolean {
-    return this.layout !== null;
   }
 
   stopLayout(): void {
@@ -265,7 +260,6 @@ export class MemoryGraphCanvas {
       ctx.arc(xs.get(this.hovered.id)!, ys.get(this.hovered.id)!, this.hovered.radius * zoom + 3, 0, 2 * Math.PI);
       ctx.stroke();
     }
-    this.framesDrawn++;
     if (this.firstFrameAt === null) this.firstFrameAt = performance.now();
   }
 
