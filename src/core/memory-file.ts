@@ -2,8 +2,8 @@ import { renderFieldValue, type FieldValue } from './frontmatter';
 import { contentHash } from './ids';
 import { formatLink, type MemoryLink } from './links';
 import type { Category, Confidence, EngramSettings } from './settings';
-import { tierForDays } from './tiers';
-import { daysBetween, parseTimestamp } from './time';
+import { newMemoryTier } from './tiers';
+import { parseTimestamp } from './time';
 
 /** What a new memory is made of, before it has an id. */
 export interface NewMemory {
@@ -39,7 +39,7 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['half_life_days', settings.halfLifeDays[memory.category]],
     ['access_count', 0],
     ['is_error', memory.is_error],
-    ['tier', tierForDays(daysBetween(parseTimestamp(memory.created_at)!, now), settings)],
+    ['tier', newMemoryTier({ half_life_days: settings.halfLifeDays[memory.category], access_count: 0, is_error: memory.is_error }, parseTimestamp(memory.created_at)!, now, settings)],
     ['co_access', {}],
     ['related_paths', memory.related_paths],
     ['amplitude', 1],

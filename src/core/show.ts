@@ -2,8 +2,9 @@ import { activationAt } from './activation';
 import { memoryHalfLife, memoryStrength } from './decay';
 import type { Memory } from './memory';
 import type { EngramSettings, Tier } from './settings';
-import { currentTier, tierForDays } from './tiers';
+import { currentTier, impliedTier } from './tiers';
 import { daysSinceAccess } from './decay';
+import { parseTimestamp } from './time';
 
 /** A memory with the values computed at `now` (SPEC §14 `show`). */
 export interface MemoryView {
@@ -31,7 +32,7 @@ export function describeMemory(memory: Memory, now: number, settings: EngramSett
     effective_half_life_days: round(memoryHalfLife(memory, settings)),
     activation_now: round(activation),
     tier_now: currentTier(memory, now, settings),
-    tier_by_days: tierForDays(daysSinceAccess(memory, now), settings),
+    tier_by_days: impliedTier(memory, parseTimestamp(memory.last_accessed_at)!, now, settings),
     days_since_access: round(daysSinceAccess(memory, now), 2),
     due_for_validation: activation >= settings.activation.validationThreshold,
   };

@@ -36,7 +36,7 @@ export class TierStatusBar {
     const { vault } = this.service;
     const { docs } = await loadCatalog(vault);
     const now = vault.now();
-    this.counts = tierCounts(docs.map((d) => ({ tier: tierAt(d.tier, d.accessMs, now, vault.settings) })));
+    this.counts = tierCounts(docs.map((d) => ({ tier: tierAt(d, d.accessMs, now, vault.settings) })));
     this.render();
   }
 

@@ -286,8 +286,9 @@ Found a flaky test in the auth suite: timeout too short for CI.
         errors: 1,
         by_category: { episodic: 1, semantic: 0, decision: 1 },
         by_confidence: { verified: 1, observed: 1, inferred: 0, stale: 0 },
-        // the error, last accessed 31 days ago, is cold (the file still says active until consolidation)
-        by_tier: { core: 0, active: 1, warm: 0, cold: 1, archive: 0 },
+        // the error, last accessed 31 days ago with a half-life of 14 days (errors × 2), is as strong
+        // as an episode of 15.5 days: warm (the file still says active until consolidation)
+        by_tier: { core: 0, active: 1, warm: 1, cold: 0, archive: 0 },
         invalid: [],
       });
     });

@@ -50,12 +50,13 @@ describe('engram consolidate (SPEC §8)', () => {
 
   it('moves only the forgotten memory to archive/, keeping core, verified decisions and well-connected ones', async () => {
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
-    expect(Object.fromEntries(report.steps.map((s: { step: string; count: number }) => [s.step, s.count]))).toMatchObject({ prune: 1, strengthen: 0, tiers: 4 }); // forgotten, verified and hub to archive, warm to warm
+    expect(Object.fromEntries(report.steps.map((s: { step: string; count: number }) => [s.step, s.count]))).toMatchObject({ prune: 1, strengthen: 0, tiers: 4 }); // forgotten and hub to archive, verified to cold, warm to warm
     const after = files();
     expect(Object.keys(after).filter((p) => p.startsWith('archive/'))).toEqual([`archive/${ids.forgotten}.md`]);
     expect(after[`archive/${ids.forgotten}.md`]).toContain('tier: archive\n');
     expect(after[`episodic/${ids.core}.md`]).toContain('tier: core\n');
-    expect(after[`decisions/${ids.verified}.md`]).toContain('tier: archive\n');
+    // kept, and 332 days with a 90-day half-life are 25.8 days of an episode: cold, not archive
+    expect(after[`decisions/${ids.verified}.md`]).toContain('tier: cold\n');
     expect(after[`episodic/${ids.hub}.md`]).toContain('tier: archive\n');
     expect(after[`episodic/${ids.warm}.md`]).toContain('tier: warm\n');
     expect(after[`episodic/${ids.fresh}.md`]).toContain('tier: active\n');

@@ -114,9 +114,10 @@ suite('memory graph view in headless Chromium', () => {
     await page.close();
     expect(errors).toEqual([]);
 
-    // memory i was last accessed 2, 14, 40 or 90 days ago (i mod 4: active, warm, cold, archive);
-    // every 20th (all among the 2-day ones) is core
-    expect(result.legend).toEqual(['core (250)', 'active (1000)', 'warm (1250)', 'cold (1250)', 'archive (1250)']);
+    // memory i was last accessed 2, 14, 40 or 90 days ago (i mod 4), every 20th (all among the
+    // 2-day ones) is core; tiers follow strength: the days count in each memory's own half-life
+    // (7 to 47 days, + 2 per access, errors × 2), so the longer-lived ones stay in nearer tiers
+    expect(result.legend).toEqual(['core (250)', 'active (2655)', 'warm (1408)', 'cold (612)', 'archive (75)']);
     expect(result.n).toBe(5000);
     expect(result.firstFrameMs).toBeLessThan(1000);
     // the layout ran in its worker and moved the picture while frames kept coming: the median

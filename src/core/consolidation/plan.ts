@@ -1,7 +1,7 @@
-import { daysSinceAccess, memoryStrength } from '../decay';
+import { memoryStrength } from '../decay';
 import { ARCHIVE_FOLDER, type Memory } from '../memory';
 import type { EngramSettings, Tier } from '../settings';
-import { demote, tierForDays } from '../tiers';
+import { demote, impliedTier } from '../tiers';
 import { parseTimestamp } from '../time';
 import { degreeOf, pruneVerdict } from './prune';
 import type { ClusterAction } from './semantic';
@@ -29,7 +29,8 @@ export interface ConsolidationPlan {
 /**
  * Strengthen (step 5): a memory used since the last run that survived it proved durable:
  * its base half-life grows by the retrieval boost (spaced repetition made permanent).
- * Tiers (step 7): demote to the tier the days imply; never promote; core stays.
+ * Tiers (step 7): demote to the tier the memory's strength implies (days since access in its
+ * own half-lives, tiers.ts); never promote; core stays.
  */
 export function buildPlan(memories: Memory[], now: number, startedAt: string, lastRunMs: number | null, settings: EngramSettings): ConsolidationPlan {
   const degree = degreeOf(memories);
@@ -45,7 +46,7 @@ export function buildPlan(memories: Memory[], now: number, startedAt: string, la
     if (!archived && lastRunMs !== null && accessed > lastRunMs && memoryStrength(memory, now, settings) >= 0.5) {
       plan.strengthen.push({ id: memory.id, half_life_days: memory.half_life_days + settings.retrievalBoostDays });
     }
-    const implied = archived ? 'archive' : tierForDays(daysSinceAccess(memory, now), settings);
+    const implied = archived ? 'archive' : impliedTier(memory, accessed, now, settings);
     const target = memory.tier ? demote(memory.tier, implied) : implied;
     if (target !== memory.tier) plan.tiers.push({ id: memory.id, from: memory.tier ?? implied, to: target });
   }

@@ -1,7 +1,7 @@
 import { analyze } from '../analyzer';
 import { effectiveHalfLife, strengthAfter } from '../decay';
 import type { EngramSettings, Tier } from '../settings';
-import { RADIUS_TIERS, tierForDays, type Radius } from '../tiers';
+import { RADIUS_TIERS, tierFor, type Radius } from '../tiers';
 import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25Index, topDocs, type Bm25Params } from './bm25';
@@ -166,7 +166,7 @@ export class RecallEngine {
     if (t.archived[i] === 1) return TIER_CODE.archive;
     const tier = t.tier[i];
     if (tier === 'core') return TIER_CODE.core;
-    const implied = TIER_CODE[tierForDays((now - t.accessMs[i]!) / MS_PER_DAY, this.settings)];
+    const implied = TIER_CODE[tierFor((now - t.accessMs[i]!) / MS_PER_DAY, this.halfLives[i]!, this.settings)];
     return tier ? Math.max(TIER_CODE[tier], implied) : implied;
   }
 
