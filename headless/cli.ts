@@ -17,7 +17,7 @@ export interface CliIO {
 export const USAGE = `usage: engram [--vault DIR] [--now ISO-8601] [--json] COMMAND ...
 
 commands:
-  init                      create the memory folder layout (idempotent)
+  init [--git]              create the memory folder layout (idempotent); --git: merge memories in git
   remember [TEXT | -]       --category episodic|semantic|decision  --tags a,b
                             --confidence verified|observed|inferred  --error
                             --path P (repeatable)  --role R  --source S
@@ -29,6 +29,8 @@ commands:
   creative [N]              N random memories favouring forgotten ones  --seed S
   log TEXT                  append to today's daily file
   budget                    always-loaded context report
+  git-setup                 install the git merge driver in this clone (the same as init --git)
+  merge-file BASE OURS THEIRS [PATH]   the git merge driver for memory files (%O %A %B %P)
 
 The vault is --vault DIR, else $ENGRAM_VAULT, else the current folder if it has .engram/.
 Exit status: 0 success, 1 failure, 2 usage error.`;

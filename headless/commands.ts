@@ -25,6 +25,8 @@ import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
 import { GitCli } from './git';
+import { engramCommand, formatGitSetup, setupGit } from './git-setup';
+import { MERGE_COMMANDS } from './merge-commands';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime, type RuntimeOptions } from './runtime';
 
 export interface CommandContext {
@@ -218,15 +220,19 @@ const unavailable = (name: string): Command => ({
 
 export const COMMANDS: Record<string, Command> = {
   init: {
-    usage: 'engram [--vault DIR] init\n  create the memory folder layout (idempotent); adds .obsidian/ when the folder is not inside a vault',
-    options: {},
+    usage:
+      'engram [--vault DIR] init [--git]\n  create the memory folder layout (idempotent); adds .obsidian/ when the folder is not inside a vault\n' +
+      '  --git: merge memory files field by field in this folder\'s git repository (git init when there is none)',
+    options: { git: { type: 'boolean' } },
     async run(context) {
       const root = vaultRoot(context.runtime);
       mkdirSync(root, { recursive: true });
       const runtime = openVault(context.runtime, false);
       const created = await runtime.vault.init({ obsidianConfigDir: insideObsidianVault(root) ? null : '.obsidian' });
-      return print(context, { vault: root, created }, () =>
-        created.length > 0 ? `initialised ${root}\n${created.map((p) => `  created ${p}`).join('\n')}` : `${root} is already an Engram vault`,
+      const git = context.options.git ? setupGit(root, engramCommand(context.io.env)) : undefined;
+      return print(context, { vault: root, created, ...(git ? { git } : {}) }, () =>
+        (created.length > 0 ? `initialised ${root}\n${created.map((p) => `  created ${p}`).join('\n')}` : `${root} is already an Engram vault`) +
+        (git ? `\n${formatGitSetup(git)}` : ''),
       );
     },
   },
@@ -487,4 +493,5 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   export: unavailable('export'),
+  ...MERGE_COMMANDS,
 };

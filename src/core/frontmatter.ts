@@ -245,3 +245,46 @@ function renderScalar(value: string | number | boolean | null, style?: string): 
   }
   return JSON.stringify(value);
 }
+
+/**
+ * Remove top-level fields from a note's frontmatter and return the new text: the lines of each
+ * named field (its key line and the value's continuation lines) go, every other byte stays.
+ * Checked with the reader's parser; a shape this cannot cut cleanly is edited as a document.
+ * Throws when the frontmatter is missing or invalid.
+ */
+export function removeFrontmatterFields(text: string, keys: string[]): string {
+  const split = splitFrontmatter(text);
+  if (!split) throw new Error('no frontmatter');
+  const parsed = readFrontmatter(split.yaml);
+  const before = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  const present = keys.filter((key) => key in before);
+  if (present.length === 0) return text;
+  const expected = { ...before };
+  for (const key of present) delete expected[key];
+  const lines = split.yaml.split('\n');
+  const drop = new Set<number>();
+  for (const key of present) {
+    const at = lines.findIndex((line) => line.startsWith(`${key}:`) || line.startsWith(`"${key}":`) || line.startsWith(`'${key}':`));
+    if (at < 0) continue;
+    drop.add(at);
+    for (let i = at + 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (/^[ \t-]/.test(line)) drop.add(i);
+      else break;
+    }
+  }
+  const cut = lines.filter((_, i) => !drop.has(i)).join('\n');
+  let check: unknown;
+  try {
+    check = readFrontmatter(cut);
+  } catch {
+    check = undefined;
+  }
+  if (sameValue(check ?? {}, expected)) return split.head + cut + split.fence + split.body;
+  const doc = parseDocument(split.yaml);
+  if (doc.errors.length > 0) throw new Error(`invalid YAML: ${doc.errors[0]!.message}`);
+  for (const key of present) doc.delete(key);
+  let out = doc.toString({ flowCollectionPadding: false, lineWidth: 0 });
+  if (split.head.endsWith('\r\n')) out = out.replace(/\r?\n/g, '\r\n');
+  return split.head + out + split.fence + split.body;
+}

@@ -1,0 +1,117 @@
+import { readFrontmatter, removeFrontmatterFields, setFrontmatterFields, splitFrontmatter, type FieldValue, type FrontmatterSplit } from '../frontmatter';
+import { contentHash } from '../ids';
+import type { EngramSettings } from '../settings';
+import { mergeFields, same, type Fields } from './fields';
+
+/**
+ * Merging two versions of one memory file (issue 14): the frontmatter field by field by
+ * meaning (fields.ts), the body as text with a line merge (git's own, reached through
+ * `TextMerger`), so that conflict markers can only ever appear in the body, and only where
+ * both sides changed the same lines.
+ *
+ * Bytes: the result is ours' file with only the merged fields rewritten by the same surgical
+ * edit every Engram write uses. Formatting changes theirs made to the frontmatter (a comment, a
+ * field moved) are kept too when they merge cleanly as lines once every merged field holds its
+ * merged value on all three versions.
+ */
+
+/** A three-way line merge: the merged text and the number of conflict blocks left in it. */
+export type TextMerger = (base: string, ours: string, theirs: string) => { text: string; conflicts: number };
+
+export interface MemoryMerge {
+  text: string;
+  /** Conflict blocks left in the body: both sides changed the same lines. */
+  bodyConflicts: number;
+  /** Fields both sides changed differently (kept in `merge_clash`). */
+  clashes: string[];
+}
+
+export interface MemoryMergeOptions {
+  settings: EngramSettings;
+  mergeText: TextMerger;
+  /** The file's path in the vault (its folder decides a category clash). */
+  path?: string;
+}
+
+interface Version {
+  split: FrontmatterSplit;
+  fields: Fields;
+}
+
+function version(text: string | null): Version | null {
+  if (text === null) return null;
+  const split = splitFrontmatter(text);
+  if (!split) return null;
+  try {
+    const data = readFrontmatter(split.yaml);
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+    return { split, fields: data as Fields };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Merge ours and theirs over their common base (null: two copies without one, as a sync tool
+ * leaves them). Returns null when ours or theirs is not a note with a frontmatter mapping (a
+ * conflict already in the file, another kind of file): the caller merges it as plain text.
+ */
+export function mergeMemoryText(base: string | null, ours: string, theirs: string, options: MemoryMergeOptions): MemoryMerge | null {
+  const o = version(ours);
+  const t = version(theirs);
+  if (!o || !t) return null;
+  const b = version(base);
+  const folder = options.path?.split('/').slice(-2, -1)[0];
+  const merged = mergeFields(b?.fields ?? null, o.fields, t.fields, { settings: options.settings, folder });
+
+  const body = b ? options.mergeText(b.split.body, o.split.body, t.split.body) : mergeWithoutBase(o.split.body, t.split.body, options.mergeText);
+  if (merged.rehash && body.conflicts === 0) merged.fields.content_hash = contentHash(body.text);
+
+  const removed = [...new Set([...Object.keys(o.fields), ...Object.keys(t.fields)])].filter((k) => !(k in merged.fields));
+  const frontOf = (v: Version) => withFields(v, merged.fields, removed);
+  const oursFront = frontOf(o);
+  let front = oursFront;
+  try {
+    const theirsFront = frontOf(t);
+    const baseFront = b ? frontOf(b) : oursFront;
+    const lines = options.mergeText(baseFront, oursFront, theirsFront);
+    if (lines.conflicts === 0 && same(readFrontmatter(lines.text), merged.fields)) front = lines.text;
+  } catch {
+    // theirs' or the base's layout could not take the values: ours' layout it is
+  }
+  return { text: o.split.head + front + o.split.fence + body.text, bodyConflicts: body.conflicts, clashes: merged.clashes };
+}
+
+/** A version's frontmatter text with every merged field set to its merged value. */
+function withFields(version: Version, fields: Fields, removed: string[]): string {
+  const { split } = version;
+  const changed: Record<string, FieldValue> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (JSON.stringify(version.fields[key]) !== JSON.stringify(value)) changed[key] = value as FieldValue;
+  }
+  const gone = removed.filter((key) => key in version.fields);
+  if (Object.keys(changed).length === 0 && gone.length === 0) return split.yaml;
+  let note = `${split.head}${split.yaml}${split.fence}`;
+  if (Object.keys(changed).length > 0) note = setFrontmatterFields(note, changed);
+  if (gone.length > 0) note = removeFrontmatterFields(note, gone);
+  return splitFrontmatter(note)!.yaml;
+}
+
+/**
+ * Two bodies without a base: equal, or one extends the other (lines appended on one copy), or
+ * a line merge over their common leading and trailing lines, which leaves the differing
+ * middle in one conflict block: both texts stay visible, nothing is dropped.
+ */
+function mergeWithoutBase(ours: string, theirs: string, mergeText: TextMerger): { text: string; conflicts: number } {
+  if (ours === theirs) return { text: ours, conflicts: 0 };
+  if (theirs.startsWith(ours)) return { text: theirs, conflicts: 0 };
+  if (ours.startsWith(theirs)) return { text: ours, conflicts: 0 };
+  const a = ours.split('\n');
+  const c = theirs.split('\n');
+  let head = 0;
+  while (head < a.length - 1 && head < c.length - 1 && a[head] === c[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head - 1 && tail < c.length - head - 1 && a[a.length - 1 - tail] === c[c.length - 1 - tail]) tail++;
+  const base = [...a.slice(0, head), ...a.slice(a.length - tail)].join('\n');
+  return mergeText(base, ours, theirs);
+}
