@@ -2,45 +2,41 @@ import { readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EngramError, UsageError } from '../src/core/errors';
-import { COMMANDS, type CommandContext } from './commands';
+import { COMMAND_GROUPS, type CliIO, type Command, type CommandContext, type CommandGroup, type OptionSpec } from './command';
+import { COMMANDS } from './commands';
 
-/** Standard streams, injected so tests run the CLI in-process. */
-export interface CliIO {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readStdin: () => string;
-  stdinIsTTY: boolean;
-  cwd: string;
-  env: Record<string, string | undefined>;
-}
+export type { CliIO } from './command';
 
-export const USAGE = `usage: engram [--vault DIR] [--now ISO-8601] [--json] COMMAND ...
+/**
+ * The `engram` command line: global options, the command table (headless/commands.ts), the
+ * help generated from it, and the exit status contract (0 success, 1 failure, 2 usage).
+ */
 
-commands:
-  init [--git]              create the memory folder layout (idempotent); --git: merge memories in git
-  remember [TEXT | -]       --category episodic|semantic|decision  --tags a,b
-                            --confidence verified|observed|inferred  --error
-                            --path P (repeatable)  --role R  --source S
-  import FILE.jsonl         bulk remember, one JSON object a line (- for stdin)
-  touch ID|PATH ...         the touch protocol: one tier up, access counted
-  cite ID ...               citation boost (ACT-R)
-  show ID|PATH              frontmatter plus computed strength, half-life, tier, activation
-  stats                     counts by category, tier and confidence; unreadable files
-  creative [N]              N random memories favouring forgotten ones  --seed S
-  log TEXT                  append to today's daily file
-  budget                    always-loaded context report
-  git-setup                 install the git merge driver in this clone (the same as init --git)
-  merge-file BASE OURS THEIRS [PATH]   the git merge driver for memory files (%O %A %B %P)
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  vault: { type: 'string', value: 'DIR', help: 'the memory folder (else $ENGRAM_VAULT, else the current folder if it holds .engram/)' },
+  now: { type: 'string', value: 'ISO-8601', help: 'the clock for every computation and every timestamp written (exact replays)' },
+  json: { type: 'boolean', help: 'machine output (JSON) on stdout' },
+  help: { type: 'boolean', short: 'h', help: 'this help; `engram help COMMAND` for one command' },
+  version: { type: 'boolean', help: "the runner's version" },
+};
 
-The vault is --vault DIR, else $ENGRAM_VAULT, else the current folder if it has .engram/.
-Exit status: 0 success, 1 failure, 2 usage error.`;
+const GROUP_TITLES: Record<CommandGroup, string> = {
+  setup: 'set up',
+  write: 'write',
+  read: 'read',
+  use: 'use (reinforce what an agent used)',
+  curate: 'curate',
+  maintain: 'maintain',
+  serve: 'serve agents',
+};
 
-const GLOBAL_OPTIONS = {
-  vault: { type: 'string' },
-  now: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsConfig['options'];
+export const EXIT_STATUS = `exit status:
+  0  success
+  1  failure: a memory, file or folder that is missing or unreadable (an import or batch
+     file with bad lines included), a path outside the vault, a lock held by another run
+  2  usage: unknown command or option, a missing or extra argument, a bad option value`;
+
+const DASH_NOTE = 'A text that starts with - goes after --:  engram remember -- "-5 °C broke the sensor"';
 
 /** Run one command line; returns the exit status. Never throws. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -59,10 +55,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** The command is the first word that is not a global option or its value. */
+/** The command is the first word that is not a global option or its value (and not after `--`). */
 function splitCommand(argv: string[]): { name: string | null; rest: string[] } {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === '--') break;
     if (arg === '--vault' || arg === '--now') {
       i++;
       continue;
@@ -75,36 +72,182 @@ function splitCommand(argv: string[]): { name: string | null; rest: string[] } {
 
 async function dispatch(argv: string[], io: CliIO): Promise<number> {
   const { name, rest } = splitCommand(argv);
-  if (argv.includes('--version')) {
+  const beforeDashes = argv.indexOf('--') === -1 ? argv : argv.slice(0, argv.indexOf('--'));
+  if (beforeDashes.includes('--version')) {
     io.stdout(`${packageVersion()}\n`);
     return 0;
   }
-  if (name === null || name === 'help') {
-    if (name === null && !argv.includes('--help') && !argv.includes('-h')) throw new UsageError('no command given');
-    io.stdout(`${USAGE}\n`);
+  if (name === null) {
+    if (!beforeDashes.includes('--help') && !beforeDashes.includes('-h')) throw new UsageError('no command given');
+    io.stdout(`${mainHelp()}\n`);
+    return 0;
+  }
+  if (name === 'help') {
+    const wanted = parseArgs({ args: rest, options: toParseOptions(GLOBAL_OPTIONS), allowPositionals: true, strict: false }).positionals[0];
+    if (!wanted) {
+      io.stdout(`${mainHelp()}\n`);
+      return 0;
+    }
+    const command = COMMANDS[wanted];
+    if (!command) throw unknownCommand(wanted);
+    io.stdout(`${commandHelp(wanted, command)}\n`);
     return 0;
   }
   const command = COMMANDS[name];
-  if (!command) throw new UsageError(`unknown command "${name}"`);
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  const values = parsed.values as Record<string, unknown>;
-  if (values.help) {
-    io.stdout(`${command.usage}\n`);
+  if (!command) throw unknownCommand(name);
+  const values = parseCommandLine(name, command, rest);
+  if (values.values.help) {
+    io.stdout(`${commandHelp(name, command)}\n`);
     return 0;
   }
+  checkArity(name, command, values.positionals);
+  const options = values.values;
   const context: CommandContext = {
     io,
-    json: Boolean(values.json),
-    options: values,
-    args: parsed.positionals,
-    runtime: { vault: values.vault as string | undefined, now: values.now as string | undefined, cwd: io.cwd, env: io.env },
+    json: Boolean(options.json),
+    options,
+    args: values.positionals,
+    name,
+    runtime: { vault: options.vault as string | undefined, now: options.now as string | undefined, cwd: io.cwd, env: io.env },
   };
   return command.run(context);
+}
+
+function toParseOptions(specs: Record<string, OptionSpec>): NonNullable<ParseArgsConfig['options']> {
+  const out: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [key, spec] of Object.entries(specs)) {
+    out[key] = { type: spec.type, ...(spec.multiple ? { multiple: true } : {}), ...(spec.short ? { short: spec.short } : {}) };
+  }
+  return out;
+}
+
+function parseCommandLine(name: string, command: Command, args: string[]): { values: Record<string, unknown>; positionals: string[] } {
+  const specs = { ...GLOBAL_OPTIONS, ...command.options };
+  try {
+    const parsed = parseArgs({ args, options: toParseOptions(specs), allowPositionals: true, strict: true });
+    return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+  } catch (error) {
+    throw new UsageError(`${name}: ${parseErrorMessage(error, name, command, specs, args)}`);
+  }
+}
+
+/** node:util's parse errors, said for this CLI: which option, and what was probably meant. */
+function parseErrorMessage(error: unknown, name: string, command: Command, specs: Record<string, OptionSpec>, args: string[]): string {
+  const e = error as { code?: string; message?: string };
+  const message = String(e.message ?? error);
+  const option = /'(-[^'\s]*)/.exec(message)?.[1] ?? '';
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const bare = option.replace(/^-+/, '').split('=')[0]!;
+    const text = args.find((a) => a.startsWith(option) && /\s/.test(a));
+    if (command.takesText && (text || /^-\d/.test(option))) {
+      return `unknown option ${JSON.stringify(text ?? option)}; a text that starts with - goes after --: engram ${name} -- ${JSON.stringify(text ?? `${option}...`)}`;
+    }
+    const suggestion = closest(bare, Object.keys(specs));
+    return `unknown option ${option}${suggestion ? ` (did you mean --${suggestion}?)` : ''}`;
+  }
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const key = /--([\w-]+)/.exec(message)?.[1];
+    const spec = key ? specs[key] : undefined;
+    if (spec?.type === 'boolean') return `--${key} takes no value`;
+    if (spec) return `--${key} needs a value${spec.value ? ` (${spec.value})` : ''}`;
+  }
+  return message.split('\n')[0]!;
+}
+
+function checkArity(name: string, command: Command, positionals: string[]): void {
+  const [min, max] = command.arity ?? [0, 0];
+  const usage = `engram ${name}${command.args ? ` ${command.args}` : ''}`;
+  if (positionals.length < min) throw new UsageError(`${name}: missing argument: ${usage}`);
+  if (positionals.length > max) {
+    const extra = positionals.slice(max).map((p) => JSON.stringify(p)).join(' ');
+    throw new UsageError(max === 0 ? `${name} takes no arguments, got ${extra}` : `${name}: too many arguments (${extra}): ${usage}`);
+  }
+}
+
+function unknownCommand(name: string): UsageError {
+  const suggestion = closest(name, Object.keys(COMMANDS));
+  return new UsageError(`unknown command "${name}"${suggestion ? `; did you mean "${suggestion}"?` : ''}`);
+}
+
+/** The candidate nearest to a mistyped word (Damerau-Levenshtein, or a unique prefix), if any is near. */
+export function closest(word: string, candidates: string[]): string | null {
+  const lower = word.toLowerCase();
+  if (lower.length === 0) return null;
+  const prefixed = candidates.filter((c) => c.startsWith(lower));
+  if (prefixed.length === 1 && lower.length >= 2) return prefixed[0]!;
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = editDistance(lower, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  const allowed = lower.length <= 3 ? 1 : lower.length <= 6 ? 2 : 3;
+  return bestDistance <= allowed ? best : null;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+function optionLabel(key: string, spec: OptionSpec): string {
+  const short = spec.short ? `-${spec.short}, ` : '';
+  const value = spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : '';
+  return `${short}--${key}${value}${spec.multiple ? ' (repeatable)' : ''}`;
+}
+
+function optionLines(specs: Record<string, OptionSpec>, indent: string, width: number): string[] {
+  return Object.entries(specs).map(([key, spec]) => {
+    const label = optionLabel(key, spec);
+    return label.length < width ? `${indent}${label.padEnd(width)}${spec.help}` : `${indent}${label}\n${indent}${' '.repeat(width)}${spec.help}`;
+  });
+}
+
+/** `engram --help`: every command with its arguments and options, by group. */
+export function mainHelp(): string {
+  const lines = [
+    'engram: persistent memory for AI agents, in an Obsidian vault',
+    '',
+    'usage: engram [--vault DIR] [--now ISO-8601] [--json] COMMAND [ARGUMENTS] [OPTIONS]',
+    '       engram help COMMAND    (or engram COMMAND --help): one command in detail',
+    '',
+    'global options:',
+    ...optionLines(GLOBAL_OPTIONS, '  ', 18),
+  ];
+  for (const group of COMMAND_GROUPS) {
+    const entries = Object.entries(COMMANDS).filter(([, c]) => c.group === group);
+    if (entries.length === 0) continue;
+    lines.push('', `${GROUP_TITLES[group]}:`);
+    for (const [name, command] of entries) {
+      const head = `${name}${command.args ? ` ${command.args}` : ''}`;
+      lines.push(head.length < 26 ? `  ${head.padEnd(26)}${command.summary}` : `  ${head}\n  ${' '.repeat(26)}${command.summary}`);
+      lines.push(...optionLines(command.options, '      ', 28));
+    }
+  }
+  lines.push('', DASH_NOTE, '', EXIT_STATUS, '', 'Messages go to stderr, results to stdout; nothing is interactive.');
+  return lines.join('\n');
+}
+
+/** `engram help COMMAND`. */
+export function commandHelp(name: string, command: Command): string {
+  const lines = [`usage: engram ${name}${command.args ? ` ${command.args}` : ''}${Object.keys(command.options).length ? ' [OPTIONS]' : ''}`, '', command.summary];
+  if (command.details) lines.push('', command.details);
+  if (Object.keys(command.options).length > 0) lines.push('', 'options:', ...optionLines(command.options, '  ', 28));
+  lines.push('', 'global options:', ...optionLines(GLOBAL_OPTIONS, '  ', 28));
+  if (command.takesText) lines.push('', DASH_NOTE);
+  lines.push('', EXIT_STATUS);
+  return lines.join('\n');
 }
 
 function packageVersion(): string {

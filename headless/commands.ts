@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
 import { agentContext, formatAgentContext } from '../src/core/agent-context';
@@ -10,7 +9,7 @@ import { LAYOUT } from '../src/core/vault';
 import { creativeDraw } from '../src/core/creative';
 import { appendDaily } from '../src/core/daily';
 import { memoryStrength } from '../src/core/decay';
-import { EngramError, UsageError } from '../src/core/errors';
+import { EngramError, PathError, UsageError } from '../src/core/errors';
 import { isMemoryId, safeRelativePath } from '../src/core/ids';
 import { importLines, parseImport } from '../src/core/import';
 import { memoryText } from '../src/core/memory';
@@ -20,28 +19,14 @@ import { describeMemory } from '../src/core/show';
 import { vaultStats } from '../src/core/stats';
 import { currentTier } from '../src/core/tiers';
 import { useMemories, type UseOptions, type UseResult } from '../src/core/touch';
-import type { CliIO } from './cli';
+import type { Command, CommandContext } from './command';
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { MERGE_COMMANDS } from './merge-commands';
-import { insideObsidianVault, openVault, vaultRoot, type Runtime, type RuntimeOptions } from './runtime';
-
-export interface CommandContext {
-  io: CliIO;
-  json: boolean;
-  options: Record<string, unknown>;
-  args: string[];
-  runtime: RuntimeOptions;
-}
-
-export interface Command {
-  usage: string;
-  options: NonNullable<ParseArgsConfig['options']>;
-  run(context: CommandContext): Promise<number>;
-}
+import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
 
 function print(context: CommandContext, value: unknown, human: () => string): number {
   context.io.stdout(context.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
@@ -62,7 +47,7 @@ export function memoryRef(runtime: Runtime, cwd: string, ref: string): string {
   const absolute = nodePath.resolve(cwd, ref);
   const relative = nodePath.relative(runtime.root, absolute);
   if (!relative.startsWith('..') && !nodePath.isAbsolute(relative) && existsSync(absolute)) return safeRelativePath(relative);
-  if (nodePath.isAbsolute(ref)) throw new UsageError(`${ref}: not inside the vault ${runtime.root}`);
+  if (nodePath.isAbsolute(ref)) throw new PathError(`${ref}: not inside the vault ${runtime.root}`);
   return safeRelativePath(ref);
 }
 
@@ -99,12 +84,15 @@ const count = (value: string | undefined, fallback: number, what: string): numbe
 };
 
 
-function readInput(context: CommandContext, file: string, what: string): string {
+/** A file named on the command line (or standard input for `-`); a missing or unreadable one is a failure (exit 1). */
+export function readInput(context: CommandContext, file: string, what: string): string {
   if (file === '-') return context.io.readStdin();
   try {
     return readFileSync(nodePath.resolve(context.io.cwd, file), 'utf8');
   } catch (error) {
-    throw new UsageError(`${what}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
+    throw new EngramError(`${what}: cannot read ${file}: ${reason}`);
   }
 }
 
@@ -117,11 +105,11 @@ function parseBatch(jsonl: string, name: string): Array<{ id: unknown; query: st
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new UsageError(`${name}:${i + 1}: not valid JSON`);
+      throw new EngramError(`${name}:${i + 1}: not valid JSON`);
     }
     const record = value as { id?: unknown; query?: unknown };
     if (typeof value !== 'object' || value === null || typeof record.query !== 'string' || record.query.trim() === '') {
-      throw new UsageError(`${name}:${i + 1}: expected {"id", "query"} with a non-empty query`);
+      throw new EngramError(`${name}:${i + 1}: expected {"id", "query"} with a non-empty query`);
     }
     out.push({ id: record.id ?? i + 1, query: record.query });
   });
@@ -197,9 +185,13 @@ function formatResults(results: RecallResult[], explain: boolean): string {
 }
 
 /** touch and cite: memories used together, reinforced the way `use` says. */
-function useCommand(name: string, usage: string, use: UseOptions): Command {
+function useCommand(name: string, summary: string, details: string, use: UseOptions): Command {
   return {
-    usage,
+    group: 'use',
+    args: 'ID|PATH ...',
+    arity: [1, Infinity],
+    summary,
+    details,
     options: {},
     async run(context) {
       const runtime = openVault(context.runtime);
@@ -210,8 +202,10 @@ function useCommand(name: string, usage: string, use: UseOptions): Command {
   };
 }
 
-const unavailable = (name: string): Command => ({
-  usage: `engram ${name}: not available in this build yet`,
+const unavailable = (name: string, group: Command['group']): Command => ({
+  group,
+  arity: [0, Infinity],
+  summary: 'not available in this build yet',
   options: {},
   run: async () => {
     throw new EngramError(`${name} is not available in this build yet`);
@@ -220,10 +214,16 @@ const unavailable = (name: string): Command => ({
 
 export const COMMANDS: Record<string, Command> = {
   init: {
-    usage:
-      'engram [--vault DIR] init [--git]\n  create the memory folder layout (idempotent); adds .obsidian/ when the folder is not inside a vault\n' +
-      '  --git: merge memory files field by field in this folder\'s git repository (git init when there is none)',
-    options: { git: { type: 'boolean' } },
+    group: 'setup',
+    summary: 'create the memory folder layout (idempotent)',
+    details:
+      'Creates episodic/, semantic/, decisions/, daily/, conflicts/, archive/, STATE.md and .engram/,\n' +
+      'and an .obsidian/ folder with one graph colour group per tier when the folder is not already\n' +
+      'inside an Obsidian vault. Running it again creates only what is missing.\n' +
+      'json: {"vault", "created": [paths]} (+ "git" with --git)',
+    options: {
+      git: { type: 'boolean', help: "merge memory files field by field in this folder's git repository (git init when there is none)" },
+    },
     async run(context) {
       const root = vaultRoot(context.runtime);
       mkdirSync(root, { recursive: true });
@@ -238,17 +238,23 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   remember: {
-    usage:
-      'engram remember [TEXT | -] [--category episodic|semantic|decision] [--tags a,b] [--confidence verified|observed|inferred]\n' +
-      '                [--error] [--path P]... [--role R] [--source S]',
+    group: 'write',
+    args: '[TEXT | -]',
+    arity: [0, Infinity],
+    takesText: true,
+    summary: 'remember one text (- or a pipe: standard input)',
+    details:
+      'Near-identical text (same category) reinforces the existing memory instead of writing a\n' +
+      'duplicate; the same subject negated opens a conflict note; otherwise a new memory is written.\n' +
+      'json: {"id", "path", "action": "created"|"reinforced"|"conflict"} (+ "conflict_with", "conflict_path")',
     options: {
-      category: { type: 'string' },
-      tags: { type: 'string' },
-      confidence: { type: 'string' },
-      error: { type: 'boolean' },
-      path: { type: 'string', multiple: true },
-      role: { type: 'string' },
-      source: { type: 'string' },
+      category: { type: 'string', value: 'episodic|semantic|decision', help: 'the kind of memory (episodic)' },
+      tags: { type: 'string', value: 'a,b', help: 'comma-separated tags' },
+      confidence: { type: 'string', value: 'verified|observed|inferred', help: 'how sure (observed)' },
+      error: { type: 'boolean', help: 'the memory is about an error: it lasts twice as long' },
+      path: { type: 'string', value: 'P', multiple: true, help: 'a project file it is about (related_paths; git invalidation)' },
+      role: { type: 'string', value: 'R', help: 'the agent role that remembers it (agent_role)' },
+      source: { type: 'string', value: 'S', help: 'where it comes from: a PR, a ticket, a turn id' },
     },
     async run(context) {
       const o = context.options;
@@ -272,7 +278,15 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   import: {
-    usage: 'engram import FILE.jsonl   (- reads standard input)\n  one {"text", "category"?, "created_at"?, "tags"?, "source"?, "session"?, ...} a line',
+    group: 'write',
+    args: 'FILE.jsonl | -',
+    arity: [1, 1],
+    summary: 'bulk remember: one JSON object a line',
+    details:
+      'Each line: {"text", "category"?, "created_at"?, "tags"?, "source"?, "session"?, "confidence"?,\n' +
+      '"is_error"?, "related_paths"?, "agent_role"?}. Every line is checked before anything is written.\n' +
+      'Lines that share a "session" are one episode: each is linked to its neighbours as related.\n' +
+      'json: {"lines", "created", "reinforced", "conflicts", "results": [remember results]}',
     options: {},
     async run(context) {
       if (context.args.length !== 1) throw new UsageError('import: give one JSONL file (or - for standard input)');
@@ -282,23 +296,48 @@ export const COMMANDS: Record<string, Command> = {
       else {
         jsonl = readInput(context, file, 'import');
       }
-      const lines = parseImport(jsonl, file);
+      let lines;
+      try {
+        lines = parseImport(jsonl, file);
+      } catch (error) {
+        // a bad line is a file that cannot be imported (exit 1), not a bad command line
+        throw error instanceof UsageError ? new EngramError(error.message) : error;
+      }
       const runtime = openVault(context.runtime);
       const summary = await importLines(runtime.vault, lines, createEmbedder(runtime.vault.settings.embedder, runtime.root));
       return print(context, summary, () => `imported ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts`);
     },
   },
 
-  touch: useCommand('touch', 'engram touch ID|PATH ...\n  the touch protocol: one tier up, access_count + 1, read boost; memories touched together are co-accessed', {
+  touch: useCommand(
+    'touch',
+    'the touch protocol: one tier up, access counted, read boost',
+    'archive -> cold -> warm -> active (core never changes), access_count + 1, last_accessed_at = now,\n' +
+      'read boost 0.25 to activation, spread to linked memories; memories touched in one call get\n' +
+      'co_access += 1 on both sides.\n' +
+      'json: [{"id", "path", "tier_before", "tier", "access_count", "activation", "due_for_validation", "spread"}]',
+    {
     use: 'read',
     touch: true,
     coAccess: true,
   }),
 
-  cite: useCommand('cite', 'engram cite ID ...\n  citation boost: the memories were cited in an answer', { use: 'cited', touch: false, coAccess: true }),
+  cite: useCommand(
+    'cite',
+    'citation boost: the memories were cited in an answer',
+    'Activation + 1.5 (and its spread to linked memories); no tier change. json: as touch',
+    { use: 'cited', touch: false, coAccess: true },
+  ),
 
   show: {
-    usage: 'engram show ID|PATH\n  frontmatter plus computed strength, effective half-life, tier and activation',
+    group: 'read',
+    args: 'ID|PATH',
+    arity: [1, 1],
+    summary: 'one memory: frontmatter plus computed strength, half-life, tier, activation',
+    details:
+      'Every frontmatter field under its own name (unknown fields too), the text and links, and\n' +
+      'strength, effective_half_life_days, activation_now, tier_now, tier_by_days, days_since_access,\n' +
+      'due_for_validation. Reading with show is not a touch.',
     options: {},
     async run(context) {
       if (context.args.length !== 1) throw new UsageError('show: give one memory id or path');
@@ -315,7 +354,11 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   stats: {
-    usage: 'engram stats\n  counts by category, tier and confidence; sizes; files that could not be read',
+    group: 'read',
+    summary: 'counts by category, tier and confidence; sizes; unreadable files',
+    details:
+      'json: {"memories", "archived", "by_category", "by_tier", "by_confidence", "errors", "bytes",\n' +
+      '"daily_files", "daily_over_limit", "open_conflicts", "invalid": [{"path", "reason"}]}',
     options: {},
     async run(context) {
       const runtime = openVault(context.runtime);
@@ -338,8 +381,12 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   creative: {
-    usage: 'engram creative [N] [--seed S]\n  N (default 5) random memories from every tier, favouring forgotten ones',
-    options: { seed: { type: 'string' } },
+    group: 'read',
+    args: '[N]',
+    arity: [0, 1],
+    summary: 'N (5) random memories from every tier, favouring forgotten ones',
+    details: 'Weight 1 - strength + 0.05. json: [{"id", "path", "category", "tier", "strength", "text"}]',
+    options: { seed: { type: 'string', value: 'S', help: 'make the draw reproducible' } },
     async run(context) {
       const n = count(context.args[0], 5, 'creative N');
       const runtime = openVault({ ...context.runtime, seed: context.options.seed as string | undefined });
@@ -361,7 +408,12 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   log: {
-    usage: "engram log TEXT   (- reads standard input)\n  append a line to today's daily file",
+    group: 'write',
+    args: 'TEXT | -',
+    arity: [0, Infinity],
+    takesText: true,
+    summary: "append a line to today's daily file (daily/YYYY-MM-DD.md, UTC)",
+    details: 'json: {"path", "bytes", "over_limit"}',
     options: {},
     async run(context) {
       const text = textArgument(context, 'log');
@@ -375,7 +427,11 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   budget: {
-    usage: 'engram budget\n  bytes and tokens of the always-loaded context against the targets',
+    group: 'read',
+    summary: 'bytes and tokens of the always-loaded context against the targets',
+    details:
+      'STATE.md (target 4 KB), the daily files of the last 7 days and alwaysLoaded files (all under 25 KB).\n' +
+      'json: {"files": [{"path", "bytes", "tokens", "note"?}], "total_bytes", "total_tokens", "over": [messages], ...}',
     options: {},
     async run(context) {
       const runtime = openVault(context.runtime);
@@ -393,15 +449,21 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   recall: {
-    usage:
-      'engram recall QUERY [--limit N] [--radius default|deep|all] [--touch] [--explain]\n' +
-      'engram recall --batch FILE.jsonl   one {"id", "query"} a line in, one {"id", "results"} line out',
+    group: 'read',
+    args: 'QUERY',
+    arity: [0, Infinity],
+    takesText: true,
+    summary: 'the memories that best answer a query, ranked',
+    details:
+      'BM25+ seeds (fused with vector seeds when an embedder is configured), episode context, spreading\n' +
+      'activation, then relevance x strength x confidence x (1 + ACT-R bonus). Plain recall writes nothing.\n' +
+      'json: [{"id", "path", "score", "strength", "tier", "confidence", "category", "source", "text"}] (+ "explain")',
     options: {
-      limit: { type: 'string' },
-      radius: { type: 'string' },
-      touch: { type: 'boolean' },
-      explain: { type: 'boolean' },
-      batch: { type: 'string' },
+      limit: { type: 'string', value: 'N', help: 'how many results (12)' },
+      radius: { type: 'string', value: 'default|deep|all', help: 'tiers searched: default core/active/warm, deep + cold, all + archive' },
+      touch: { type: 'boolean', help: 'the results were used: touch them and link the top 5 by co-access' },
+      explain: { type: 'boolean', help: 'show how each score was made' },
+      batch: { type: 'string', value: 'FILE.jsonl', help: 'one {"id", "query"} a line (- for stdin); one {"id", "results"} line out per query' },
     },
     async run(context) {
       const o = context.options;
@@ -434,8 +496,19 @@ export const COMMANDS: Record<string, Command> = {
   },
 
   context: {
-    usage: 'engram context [QUERY] [--budget TOKENS] [--peek]\n  STATE.md and the AGENT MEMORY block; the memories injected are touched (--peek: not)',
-    options: { budget: { type: 'string' }, peek: { type: 'boolean' } },
+    group: 'read',
+    args: '[QUERY]',
+    arity: [0, Infinity],
+    takesText: true,
+    summary: 'STATE.md and the AGENT MEMORY block for a task',
+    details:
+      'Recalled memories (or, without a query, what the agent knows best), ordered by confidence then\n' +
+      'score, cut to the budget with whole entries, never stale. The memories injected are touched.\n' +
+      'json: {"state", "block", "tokens", "included": [ids], "omitted": [ids]}',
+    options: {
+      budget: { type: 'string', value: 'TOKENS', help: 'token budget of the block (2000, cl100k)' },
+      peek: { type: 'boolean', help: 'do not touch the memories injected' },
+    },
     async run(context) {
       const runtime = openVault(context.runtime);
       const { vault } = runtime;
@@ -448,8 +521,17 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   consolidate: {
-    usage: 'engram consolidate [--dry-run]\n  sleep: prune to archive/, embed, strengthen, demote tiers, log to .engram/runs.jsonl (one run at a time)',
-    options: { 'dry-run': { type: 'boolean' }, repo: { type: 'string' } },
+    group: 'maintain',
+    summary: 'sleep: prune, git invalidation, embed, cluster, strengthen, conflicts, tiers, log',
+    details:
+      'Prune (strength < 0.05 -> archive/, never deleted), git invalidation, embed, cluster repeated\n' +
+      'episodes into semantic memories, strengthen what was used, resolve dominated conflicts, demote\n' +
+      'tiers, log to .engram/runs.jsonl. One run at a time; a killed run is completed by the next.\n' +
+      'json: {"started_at", "duration_ms", "dry_run", "resumed", "steps": [{"step", "count", "total"?, "ms", "note"?}]}',
+    options: {
+      'dry-run': { type: 'boolean', help: 'plan and report, write nothing' },
+      repo: { type: 'string', value: 'DIR', help: 'the project repository for git invalidation (else the one around the vault)' },
+    },
     async run(context) {
       const runtime = openVault(context.runtime);
       const dryRun = Boolean(context.options['dry-run']);
@@ -471,8 +553,10 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   reembed: {
-    usage: 'engram reembed [--model ID]\n  embed every memory whose text changed (all of them for a new model); --model migrates to another model',
-    options: { model: { type: 'string' } },
+    group: 'maintain',
+    summary: 'embed every memory whose text changed, with the configured embedder',
+    details: 'json: {"model", "dimensions", "total", "embedded", "kept", "removed", "rebuilt", "seconds"}',
+    options: { model: { type: 'string', value: 'ID', help: 'migrate to another model: re-embed everything, record it in .engram/config.json' } },
     async run(context) {
       const runtime = openVault(context.runtime);
       const { vault } = runtime;
@@ -492,6 +576,6 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
-  export: unavailable('export'),
+  export: unavailable('export', 'maintain'),
   ...MERGE_COMMANDS,
 };

@@ -5,7 +5,7 @@ import { EngramError, UsageError } from '../src/core/errors';
 import { mergeMemoryText } from '../src/core/merge/memory-merge';
 import { resolveSettings, type EngramSettings } from '../src/core/settings';
 import { LAYOUT } from '../src/core/vault';
-import type { Command } from './commands';
+import type { Command } from './command';
 import { gitTextMerger } from './git-merge';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { loadSettings, vaultRoot } from './runtime';
@@ -54,10 +54,13 @@ function plainMerge(base: string, ours: string, theirs: string): number {
 
 export const MERGE_COMMANDS: Record<string, Command> = {
   'merge-file': {
-    usage:
-      'engram merge-file BASE OURS THEIRS [PATH]\n' +
-      '  the git merge driver for memory files (git\'s %O %A %B %P; engram init --git installs it):\n' +
-      '  merges THEIRS into OURS field by field, the body line by line; exit 1 when the body kept a conflict',
+    group: 'maintain',
+    args: 'BASE OURS THEIRS [PATH]',
+    arity: [0, Infinity],
+    summary: 'the git merge driver for memory files (%O %A %B %P)',
+    details:
+      "git's %O %A %B %P; engram init --git installs it: merges THEIRS into OURS field by field, the body\n" +
+      'line by line; exit 1 when the body kept a conflict',
     options: {},
     async run(context) {
       if (context.args.length < 3 || context.args.length > 4) throw new UsageError('merge-file: give BASE OURS THEIRS and optionally PATH (git passes %O %A %B %P)');
@@ -81,7 +84,9 @@ export const MERGE_COMMANDS: Record<string, Command> = {
   },
 
   'git-setup': {
-    usage: 'engram git-setup\n  install the merge driver for this vault\'s git repository (git init when there is none); the same as init --git',
+    group: 'setup',
+    summary: 'install the git merge driver in this clone (the same as init --git)',
+    details: "Installs the merge driver for this vault's git repository (git init when there is none).",
     options: {},
     async run(context) {
       const root = vaultRoot(context.runtime);

@@ -78,7 +78,7 @@ describe('engram recall and context', () => {
     expect(lines.map((l) => [l.id, l.results.map((r: { id: string }) => r.id)])).toEqual([['a', [ids.pnpm]], [7, [ids.flaky]]]);
     writeFileSync(file, '{"id": "a", "query": ""}\n');
     const bad = await engram(vault, ['recall', '--batch', file]);
-    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, `engram: ${file}:1: expected {"id", "query"} with a non-empty query`]);
+    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([1, `engram: ${file}:1: expected {"id", "query"} with a non-empty query`]);
   });
 
   it('context prints STATE.md and the block, never a stale memory, and touches what it injected', async () => {
