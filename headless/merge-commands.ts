@@ -66,7 +66,7 @@ export const MERGE_COMMANDS: Record<string, Command> = {
       if (context.args.length < 3 || context.args.length > 4) throw new UsageError('merge-file: give BASE OURS THEIRS and optionally PATH (git passes %O %A %B %P)');
       const [baseFile, oursFile, theirsFile] = context.args.map((f) => nodePath.resolve(context.io.cwd, f)) as [string, string, string];
       for (const file of [baseFile, oursFile, theirsFile]) {
-        if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`merge-file: ${file}: no such file`);
+        if (!existsSync(file) || !statSync(file).isFile()) throw new EngramError(`merge-file: ${file}: no such file`);
       }
       const path = context.args[3] ?? nodePath.relative(context.io.cwd, oursFile);
       const settings = settingsFor(context.io.cwd, path);
