@@ -13,6 +13,11 @@ export function activationAt(memory: MemoryState, now: number, settings: EngramS
   return memory.activation * Math.pow(0.5, days / settings.activation.halfLifeDays);
 }
 
+/** What a boost given at `at` is worth at `now`: the same exponential decay (SPEC §5, ACT-R). */
+export function boostAt(boost: number, at: number, now: number, settings: EngramSettings): number {
+  return boost * Math.pow(0.5, Math.max(0, daysBetween(at, now)) / settings.activation.halfLifeDays);
+}
+
 /** The kinds of use that boost activation (SPEC §5). */
 export type Use = 'returned' | 'cited' | 'read';
 

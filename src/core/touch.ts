@@ -35,6 +35,14 @@ export interface UseOptions {
   touch: boolean;
   /** Link the memories used together by co-access. */
   coAccess: boolean;
+  /** Others to link each memory to in the same write (e.g. the notes opened earlier in a session). */
+  coAccessWith?: string[];
+  /**
+   * 'write' (default): linked memories get their spread share now; 'defer': the shares are only
+   * computed and returned (in `spread`), for a caller that writes them later (the plugin, which
+   * never writes a note open in an editor).
+   */
+  spread?: 'write' | 'defer';
 }
 
 /** Touch (or cite) memories used together at the vault's `now`. */
@@ -47,7 +55,7 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
   const results: UseResult[] = [];
   for (const id of unique) {
     let before: Memory | null = null;
-    const partners = options.coAccess ? unique.filter((other) => other !== id) : [];
+    const partners = [...new Set([...(options.coAccess ? unique : []), ...(options.coAccessWith ?? [])])].filter((other) => other !== id);
     const written = await vault.update(id, (memory) => {
       before = memory;
       const fields: Record<string, FieldValue> = {
@@ -64,7 +72,7 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
     });
     const memory = written!;
     const prior = before as unknown as Memory;
-    const spread = await spreadFrom(vault, memory, boost, now, stamp);
+    const spread = await spreadFrom(vault, memory, boost, now, stamp, options.spread !== 'defer');
     const threshold = settings.activation.validationThreshold;
     results.push({
       id,
@@ -87,7 +95,7 @@ export function incrementCoAccess(current: Record<string, number>, partners: str
   return next;
 }
 
-async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, stamp: string): Promise<Record<string, number>> {
+async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, stamp: string, write: boolean): Promise<Record<string, number>> {
   const cache = new Map<string, Memory | null>([[source.id, source]]);
   const load = async (id: string): Promise<Memory | null> => {
     if (!cache.has(id)) {
@@ -107,10 +115,12 @@ async function spreadFrom(vault: Vault, source: Memory, boost: number, now: numb
   const shares = await spreadBoost(source.id, boost, neighbours, vault.settings);
   const applied: Record<string, number> = {};
   for (const [id, share] of [...shares].sort(([a], [b]) => a.localeCompare(b))) {
-    await vault.update(id, (memory) => ({
-      activation: roundActivation(activationAt(memory, now, vault.settings) + share),
-      activation_at: stamp,
-    }));
+    if (write) {
+      await vault.update(id, (memory) => ({
+        activation: roundActivation(activationAt(memory, now, vault.settings) + share),
+        activation_at: stamp,
+      }));
+    }
     applied[id] = roundActivation(share);
   }
   return applied;

@@ -7,7 +7,6 @@ import { memoryText } from '../core/memory';
 import { openRecall } from '../core/recall/results';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
-import { useMemories } from '../core/touch';
 import { TIER_COLOURS, withTierColourGroups } from '../core/vault';
 import { GRAPH_VIEW_TYPE } from './graph/graph-view';
 import type EngramPlugin from './main';
@@ -36,7 +35,7 @@ export function registerCommands(plugin: EngramPlugin): void {
           run(async () => {
             await plugin.openMemory(result.path);
             // opening is the touch; with touch on open switched off, choosing a result still is one
-            if (!plugin.settings.touchOnOpen) await useMemories(vault, [result.id], { use: 'read', touch: true, coAccess: false });
+            if (!plugin.settings.touchOnOpen) plugin.touch?.noteOpened(result.path, result.id);
           }),
         ).open();
       }),
@@ -99,8 +98,14 @@ export function registerCommands(plugin: EngramPlugin): void {
       run(async () => {
         const { vault } = service();
         const engine = await openRecall(vault);
-        const context = await agentContext(vault, engine, editor.getSelection().trim(), { budget: vault.settings.tokenBudget, peek: false });
+        const context = await agentContext(vault, engine, editor.getSelection().trim(), { budget: vault.settings.tokenBudget, peek: true });
         editor.replaceSelection(`${formatAgentContext(context)}\n`);
+        // the memories inserted were used: touched as the runner's context does (the top ones
+        // linked by co-access), through the quiet queue, so no open note is written under the cursor
+        const top = context.included.slice(0, vault.settings.recall.coAccessTop);
+        const at = vault.now();
+        for (const id of context.included) plugin.deferred?.addUse(id, 'returned', at, top.includes(id) ? top.filter((o) => o !== id) : []);
+        await plugin.deferred?.flush();
       }),
   });
 

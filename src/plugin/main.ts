@@ -1,21 +1,32 @@
-import { MarkdownView, Notice, Plugin, TFile } from 'obsidian';
+import { MarkdownView, Notice, Plugin, TFile, type WorkspaceLeaf } from 'obsidian';
+import { currentTier } from '../core/tiers';
+import { MEMORY_FOLDERS } from '../core/vault';
 import { registerCommands } from './commands';
 import { GRAPH_VIEW_TYPE, MemoryGraphView } from './graph/graph-view';
+import { NoteOpens } from './note-opens';
+import { QuietWrites } from './quiet-writes';
 import { EngramService } from './service';
 import { DEFAULT_PLUGIN_SETTINGS, resolvePluginSettings, type PluginSettings } from './settings';
 import { EngramSettingTab } from './settings-tab';
 import { TierStatusBar } from './status-bar';
 import { TouchOnOpen } from './touch-on-open';
 
+/** Where the deferred-write queue is kept: this device's storage for the vault (never synced). */
+const QUEUE_KEY = 'engram-deferred-writes';
+
 /**
  * Engram in Obsidian: the shell around the core. Wiring only; each capability lives in its
- * own module (touch-on-open, the graph view, commands, settings, status bar).
+ * own module (note-opens, touch-on-open, quiet-writes, the graph view, commands, settings,
+ * status bar).
  */
 export default class EngramPlugin extends Plugin {
   settings: PluginSettings = { ...DEFAULT_PLUGIN_SETTINGS };
   service!: EngramService;
   touch: TouchOnOpen | null = null;
+  deferred: QuietWrites | null = null;
   status: TierStatusBar | null = null;
+  private readonly opens = new NoteOpens<WorkspaceLeaf>();
+  private saveQueueTimer: number | null = null;
 
   override async onload(): Promise<void> {
     this.settings = resolvePluginSettings(await this.loadData());
@@ -27,17 +38,33 @@ export default class EngramPlugin extends Plugin {
     this.app.workspace.onLayoutReady(() => void this.start());
   }
 
-  /** After the layout is ready (Obsidian's own file-open events at start are not the user's). */
+  /** After the layout is ready: what the restored workspace shows is recorded, not touched. */
   private async start(): Promise<void> {
     await this.service.reloadSettings();
     if (this.service.settingsProblem) new Notice(`Engram: ${this.service.settingsProblem}`);
+    this.app.workspace.iterateAllLeaves((leaf) => this.opens.remember(leaf, leafPath(leaf)));
+    const timers = { now: () => Date.now(), setTimeout: (fn: () => void, ms: number) => window.setTimeout(fn, ms), clearTimeout: (h: number) => window.clearTimeout(h) };
+    const report = (error: unknown) => new Notice(`Engram: ${error instanceof Error ? error.message : String(error)}`);
+    this.deferred = new QuietWrites(
+      () => this.service.vault,
+      (id) => this.busy(id),
+      timers,
+      () => ({ quietMs: this.settings.quietMs, batchMs: this.settings.batchMs }),
+      report,
+      () => this.saveQueueSoon(),
+    );
+    this.deferred.tierOf = (memory, now) => currentTier(memory, now, this.service.vault.settings);
+    const saved: unknown = this.app.loadLocalStorage(QUEUE_KEY);
+    if (typeof saved === 'string') this.deferred.load(saved);
     this.touch = new TouchOnOpen(
       () => this.service.vault,
-      { now: () => Date.now(), setTimeout: (fn, ms) => window.setTimeout(fn, ms), clearTimeout: (h) => window.clearTimeout(h) },
-      () => ({ coAccessWindowMinutes: this.service.vault.settings.coAccessWindowMinutes, debounceMs: this.settings.debounceMs, quietMs: this.settings.quietMs }),
-      (error) => new Notice(`Engram: ${error instanceof Error ? error.message : String(error)}`),
+      this.deferred,
+      timers,
+      () => ({ coAccessWindowMinutes: this.service.vault.settings.coAccessWindowMinutes, reopenMinutes: this.settings.reopenMinutes, debounceMs: this.settings.debounceMs, quietMs: this.settings.quietMs }),
+      report,
     );
     this.registerEvent(this.app.workspace.on('file-open', (file) => this.onFileOpen(file)));
+    this.registerEvent(this.app.workspace.on('layout-change', () => this.onLayoutChange()));
     this.registerEvent(
       this.app.workspace.on('editor-change', (_editor, info) => {
         const path = info.file ? this.service.files.relative(info.file.path) : null;
@@ -53,10 +80,49 @@ export default class EngramPlugin extends Plugin {
     this.status?.refresh();
   }
 
+  /**
+   * `file-open` fires on every change of the active leaf; only a note newly shown in its leaf
+   * is an open (NoteOpens), and only an open of a memory is a touch.
+   */
   private onFileOpen(file: TFile | null): void {
-    if (!this.settings.touchOnOpen || !this.touch || !file) return;
+    if (!file || !this.touch) return;
+    const leaf = this.app.workspace.getActiveViewOfType(MarkdownView)?.leaf ?? this.app.workspace.getMostRecentLeaf();
+    if (!leaf || !this.opens.opened(leaf, file.path)) return;
+    if (!this.settings.touchOnOpen) return;
     const id = this.service.memoryIdOf(file);
-    if (id) this.touch.noteOpened(this.service.files.relative(file.path)!, id);
+    const path = this.service.files.relative(file.path);
+    if (id && path) this.touch.noteOpened(path, id);
+  }
+
+  /** New leaves: a restored layout's are recorded as showing their notes (a restore opens nothing). */
+  private onLayoutChange(): void {
+    const leaves: Array<{ leaf: WorkspaceLeaf; path: string | null; deferred: boolean }> = [];
+    this.app.workspace.iterateAllLeaves((leaf) => {
+      if (!this.opens.knows(leaf)) leaves.push({ leaf, path: leafPath(leaf), deferred: leaf.isDeferred });
+    });
+    this.opens.layoutChanged(leaves);
+  }
+
+  /** Whether a memory's note is open in a tab, or was typed in within the quiet time. */
+  private busy(id: string): boolean {
+    let open = false;
+    this.app.workspace.iterateAllLeaves((leaf) => {
+      const path = leafPath(leaf);
+      if (path && !open) open = this.service.memoryIdOf(this.app.vault.getFileByPath(path)) === id;
+    });
+    return open || MEMORY_FOLDERS.some((folder) => this.touch?.recentlyEdited(`${folder}/${id}.md`));
+  }
+
+  private saveQueueSoon(): void {
+    if (this.saveQueueTimer !== null) window.clearTimeout(this.saveQueueTimer);
+    this.saveQueueTimer = window.setTimeout(() => this.saveQueue(), 1000);
+  }
+
+  private saveQueue(): void {
+    if (this.saveQueueTimer !== null) window.clearTimeout(this.saveQueueTimer);
+    this.saveQueueTimer = null;
+    if (!this.deferred) return;
+    this.app.saveLocalStorage(QUEUE_KEY, this.deferred.waiting.length > 0 ? this.deferred.save() : null);
   }
 
   /** A memory changed on disk: unless this plugin wrote it, someone is editing it. */
@@ -100,7 +166,17 @@ export default class EngramPlugin extends Plugin {
   override onunload(): void {
     this.touch?.dispose();
     this.touch = null;
+    this.saveQueue();
+    this.deferred?.dispose();
+    this.deferred = null;
     this.status?.dispose();
     this.service.disposeEmbedder();
   }
+}
+
+/** The vault path of the note a leaf shows (a deferred background tab included), or null. */
+function leafPath(leaf: WorkspaceLeaf): string | null {
+  if (leaf.view instanceof MarkdownView) return leaf.view.file?.path ?? null;
+  const file: unknown = leaf.getViewState().state?.file;
+  return typeof file === 'string' ? file : null;
 }

@@ -131,8 +131,8 @@ export class EngramService {
     const models = settings.localModelPath || `${this.files.full('.engram/models')}`;
     this.workerEmbedder = new WorkerEmbedder(
       this.worker,
-      { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: adapter.getResourcePath(models), quantized: settings.quantized, batchSize: settings.batchSize },
-      `${adapter.getResourcePath(this.pluginDir).replace(/\/$/, '')}/`,
+      { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: folderUrl(adapter.getResourcePath(models)), quantized: settings.quantized, batchSize: settings.batchSize },
+      folderUrl(adapter.getResourcePath(this.pluginDir)),
     );
     return this.workerEmbedder;
   }
@@ -161,6 +161,15 @@ const obsidianFetch = (async (input: string | URL | Request, init?: RequestInit)
   });
   return new Response(response.text, { status: response.status });
 }) as typeof fetch;
+
+/**
+ * A folder's resource URL to which file names can be appended: the desktop app returns
+ * `app://<id>/<path>?<mtime>` (a cache-buster), so the query goes before the slash is added.
+ */
+export function folderUrl(resource: string): string {
+  const base = resource.replace(/[?#].*$/, '');
+  return base.endsWith('/') ? base : `${base}/`;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,10 +5,14 @@ export interface PluginSettings {
   /** The memory folder inside this vault ('' = the vault itself). */
   folder: string;
   touchOnOpen: boolean;
-  /** Re-opening a note within this time makes one write. */
+  /** Opening a note again within this many minutes of its last counted open is the same use. */
+  reopenMinutes: number;
+  /** The opened note is written this long after the open. */
   debounceMs: number;
   /** A note typed in within this time is not written. */
   quietMs: number;
+  /** Deferred writes (co-access partners, spread activation, tier upkeep) go out in batches this often. */
+  batchMs: number;
   /** Cards drawn by creative recall. */
   creativeCount: number;
 }
@@ -16,8 +20,10 @@ export interface PluginSettings {
 export const DEFAULT_PLUGIN_SETTINGS: PluginSettings = {
   folder: 'memory',
   touchOnOpen: true,
+  reopenMinutes: 10,
   debounceMs: 1500,
   quietMs: 5000,
+  batchMs: 30_000,
   creativeCount: 5,
 };
 
@@ -26,7 +32,7 @@ export function resolvePluginSettings(data: unknown): PluginSettings {
   const out = { ...DEFAULT_PLUGIN_SETTINGS };
   if (typeof given.folder === 'string') out.folder = given.folder === '' || given.folder === '/' ? '' : normalizePath(given.folder);
   if (typeof given.touchOnOpen === 'boolean') out.touchOnOpen = given.touchOnOpen;
-  for (const key of ['debounceMs', 'quietMs', 'creativeCount'] as const) {
+  for (const key of ['reopenMinutes', 'debounceMs', 'quietMs', 'batchMs', 'creativeCount'] as const) {
     const value = given[key];
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) out[key] = value;
   }

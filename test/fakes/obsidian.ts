@@ -1,23 +1,43 @@
 /**
  * A fake of the part of Obsidian's API that Engram's plugin uses, over a real folder on disk,
- * for jest's jsdom environment. It behaves as the app does where the plugin depends on it:
+ * for jest's jsdom environment. It behaves as the app does where the plugin depends on it, and
+ * where a naive fake would be forgiving, each such behaviour cites where it is documented:
  * - the file tree (TFile/TFolder) mirrors the folder and leaves out dot-folders (.obsidian,
  *   .engram), which only `vault.adapter` reaches;
- * - `vault.process` reads, applies the function synchronously, writes and fires `modify`;
- *   `vault.create` refuses an existing path; `fileManager.renameFile` moves and fires `rename`;
- * - the metadata cache parses frontmatter after each change and fires `changed` a moment later
- *   (a microtask; the app does it from a worker);
+ * - `file-open` fires on EVERY change of the active leaf (tab switch, closing a tab, a split,
+ *   a restored workspace), not only when a note is opened: "The `file-open` is always
+ *   triggered for the `Workspace.activeLeaf`" and "`file-open` events fire for
+ *   `active-leaf-change` as well" (obsidianmd/obsidian-api#37, kept for backwards
+ *   compatibility); obsidian.d.ts: "Triggered when the active file changes. The file could be
+ *   in a new leaf, an existing leaf, or an embed";
+ * - a restored layout (start-up, `changeLayout`) leaves background tabs deferred until shown
+ *   (obsidian.d.ts `WorkspaceLeaf.isDeferred`, since 1.7.2; obsidian-workspaces-plus#131
+ *   loads them after `changeLayout()`);
+ * - `vault.process` is asynchronous: the file is read, changed and written, `modify` fires after
+ *   the write, and the metadata cache fires `changed` later, once it has re-parsed the note
+ *   (obsidian-releases#116: "MetadataCache resolves after the modify event");
+ * - a rename fires the vault's `rename` and NO metadata `changed` (obsidian.d.ts, MetadataCache
+ *   `changed`: "This is not called when a file is renamed for performance reasons. You must
+ *   hook the vault rename event for those.");
+ * - typing in an editor fires `editor-change` at once, and the note is saved (`modify`) only
+ *   after a pause of about two seconds (obsidian-git#1113: modify is not per keystroke);
+ * - `adapter.getResourcePath` returns `app://<vault id>/<absolute path>?<mtime>` on desktop
+ *   (obsidian-dynamic-background#8 for the form; obsidian-js-engine-plugin PR #1: "the desktop
+ *   version append a `?mtime` suffix"), so a path appended to it breaks;
+ * - `vault.create` refuses an existing path; `fileManager.renameFile` moves and fires `rename`;
  * - events registered through a Component are removed when it unloads, and the counts of live
  *   listeners are exposed so tests can check that nothing is left;
- * - `workspace.onLayoutReady` runs its callback once the layout is ready; opening a file in a
- *   leaf fires `file-open`;
+ * - `workspace.onLayoutReady` runs its callback once the layout is ready;
  * - plugin views of a registered type are closed when the plugin unloads.
  * Not reproduced: Obsidian's own YAML serialiser (processFrontMatter here re-serialises with
- * js-yaml), the editor (a minimal Editor over a string), rendering, mobile, and sync.
+ * js-yaml), CodeMirror (a minimal Editor over a string), rendering, mobile, sync, and the exact
+ * order of `layout-change` against `file-open` inside `changeLayout` (undocumented; here
+ * `layout-change` comes first).
  */
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import * as yaml from 'js-yaml';
+import { setImmediate as ioTurn } from 'node:timers';
 import { installObsidianDom } from './obsidian-dom';
 
 if (typeof window !== 'undefined') installObsidianDom(window);
@@ -26,7 +46,12 @@ export function normalizePath(path: string): string {
   return path.replace(/\\/g, '/').replace(/\/+/g, '/').replace(/^\/+|\/+$/g, '') || '/';
 }
 
-export const Platform = { isDesktopApp: true, isDesktop: true, isMobile: false, isMobileApp: false };
+export const Platform = { isDesktopApp: true, isDesktop: true, isMobile: false, isMobileApp: false, isPhone: false, isTablet: false };
+
+/** How long the metadata cache takes to re-parse a changed note before `changed` fires (ms). */
+export const METADATA_DELAY_MS = 5;
+/** How long an editor waits after the last keystroke before it saves the note (ms). */
+export const EDITOR_SAVE_MS = 2000;
 
 export interface EventRef {
   owner: Events;
@@ -129,6 +154,14 @@ interface Stat {
   size: number;
 }
 
+/** One turn of the event loop (the app's file system calls are asynchronous). */
+function turn(): Promise<void> {
+  return new Promise((resolve) => ioTurn(resolve));
+}
+
+/** The vault's id in resource URLs (the app uses a hash of the vault). */
+export const VAULT_ID = '3f1c2a9e8b7d6c5f';
+
 /** FileSystemAdapter over the vault's folder: paths relative to it, '/'-separated. */
 export class DataAdapter {
   constructor(readonly basePath: string) {}
@@ -183,8 +216,15 @@ export class DataAdapter {
   async rename(from: string, to: string): Promise<void> {
     fs.renameSync(this.abs(from), this.abs(to));
   }
+  /** As the desktop app: `app://<vault id>/<absolute path>?<mtime>` (the query is a cache-buster). */
   getResourcePath(path: string): string {
-    return `app://local/${normalizePath(path)}`;
+    const abs = this.abs(path);
+    const url = `app://${VAULT_ID}/${abs.split(nodePath.sep).map(encodeURIComponent).join('/').replace(/^\//, '')}`;
+    try {
+      return `${url}?${Math.round(fs.statSync(abs).mtimeMs)}`;
+    } catch {
+      return url;
+    }
   }
 }
 
@@ -282,20 +322,43 @@ export class Vault extends Events {
   async cachedRead(file: TFile): Promise<string> {
     return this.read(file);
   }
+  /** Called after every write of a note (the app keeps the note's open editors in step). */
+  afterWrite: ((file: TFile, data: string) => void) | null = null;
+  /** Writes of one file are queued: `process` is atomic (nothing interleaves its read and write). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+  private serial<T>(path: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.queues.get(path) ?? Promise.resolve()).then(fn, fn);
+    const settled = run.catch(() => undefined);
+    this.queues.set(path, settled);
+    void settled.then(() => {
+      if (this.queues.get(path) === settled) this.queues.delete(path);
+    });
+    return run;
+  }
   private writeFile(file: TFile, data: string): void {
     fs.writeFileSync(nodePath.join(this.adapter.basePath, file.path), data);
     this.writes++;
     this.refreshStat(file);
+    this.afterWrite?.(file, data);
     this.trigger('modify', file);
   }
   async modify(file: TFile, data: string): Promise<void> {
-    this.writeFile(file, data);
+    await this.serial(file.path, async () => {
+      await turn();
+      this.writeFile(file, data);
+    });
   }
+  /** As the app: asynchronous read, the change applied synchronously, asynchronous write, then `modify`. */
   async process(file: TFile, fn: (data: string) => string): Promise<string> {
-    const current = fs.readFileSync(nodePath.join(this.adapter.basePath, file.path), 'utf8');
-    const next = fn(current);
-    if (next !== current) this.writeFile(file, next);
-    return next;
+    return this.serial(file.path, async () => {
+      await turn();
+      const current = fs.readFileSync(nodePath.join(this.adapter.basePath, file.path), 'utf8');
+      const next = fn(current);
+      if (next === current) return next;
+      await turn();
+      this.writeFile(file, next);
+      return next;
+    });
   }
   async create(path: string, data: string): Promise<TFile> {
     const normal = normalizePath(path);
@@ -353,20 +416,30 @@ export class MetadataCache extends Events {
   constructor(private readonly vault: Vault) {
     super();
     for (const file of vault.getMarkdownFiles()) this.cache.set(file.path, this.parse(fs.readFileSync(nodePath.join(vault.adapter.basePath, file.path), 'utf8')));
+    // re-parsed a moment after the change (the app parses in a worker), then `changed`
     const update = (file: TAbstractFile) => {
       if (!(file instanceof TFile) || file.extension !== 'md') return;
-      const data = fs.readFileSync(nodePath.join(vault.adapter.basePath, file.path), 'utf8');
-      const parsed = this.parse(data);
-      this.cache.set(file.path, parsed);
-      void Promise.resolve().then(() => this.trigger('changed', file, data, parsed));
+      window.setTimeout(() => {
+        if (vault.getAbstractFileByPath(file.path) !== file) return; // deleted or moved meanwhile
+        const data = fs.readFileSync(nodePath.join(vault.adapter.basePath, file.path), 'utf8');
+        const parsed = this.parse(data);
+        this.cache.set(file.path, parsed);
+        this.trigger('changed', file, data, parsed);
+      }, METADATA_DELAY_MS);
     };
     vault.on('modify', update);
     vault.on('create', update);
+    // a rename moves the cached metadata and fires no `changed` (obsidian.d.ts)
     vault.on('rename', (file: TAbstractFile, old: string) => {
+      const cached = this.cache.get(old);
       this.cache.delete(old);
-      update(file);
+      if (cached) this.cache.set(file.path, cached);
     });
-    vault.on('delete', (file: TAbstractFile) => this.cache.delete(file.path));
+    vault.on('delete', (file: TAbstractFile) => {
+      const previous = this.cache.get(file.path) ?? null;
+      this.cache.delete(file.path);
+      if (file instanceof TFile) this.trigger('deleted', file, previous);
+    });
   }
   private parse(text: string): CachedMetadata {
     const m = /^---\r?\n([\s\S]*?)\r?\n---(\r?\n|$)/.exec(text);
@@ -446,6 +519,9 @@ export class View extends Component {
   getIcon(): string {
     return this.icon;
   }
+  getState(): Record<string, unknown> {
+    return {};
+  }
   async onOpen(): Promise<void> {}
   async onClose(): Promise<void> {}
 }
@@ -460,17 +536,61 @@ export class ItemView extends View {
   }
 }
 
+/** The view of a background tab restored from a saved layout, until it is shown (since 1.7.2). */
+export class DeferredView extends View {
+  constructor(
+    leaf: WorkspaceLeaf,
+    readonly state: { type: string; file?: string },
+  ) {
+    super(leaf);
+  }
+  override getViewType(): string {
+    return this.state.type;
+  }
+  override getState(): Record<string, unknown> {
+    return this.state.file ? { file: this.state.file } : {};
+  }
+}
+
 export class MarkdownView extends ItemView {
   override navigation = true;
   file: TFile | null = null;
   editor = new Editor();
   mode: 'source' | 'preview' = 'source';
+  private saveTimer: number | null = null;
   override getViewType(): string {
     return 'markdown';
   }
   getMode(): 'source' | 'preview' {
     return this.mode;
   }
+  override getState(): Record<string, unknown> {
+    return this.file ? { file: this.file.path } : {};
+  }
+  /**
+   * Test helper: the user types. `editor-change` fires at once; the note is saved (`modify`)
+   * after EDITOR_SAVE_MS without another keystroke, as the app's editor does.
+   */
+  type(text: string): void {
+    this.editor.setValue(this.editor.getValue() + text);
+    this.app.workspace.trigger('editor-change', this.editor, this);
+    if (this.saveTimer !== null) window.clearTimeout(this.saveTimer);
+    this.saveTimer = window.setTimeout(() => {
+      this.saveTimer = null;
+      if (this.file) void this.app.vault.modify(this.file, this.editor.getValue());
+    }, EDITOR_SAVE_MS);
+  }
+  /** Closing saves what was typed and not yet saved (as the app does). */
+  override async onClose(): Promise<void> {
+    if (this.saveTimer === null) return;
+    window.clearTimeout(this.saveTimer);
+    this.saveTimer = null;
+    if (this.file) await this.app.vault.modify(this.file, this.editor.getValue());
+  }
+}
+
+export interface OpenViewState {
+  active?: boolean;
 }
 
 export class WorkspaceLeaf {
@@ -478,45 +598,84 @@ export class WorkspaceLeaf {
   constructor(readonly app: App) {
     this.view = new View(this);
   }
-  async openFile(file: TFile): Promise<void> {
-    await this.setView(new MarkdownView(this));
-    (this.view as MarkdownView).file = file;
+  get isDeferred(): boolean {
+    return this.view instanceof DeferredView;
+  }
+  /** Load a deferred view (the app does it when the tab is shown). */
+  async loadIfDeferred(): Promise<void> {
+    const view = this.view;
+    if (!(view instanceof DeferredView)) return;
+    const file = view.state.file ? this.app.vault.getFileByPath(view.state.file) : null;
+    if (file) await this.showFile(file);
+    else await this.setViewState({ type: view.state.type });
+  }
+  /** Open a file here: `file-open` fires when this leaf is (or becomes) the active one. */
+  async openFile(file: TFile, openState: OpenViewState = {}): Promise<void> {
+    await this.showFile(file);
+    const workspace = this.app.workspace;
+    if (openState.active === false) {
+      workspace.trigger('layout-change');
+      return;
+    }
+    if (workspace.activeLeaf === this) workspace.trigger('file-open', file);
+    else workspace.setActiveLeaf(this);
+    workspace.trigger('layout-change');
+  }
+  private async showFile(file: TFile): Promise<void> {
+    const view = this.view instanceof MarkdownView && !(this.view instanceof DeferredView) ? this.view : null;
+    if (view) view.file = file;
+    else {
+      const fresh = new MarkdownView(this);
+      fresh.file = file;
+      await this.setView(fresh);
+    }
     (this.view as MarkdownView).editor.setValue(await this.app.vault.read(file));
-    this.app.workspace.setActiveLeaf(this);
-    this.app.workspace.trigger('file-open', file);
   }
-  async setViewState(state: { type: string; active?: boolean }): Promise<void> {
+  async setViewState(state: { type: string; active?: boolean; state?: { file?: string } }): Promise<void> {
+    if (state.type === 'markdown' && state.state?.file) {
+      const file = this.app.vault.getFileByPath(state.state.file);
+      if (file) return this.openFile(file, { active: state.active ?? false });
+    }
     const creator = this.app.workspace.viewCreators.get(state.type);
-    if (!creator) throw new Error(`no view of type ${state.type}`);
-    await this.setView(creator(this));
+    if (!creator && state.type !== 'empty') throw new Error(`no view of type ${state.type}`);
+    await this.setView(creator ? creator(this) : new View(this));
     if (state.active) this.app.workspace.setActiveLeaf(this);
+    this.app.workspace.trigger('layout-change');
   }
-  private async setView(view: View): Promise<void> {
+  /** Replace the view (used by restores: a background tab gets a DeferredView). */
+  async setView(view: View): Promise<void> {
     await this.closeView();
     this.view = view;
     document.body.appendChild(view.containerEl);
-    view.load();
-    await view.onOpen();
+    if (!(view instanceof DeferredView)) {
+      view.load();
+      await view.onOpen();
+    }
   }
   private async closeView(): Promise<void> {
     const old = this.view;
-    await old.onClose();
-    old.unload();
+    if (!(old instanceof DeferredView)) {
+      await old.onClose();
+      old.unload();
+    }
     old.containerEl.remove();
   }
+  /** Close the tab; when it was the active one, the app activates the tab used before it. */
   async detach(): Promise<void> {
     await this.closeView();
     this.view = new View(this);
-    this.app.workspace.leaves = this.app.workspace.leaves.filter((l) => l !== this);
+    this.app.workspace.removeLeaf(this);
   }
-  getViewState(): { type: string } {
-    return { type: this.view.getViewType() };
+  getViewState(): { type: string; state: Record<string, unknown> } {
+    return { type: this.view.getViewType(), state: this.view.getState() };
   }
 }
 
 export class Workspace extends Events {
   leaves: WorkspaceLeaf[] = [];
   activeLeaf: WorkspaceLeaf | null = null;
+  /** Leaves in the order they were last active (most recent last). */
+  private history: WorkspaceLeaf[] = [];
   layoutReady = false;
   readonly viewCreators = new Map<string, (leaf: WorkspaceLeaf) => View>();
   private readyCallbacks: Array<() => void> = [];
@@ -538,15 +697,75 @@ export class Workspace extends Events {
     if (!newLeaf && this.activeLeaf?.view.navigation) return this.activeLeaf;
     const leaf = new WorkspaceLeaf(this.app);
     this.leaves.push(leaf);
-    if (!this.activeLeaf) this.activeLeaf = leaf;
     return leaf;
   }
-  setActiveLeaf(leaf: WorkspaceLeaf): void {
+  /** A second pane showing what `leaf` shows, made active (the "Split right" command). */
+  async duplicateLeaf(leaf: WorkspaceLeaf): Promise<WorkspaceLeaf> {
+    const copy = this.getLeaf('split');
+    const state = leaf.getViewState();
+    const file = typeof state.state.file === 'string' ? this.app.vault.getFileByPath(state.state.file) : null;
+    if (file) await copy.openFile(file);
+    else await copy.setViewState({ type: state.type, active: true });
+    return copy;
+  }
+  /**
+   * As the app: a change of the active leaf fires `active-leaf-change` and then `file-open` with
+   * the file the leaf shows (null for a view without one), whether or not that file is new to
+   * the leaf (obsidianmd/obsidian-api#37). Showing a deferred tab loads it first.
+   */
+  setActiveLeaf(leaf: WorkspaceLeaf | null): void {
+    if (leaf === this.activeLeaf) return;
     this.activeLeaf = leaf;
-    this.trigger('active-leaf-change', leaf);
+    if (leaf) this.history = [...this.history.filter((l) => l !== leaf), leaf];
+    const announce = () => {
+      this.trigger('active-leaf-change', leaf);
+      const view = leaf?.view;
+      this.trigger('file-open', view instanceof MarkdownView ? view.file : null);
+    };
+    if (leaf?.isDeferred) void leaf.loadIfDeferred().then(announce);
+    else announce();
+  }
+  /** A leaf closed: forget it, and activate the one used before it when it was active. */
+  removeLeaf(leaf: WorkspaceLeaf): void {
+    this.leaves = this.leaves.filter((l) => l !== leaf);
+    this.history = this.history.filter((l) => l !== leaf);
+    if (this.activeLeaf === leaf) {
+      this.activeLeaf = null;
+      this.setActiveLeaf(this.history.at(-1) ?? null);
+    }
+    this.trigger('layout-change');
+  }
+  /**
+   * Restore a saved layout (start-up, or the Workspaces plugin's `changeLayout`): every leaf is
+   * replaced; background tabs stay deferred; then `layout-change`, and the active tab is shown
+   * (`active-leaf-change`, `file-open`).
+   */
+  async changeLayout(layout: { tabs: Array<{ file?: string; type?: string; active?: boolean }> }): Promise<void> {
+    for (const leaf of [...this.leaves]) {
+      await leaf.setView(new View(leaf));
+      this.leaves = this.leaves.filter((l) => l !== leaf);
+    }
+    this.history = [];
+    this.activeLeaf = null;
+    let active: WorkspaceLeaf | null = null;
+    for (const tab of layout.tabs) {
+      const leaf = new WorkspaceLeaf(this.app);
+      this.leaves.push(leaf);
+      await leaf.setView(new DeferredView(leaf, { type: tab.type ?? 'markdown', file: tab.file }));
+      if (tab.active) active = leaf;
+    }
+    if (active) await active.loadIfDeferred();
+    this.trigger('layout-change');
+    this.setActiveLeaf(active);
   }
   getLeavesOfType(type: string): WorkspaceLeaf[] {
     return this.leaves.filter((l) => l.view.getViewType() === type);
+  }
+  iterateAllLeaves(fn: (leaf: WorkspaceLeaf) => unknown): void {
+    for (const leaf of [...this.leaves]) fn(leaf);
+  }
+  getMostRecentLeaf(): WorkspaceLeaf | null {
+    return this.history.at(-1) ?? null;
   }
   async revealLeaf(leaf: WorkspaceLeaf): Promise<void> {
     this.setActiveLeaf(leaf);
@@ -561,6 +780,12 @@ export class Workspace extends Events {
   }
   async detachLeavesOfType(type: string): Promise<void> {
     for (const leaf of this.getLeavesOfType(type)) await leaf.detach();
+  }
+  /** Right sidebar leaf for a plugin view (as `getRightLeaf(false)`). */
+  getRightLeaf(): WorkspaceLeaf {
+    const leaf = new WorkspaceLeaf(this.app);
+    this.leaves.push(leaf);
+    return leaf;
   }
 }
 
@@ -597,11 +822,24 @@ export class App {
     },
   };
   readonly settingTabs: PluginSettingTab[] = [];
+  /** This device's storage for the vault (`loadLocalStorage`): not synced, survives restarts. */
+  readonly localStorage = new Map<string, unknown>();
+  loadLocalStorage(key: string): unknown {
+    return this.localStorage.has(key) ? JSON.parse(JSON.stringify(this.localStorage.get(key))) : null;
+  }
+  saveLocalStorage(key: string, data: unknown): void {
+    if (data === null) this.localStorage.delete(key);
+    else this.localStorage.set(key, JSON.parse(JSON.stringify(data)));
+  }
   constructor(basePath: string) {
     this.vault = new Vault(basePath);
     this.metadataCache = new MetadataCache(this.vault);
     this.fileManager = new FileManager(this.vault);
     this.workspace = new Workspace(this);
+    // the app keeps a note's open editors in step with what is written to it
+    this.vault.afterWrite = (file, data) => {
+      for (const leaf of this.workspace.leaves) if (leaf.view instanceof MarkdownView && leaf.view.file === file) leaf.view.editor.setValue(data);
+    };
   }
 }
 

@@ -3,75 +3,41 @@
  */
 import { FakeWorker, installFakeWorkers, workers } from '../fakes/jsdom-globals';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { setImmediate as realImmediate } from 'node:timers';
-import { App, Editor, MarkdownView, Modal, Notice, TFile, type PluginManifest } from '../fakes/obsidian';
+import { App, Editor, MarkdownView, Modal, Notice, TFile } from '../fakes/obsidian';
 
-/* The built plugin (dist/plugin/main.js, built by jest's global setup), loaded against the fake. */
-const EngramPlugin = (require('../../dist/plugin/main.js') as { default: new (app: App, manifest: PluginManifest) => PluginUnderTest }).default;
-
-interface PluginUnderTest {
-  load(): void;
-  unload(): void;
-  onload(): Promise<void>;
-  settings: { touchOnOpen: boolean; debounceMs: number; quietMs: number };
-  touch: { writes: number; waiting: number; settle(): Promise<void> } | null;
-  status: { counts: Record<string, number> | null; el: HTMLElement } | null;
-  service: { setSetting(path: string[], value: unknown): Promise<void>; vault: { settings: { tokenBudget: number } } };
-}
+import { startPlugin, type Harness, type PluginUnderTest } from './harness';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'vault');
-const NOW = Date.parse('2026-11-29T12:00:00Z');
 const A = 'decisions/mem-1b285ef1d302.md'; // cold, last access 2026-10-01, no links
 const B = 'decisions/mem-e2eef83885cf.md'; // cold on file, last access 2026-11-18
 const C = 'episodic/mem-045ec1a2d6c2.md';
 
+let h: Harness;
 let dir: string;
 let app: App;
 let plugin: PluginUnderTest;
 let baseline: { workspace: number; vault: number; metadata: number };
+let read: (p: string) => string;
+let file: (p: string) => TFile;
+let flush: () => Promise<void>;
+let advance: (ms: number) => Promise<void>;
+let open: (p: string) => Promise<unknown>;
 
-const read = (p: string) => fs.readFileSync(path.join(dir, 'memory', p), 'utf8');
-const file = (p: string) => app.vault.getAbstractFileByPath(`memory/${p}`) as TFile;
-/** Let promise chains run (the fake's timers do not move by themselves). */
-const flush = async () => {
-  for (let i = 0; i < 10; i++) await new Promise((resolve) => realImmediate(resolve));
-};
-async function open(p: string): Promise<void> {
-  await app.workspace.getLeaf(false).openFile(file(p));
-}
-async function advance(ms: number): Promise<void> {
-  jest.advanceTimersByTime(ms);
-  await flush();
-  await plugin.touch!.settle();
-  await flush();
-}
 function frontmatterLines(text: string): string[] {
   return text.slice(4, text.indexOf('\n---\n')).split('\n');
 }
 
 beforeEach(async () => {
-  Notice.shown.length = 0;
-  jest.useFakeTimers({ now: NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
-  fs.cpSync(EXAMPLE, path.join(dir, 'memory'), { recursive: true });
-  fs.mkdirSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
-  app = new App(dir);
-  baseline = { workspace: app.workspace.listenerCount(), vault: app.vault.listenerCount(), metadata: app.metadataCache.listenerCount() };
-  const manifest = { ...(JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'manifest.json'), 'utf8')) as PluginManifest), dir: '.obsidian/plugins/engram-memory' };
-  plugin = new EngramPlugin(app, manifest);
-  plugin.load();
-  await flush();
-  app.workspace.setLayoutReady();
-  await flush();
+  h = await startPlugin({
+    before: (_dir, fresh) => {
+      baseline = { workspace: fresh.workspace.listenerCount(), vault: fresh.vault.listenerCount(), metadata: fresh.metadataCache.listenerCount() };
+    },
+  });
+  ({ dir, app, plugin, read, file, flush, advance, open } = h);
 });
 
-afterEach(() => {
-  plugin.unload();
-  jest.useRealTimers();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => h.close());
 
 describe('the plugin against the fake Obsidian API', () => {
   it('touches a memory opened in Obsidian: one tier up, the access counted, the body untouched', async () => {
@@ -97,8 +63,11 @@ describe('the plugin against the fake Obsidian API', () => {
     await advance(10_000);
     await open(B);
     await advance(1500);
-    expect(read(A)).toContain('co_access: {"mem-e2eef83885cf": 1}');
+    // B's side goes with B's touch; A's side in the next batch of deferred writes (A is no longer open)
     expect(read(B)).toContain('co_access: {"mem-1b285ef1d302": 1}');
+    expect(read(A)).toContain('co_access: {}');
+    await advance(30_000);
+    expect(read(A)).toContain('co_access: {"mem-e2eef83885cf": 1}');
     // outside the window (30 minutes): no new link
     await advance(31 * 60_000);
     await open(C);
@@ -151,12 +120,15 @@ describe('the plugin against the fake Obsidian API', () => {
     await open(A);
     await advance(1500);
     expect(read(A)).toContain('access_count: 1');
+    await advance(10 * 60_000); // past the re-open window: a second use
+    await open(C);
     await open(A);
     await advance(1500); // not held back as if a person had edited the note
     expect(read(A)).toContain('access_count: 2');
     // an outside edit, by contrast, holds the next touch back
-    fs.writeFileSync(path.join(dir, 'memory', A), read(A).replace('Node 20 LTS', 'Node 20 LTS (edited)'));
-    await app.vault.modify(file(A), read(A));
+    await advance(10 * 60_000);
+    await open(C);
+    await app.vault.modify(file(A), read(A).replace('Node 20 LTS', 'Node 20 LTS (edited)'));
     await flush();
     await open(A);
     await advance(1500);
@@ -184,7 +156,7 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(Object.values(initial).reduce((a, b) => a + b, 0)).toBe(63);
     await open(A);
     await advance(1500);
-    await advance(1000);
+    await advance(1500);
     expect(plugin.status!.counts).toEqual({ ...initial, cold: initial.cold! - 1, warm: initial.warm! + 1 });
     expect(plugin.status!.el.textContent).toBe(`core ${initial.core} · active ${initial.active} · warm ${initial.warm! + 1} · cold ${initial.cold! - 1} · archive ${initial.archive}`);
   });
@@ -216,6 +188,7 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(app.commands.executeCommandById('engram-memory:insert-agent-memory')).toBe(true);
     await advance(0);
     await flush();
+    await h.until(() => view.editor.getValue() !== '');
     expect(view.editor.getValue()).toMatch(/^# STATE[\s\S]*<agent-memory source="engram"[\s\S]*<\/agent-memory>\n$/);
   });
 
@@ -320,7 +293,8 @@ describe('the plugin against the fake Obsidian API', () => {
     const worker = workers.at(-1)!;
     const request = worker.messages[0] as { type: string; id: number; texts: string[] };
     expect(request.type).toBe("embed");
-    expect((request as unknown as { wasmPaths: string }).wasmPaths).toBe("app://local/.obsidian/plugins/engram-memory/");
+    // the app's resource URL carries a ?mtime cache-buster: the folder URL is built before it
+    expect((request as unknown as { wasmPaths: string }).wasmPaths).toBe(`app://3f1c2a9e8b7d6c5f${dir}/.obsidian/plugins/engram-memory/`);
     expect(request.texts).toHaveLength(63);
     worker.emit({ type: 'progress', id: request.id, done: 32, total: 63 });
     expect(plugin.status!.el.textContent).toBe('Engram: embedding 32/63 (click to cancel)');
@@ -356,7 +330,7 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(workers).toHaveLength(1); // the ForceAtlas2 layout
     await open(A);
     await advance(1500);
-    await flush();
+    await advance(100);
     expect(legend()).toContain(`warm (${counts.warm! + 1})`);
     expect(legend()).toContain(`cold (${counts.cold! - 1})`);
 
