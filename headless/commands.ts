@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
@@ -133,14 +133,13 @@ async function queryVectors(runtime: Runtime, context: CommandContext, queries: 
   }
 }
 
-/** Record a migrated model in .engram/config.json (machine data; memory files are untouched). */
-function saveEmbedderModel(root: string, model: string): void {
-  const file = nodePath.join(root, LAYOUT.config);
-  const config = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+/** Record a migrated model in .engram/config.json (machine data; memory files are untouched), through the file port: never through a planted link. */
+async function saveEmbedderModel(runtime: Runtime, model: string): Promise<void> {
+  const text = await runtime.vault.readText(LAYOUT.config);
+  const config = text ? (JSON.parse(text) as Record<string, unknown>) : {};
   const embedder = (config.embedder ?? {}) as Record<string, unknown>;
   config.embedder = { ...embedder, model };
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(config, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
+  await runtime.files.write(LAYOUT.config, `${JSON.stringify(config, null, 2)}\n`);
 }
 
 function formatConsolidation(report: ConsolidationReport): string {
@@ -568,7 +567,7 @@ export const COMMANDS: Record<string, Command> = {
       const report = await updateVectors(vault, memories.map((m) => ({ id: m.id, text: memoryText(m) })), embedder, {
         force: model !== undefined && model !== vault.settings.embedder.model,
       });
-      if (model && model !== vault.settings.embedder.model) saveEmbedderModel(runtime.root, model);
+      if (model && model !== vault.settings.embedder.model) await saveEmbedderModel(runtime, model);
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       if (report.rebuilt) context.io.stderr(`engram: ${report.rebuilt}\n`);
       return print(context, { ...report, seconds: Number(seconds) }, () =>

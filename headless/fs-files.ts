@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
-import { PathError, WriteConflictError } from '../src/core/errors';
+import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
 import type { FileStat, FileStore } from '../src/core/ports';
 
@@ -10,12 +10,40 @@ import type { FileStat, FileStore } from '../src/core/ports';
  * hidden temp file in the same folder and are renamed into place, so a reader (or a crash)
  * sees the old file or the new one, never half of one.
  *
- * The calls are synchronous behind the async port: the runner is a short-lived process (or
- * a server handling one request at a time), and sync file calls cost a third of the async
- * ones when loading thousands of small files.
+ * Writers that do not take our locks (a person's editor, Obsidian, sync tools) save in place:
+ * truncate, then one or more write(2) calls. Three rules keep their words:
+ * - a compare-and-swap compares only a *stable* read: a file modified in place within the
+ *   last QUIET_MS is read again once it has been quiet that long (our own writes are renames
+ *   of complete files and are marked so they never wait, see `markOurs`);
+ * - the file we compared stays open until after our rename: if anything was written into it
+ *   between the compare and the rename (the save went to the inode we replaced), its content
+ *   is put back once quiet and the update starts again from it;
+ * - every file is opened without blocking (a FIFO never hangs a command) and refused unless
+ *   it is a regular file; every file we create is created exclusively, never through a link.
+ *
+ * The calls are synchronous behind the async port (except the short waits for quiet): the
+ * runner is a short-lived process, and sync file calls cost a third of the async ones when
+ * loading thousands of small files.
  */
-/** Temp names are unique per process (pid) and per write (counter). */
+
+/** How long an in-place save must have been quiet before its content is trusted for a rewrite. */
+export const QUIET_MS = 500;
+/** An empty file saved in place is a save that has truncated and not yet written: waited for longer. */
+const EMPTY_QUIET_MS = 3_000;
+/** The longest a rewrite waits for a file being saved in place to fall quiet. */
+const QUIET_WAIT_MS = 10_000;
+
+const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW;
+const CREATE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
+
+/** Temp names are unique per process (pid) and per write (counter): `.NAME.PID.N.tmp`. */
 let tempCounter = 0;
+const TEMP_NAME = /^\..+\.(\d+)\.\d+\.tmp$/;
+
+interface OpenFile {
+  fd: number;
+  stat: fs.BigIntStats;
+}
 
 export class NodeFileStore implements FileStore {
   private readonly root: string;
@@ -58,43 +86,100 @@ export class NodeFileStore implements FileStore {
         if (probe === dir) this.checkedDirs.add(dir);
         return;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || probe === this.root) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP') throw new PathError(`invalid path ${JSON.stringify(rel)}: a symbolic link loop`);
+        if (code !== 'ENOENT' || probe === this.root) throw error;
         probe = nodePath.dirname(probe);
       }
     }
   }
 
-  /** A file that is a symlink must point inside the vault. */
-  private assertFileInside(full: string, rel: string): boolean {
-    let stat: fs.Stats;
+  /**
+   * Open a file for reading: a symlink must resolve inside the vault, the file is opened
+   * without blocking (a FIFO answers at once) and without following a link swapped in
+   * meanwhile, and anything but a regular file is refused. Null when it does not exist.
+   */
+  private openRegular(full: string, rel: string): OpenFile | null {
+    let target = full;
+    let lst: fs.Stats;
     try {
-      stat = fs.lstatSync(full);
+      lst = fs.lstatSync(full);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
     }
-    if (stat.isSymbolicLink()) {
-      let real: string;
+    if (lst.isSymbolicLink()) {
       try {
-        real = fs.realpathSync(full);
-      } catch {
-        return false;
+        target = fs.realpathSync(full);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP') throw new PathError(`${rel}: a symbolic link loop`);
+        if (code === 'ENOENT') throw new PathError(`${rel}: a symbolic link to nothing`);
+        throw error;
       }
-      if (!this.inside(real)) throw new PathError(`invalid path ${JSON.stringify(rel)}: resolves outside the vault`);
+      if (!this.inside(target)) throw new PathError(`invalid path ${JSON.stringify(rel)}: resolves outside the vault`);
     }
-    return true;
-  }
-
-  async read(rel: string): Promise<Uint8Array | null> {
-    const full = this.resolve(rel);
-    if (!this.assertFileInside(full, rel)) return null;
+    let fd: number;
     try {
-      return fs.readFileSync(full);
+      fd = fs.openSync(target, READ_FLAGS);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return null;
-      if (code === 'EISDIR') throw new PathError(`${rel}: is a folder, not a file`);
+      if (code === 'ELOOP') throw new PathError(`${rel}: replaced by a symbolic link while being read`);
+      if (code === 'ENXIO') throw new PathError(`${rel}: not a regular file (a socket)`);
       throw error;
+    }
+    const stat = fs.fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) {
+      fs.closeSync(fd);
+      throw new PathError(`${rel}: ${stat.isDirectory() ? 'is a folder, not a file' : `not a regular file (${kindOf(stat)})`}`);
+    }
+    return { fd, stat };
+  }
+
+  async read(rel: string, options: { stable?: boolean } = {}): Promise<Uint8Array | null> {
+    const full = this.resolve(rel);
+    if (!options.stable) {
+      const open = this.openRegular(full, rel);
+      if (!open) return null;
+      try {
+        return readAll(open.fd, open.stat.size);
+      } finally {
+        fs.closeSync(open.fd);
+      }
+    }
+    const stable = await this.readStable(full, rel);
+    if (!stable) return null;
+    fs.closeSync(stable.fd);
+    return stable.bytes;
+  }
+
+  /**
+   * Read a file once nothing has written into it for QUIET_MS: an in-place save in progress
+   * (truncated, or written in several pieces) is waited out instead of being read half-done.
+   * The file stays open (the caller closes `fd`), so a later fstat tells whether it changed.
+   */
+  private async readStable(full: string, rel: string): Promise<(OpenFile & { bytes: Buffer }) | null> {
+    const deadline = Date.now() + QUIET_WAIT_MS;
+    for (;;) {
+      const open = this.openRegular(full, rel);
+      if (!open) return null;
+      let keep = false;
+      try {
+        const wait = quietWait(open.stat);
+        if (wait === 0) {
+          const bytes = readAll(open.fd, open.stat.size);
+          const after = fs.fstatSync(open.fd, { bigint: true });
+          if (sameVersion(open.stat, after) && bytes.length === Number(after.size)) {
+            keep = true;
+            return { ...open, bytes };
+          }
+        }
+        if (Date.now() > deadline) throw new BusyFileError(rel, QUIET_WAIT_MS / 1000);
+        await sleep(Math.max(5, wait));
+      } finally {
+        if (!keep) fs.closeSync(open.fd);
+      }
     }
   }
 
@@ -103,16 +188,22 @@ export class NodeFileStore implements FileStore {
     return s ? { size: s.size, mtimeMs: s.mtimeMs } : null;
   }
 
+  /**
+   * Names of the entries of a folder that are not plain folders: files, symlinks (even broken
+   * or looping ones), FIFOs, sockets, and folders named like notes (`*.md`), so that readers
+   * report what they cannot read instead of skipping it silently.
+   */
   async list(rel: string): Promise<string[]> {
     try {
       const entries = fs.readdirSync(this.resolve(`${rel}/.`), { withFileTypes: true });
-      return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
+      return entries.filter((e) => !e.isDirectory() || e.name.endsWith('.md')).map((e) => e.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
   }
 
+  /** The regular files of a folder (symlinks followed) with size and mtime; others are left out. */
   async listStats(rel: string): Promise<Array<FileStat & { name: string }>> {
     const dir = this.resolve(`${rel}/.`);
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
@@ -125,8 +216,14 @@ export class NodeFileStore implements FileStore {
     }
     const out: Array<FileStat & { name: string }> = [];
     for (const name of names) {
-      // One stat a file (it follows symlinks; a link out of the vault is refused on read).
-      const s = fs.statSync(prefix + name, { throwIfNoEntry: false });
+      // One stat a file (it follows symlinks; a link out of the vault is refused on read); a
+      // loop or a dangling link is left out here and reported by the readers that list it.
+      let s: fs.Stats | undefined;
+      try {
+        s = fs.statSync(prefix + name, { throwIfNoEntry: false });
+      } catch {
+        continue;
+      }
       if (s?.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
     }
     return out;
@@ -136,51 +233,106 @@ export class NodeFileStore implements FileStore {
     fs.mkdirSync(this.resolve(rel), { recursive: true });
   }
 
-  async write(rel: string, text: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
+  async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
     const full = this.resolve(rel);
-    const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
-    fs.writeFileSync(temp, text, { flag: 'wx' });
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const temp = this.writeTemp(full, bytes);
     let placed = false;
     try {
       if (options.expect === null) {
-        // link() fails when the target exists: an exclusive, atomic create.
+        // link() fails when the target exists (even as a dangling symlink): an exclusive, atomic create.
         try {
           fs.linkSync(temp, full);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
           throw error;
         }
-      } else {
-        // Compare right before the rename: the window for a writer that does not take our
-        // locks (Obsidian) is the time between this read and the rename.
-        if (typeof options.expect === 'string') this.checkExpected(full, rel, options.expect);
-        fs.renameSync(temp, full);
+      } else if (options.expect === undefined) {
+        fs.renameSync(temp, full); // rename replaces a symlink itself, never its target
         placed = true;
+      } else {
+        placed = await this.swap(full, rel, temp, bytes, Buffer.from(options.expect, 'utf8'));
       }
     } finally {
-      if (!placed) {
-        try {
-          fs.unlinkSync(temp);
-        } catch {
-          // nothing to clean up
-        }
-      }
+      if (!placed) unlinkQuietly(temp);
     }
   }
 
-  private checkExpected(full: string, rel: string, expect: string): void {
-    let current: string | null;
+  /**
+   * Compare-and-swap: rename `temp` over `full` only if `full` holds exactly `expect` once
+   * stable. Returns true when placed; throws WriteConflictError (nothing of theirs lost)
+   * otherwise, including when a save reached the replaced file after the compare.
+   */
+  private async swap(full: string, rel: string, temp: string, ours: Uint8Array, expect: Buffer): Promise<boolean> {
+    const current = await this.readStable(full, rel);
+    if (!current) throw new WriteConflictError(rel);
     try {
-      current = fs.readFileSync(full, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      current = null;
+      if (!current.bytes.equals(expect)) throw new WriteConflictError(rel);
+      fs.renameSync(temp, full);
+      // The compare and the rename are two calls: a save that opened the file in between
+      // wrote into the inode we just replaced. Put its content back (once complete).
+      if (sameVersion(current.stat, fs.fstatSync(current.fd, { bigint: true }))) return true;
+      await this.restore(full, rel, current.fd, ours);
+      throw new WriteConflictError(rel);
+    } finally {
+      fs.closeSync(current.fd);
     }
-    if (current !== expect) throw new WriteConflictError(rel);
+  }
+
+  /** Put back a save that went into the file we replaced, unless the path changed again since. */
+  private async restore(full: string, rel: string, fd: number, ours: Uint8Array): Promise<void> {
+    const deadline = Date.now() + QUIET_WAIT_MS;
+    let stat = fs.fstatSync(fd, { bigint: true });
+    while (quietWait(stat) > 0 && Date.now() < deadline) {
+      await sleep(quietWait(stat));
+      stat = fs.fstatSync(fd, { bigint: true });
+    }
+    const theirs = readAll(fd, stat.size);
+    const temp = this.writeTemp(full, theirs);
+    let placed = false;
+    try {
+      const now = await this.readStable(full, rel);
+      if (now) {
+        try {
+          if (now.bytes.equals(Buffer.from(ours))) {
+            fs.renameSync(temp, full);
+            placed = true;
+          }
+        } finally {
+          fs.closeSync(now.fd);
+        }
+      }
+    } finally {
+      if (!placed) unlinkQuietly(temp);
+    }
+  }
+
+  /** A complete temp file beside `full`, created exclusively (never through a planted link). */
+  private writeTemp(full: string, bytes: Uint8Array): string {
+    const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
+    const fd = fs.openSync(temp, CREATE_FLAGS, 0o644);
+    try {
+      writeAll(fd, bytes);
+      markOurs(fd);
+    } catch (error) {
+      fs.closeSync(fd);
+      unlinkQuietly(temp);
+      throw error;
+    }
+    fs.closeSync(fd);
+    return temp;
   }
 
   async remove(rel: string): Promise<void> {
-    fs.rmSync(this.resolve(rel), { force: true });
+    const full = this.resolve(rel);
+    try {
+      fs.unlinkSync(full); // a symlink is removed itself, never what it points to
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return;
+      if (code === 'EISDIR' || code === 'EPERM') throw new PathError(`${rel}: is a folder, not a file`);
+      throw error;
+    }
   }
 
   async move(from: string, to: string): Promise<void> {
@@ -194,5 +346,119 @@ export class NodeFileStore implements FileStore {
       throw error;
     }
     fs.unlinkSync(source);
+  }
+
+  /**
+   * Remove the temp files that killed writers left in a folder: `.NAME.PID.N.tmp` older than
+   * a minute whose process no longer runs, or older than an hour. Returns their names.
+   */
+  async sweepTemp(rel: string): Promise<string[]> {
+    const dir = this.resolve(`${rel}/.`);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const removed: string[] = [];
+    for (const name of names) {
+      const m = TEMP_NAME.exec(name);
+      if (!m) continue;
+      const path = nodePath.join(dir, name);
+      const st = fs.lstatSync(path, { throwIfNoEntry: false });
+      if (!st || !st.isFile()) continue;
+      const age = Date.now() - st.mtimeMs;
+      const orphan = age > 60_000 && Number(m[1]) !== process.pid && !processAlive(Number(m[1]));
+      if (!orphan && age < 3_600_000) continue;
+      unlinkQuietly(path);
+      removed.push(name);
+    }
+    return removed;
+  }
+}
+
+/**
+ * How many ms to wait before a file's content can be trusted: 0 unless it was rewritten in
+ * place within QUIET_MS (EMPTY_QUIET_MS when it is empty). Rewritten in place: a data write
+ * was its last change (mtime equal to ctime; our own files are marked otherwise) and it
+ * was not simply created and written at once (mtime equal to its birth time, where the
+ * file system records one).
+ */
+function quietWait(stat: fs.BigIntStats): number {
+  if (stat.mtimeNs !== stat.ctimeNs || stat.mtimeNs === stat.birthtimeNs) return 0;
+  const quiet = stat.size === 0n ? EMPTY_QUIET_MS : QUIET_MS;
+  const age = Date.now() - Number(stat.mtimeNs / 1_000_000n);
+  return age >= quiet || age < -60_000 ? 0 : quiet - Math.max(0, age);
+}
+
+/**
+ * Mark a file we wrote completely: its mtime is set (to now, to the millisecond), which
+ * makes its ctime differ from its mtime. A file whose last change was a data write has
+ * mtime == ctime; ours never does, so a reader that finds it fresh needs not wait.
+ */
+function markOurs(fd: number): void {
+  const now = new Date();
+  fs.futimesSync(fd, now, now);
+}
+
+/** The same content version of a file: a data write changes its mtime (ctime also moves when it is renamed or unlinked). */
+function sameVersion(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+}
+
+/** The whole file from its start (positioned reads: the descriptor may have been read before). */
+function readAll(fd: number, sizeHint: bigint | number): Buffer {
+  const chunks: Buffer[] = [];
+  let buffer = Buffer.allocUnsafe(Math.max(1, Number(sizeHint)) + 1);
+  let filled = 0;
+  let position = 0;
+  for (;;) {
+    if (filled === buffer.length) {
+      chunks.push(buffer);
+      buffer = Buffer.allocUnsafe(Math.max(65_536, buffer.length));
+      filled = 0;
+    }
+    const n = fs.readSync(fd, buffer, filled, buffer.length - filled, position);
+    if (n === 0) break;
+    filled += n;
+    position += n;
+  }
+  chunks.push(buffer.subarray(0, filled));
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+function kindOf(stat: fs.BigIntStats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Whether a process id runs on this machine (signal 0 checks without signalling). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,97 +1,122 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
-import lockfile from 'proper-lockfile';
+import { Worker } from 'node:worker_threads';
 import { LockError } from '../src/core/errors';
 import { sha256Hex } from '../src/core/ids';
 import type { Locks } from '../src/core/ports';
+import { processAlive } from './fs-files';
 
 /**
- * Inter-process locks in `.engram/locks/`, one per key (a memory id, a daily file). A lock
- * is a directory created atomically with mkdir and kept fresh while held; one left by a dead
- * process goes stale after `staleMs` and is taken over. Obsidian does not take these locks:
- * the vault's compare-and-swap write covers it.
+ * Inter-process locks in `.engram/locks/`, one per key (a memory id, a daily file, the
+ * consolidation). A lock is held while its holder lives:
+ * - a per-memory lock is a `.lock` file created with O_EXCL that names its holder (pid and
+ *   host); it is held for about a millisecond;
+ * - the consolidation lock is a `.lock` folder (what the plugin's `tryLock` also takes) with
+ *   a `.holder.json` beside it, kept fresh by a worker thread, so that a run whose main
+ *   thread computes for minutes never looks abandoned;
+ * - a lock is taken over when its holder is a process of this machine that no longer runs,
+ *   or, for holders elsewhere (the plugin, another machine), when it has not been refreshed
+ *   for `staleMs`. A takeover removes exactly the lock it judged dead (checked by inode,
+ *   under a guard file), never one another process just took.
+ * Nothing here is created or removed through a symbolic link: `.engram/` and its `locks/`
+ * must be real folders inside the vault. Obsidian does not take these locks; the file port's
+ * compare-and-swap covers it.
  */
 export class NodeLocks implements Locks {
   private readonly dir: string;
   private ready = false;
+  private readonly host = hostname();
 
-  constructor(vaultRoot: string, private readonly staleMs = 10_000) {
+  constructor(
+    private readonly vaultRoot: string,
+    private readonly staleMs = 10_000,
+  ) {
     this.dir = nodePath.join(vaultRoot, '.engram', 'locks');
   }
 
+  /** `.engram/` and `.engram/locks/` exist as real folders (not links) inside the vault. */
+  private ensureDir(): void {
+    if (this.ready) return;
+    for (const dir of [nodePath.join(this.vaultRoot, '.engram'), this.dir]) {
+      try {
+        fs.mkdirSync(dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`cannot create ${dir}: ${(error as Error).message}`);
+      }
+      const st = fs.lstatSync(dir);
+      if (!st.isDirectory()) throw new LockError(`${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}: Engram keeps its locks in a real folder of the vault; remove it`);
+    }
+    this.ready = true;
+  }
+
   /**
-   * Take a lock at once or say who holds it. The holder's description (pid, host, start)
-   * sits beside the lock; a lock whose pid no longer runs on this host is taken over.
+   * Take a lock at once or say who holds it (the consolidation lock). Its folder is kept
+   * fresh by a worker thread until `release`, however busy the main thread is.
    */
   async tryLock(key: string, holder: string): Promise<{ release: () => Promise<void> } | { heldBy: string }> {
     this.ensureDir();
-    const target = nodePath.join(this.dir, key);
-    const info = `${target}.holder.json`;
-    const options = { realpath: false, lockfilePath: `${target}.lock`, stale: this.staleMs, retries: 0 };
-    for (let attempt = 0; attempt < 2; attempt++) {
+    const lockDir = nodePath.join(this.dir, `${lockName(key)}.lock`);
+    const info = nodePath.join(this.dir, `${lockName(key)}.holder.json`);
+    for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const release = await lockfile.lock(target, options);
-        writeFileSync(info, JSON.stringify({ pid: process.pid, host: hostname(), holder }));
-        return {
-          release: async () => {
-            rmSync(info, { force: true });
-            await release().catch(() => undefined);
-          },
-        };
+        fs.mkdirSync(lockDir); // fails on anything already there, a planted link included
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
         const current = readHolder(info);
-        if (attempt === 0 && current && current.host === hostname() && !alive(current.pid)) {
-          // its holder died: the lock directory is ours to remove
-          rmSync(`${target}.lock`, { recursive: true, force: true });
-          continue;
-        }
+        if (this.takeOverIfDead(lockDir, current)) continue;
         return { heldBy: current ? `${current.holder} (pid ${current.pid} on ${current.host})` : 'another process' };
       }
+      const ino = fs.lstatSync(lockDir).ino;
+      writeReplacing(info, JSON.stringify({ pid: process.pid, host: this.host, holder }));
+      const keeper = keepFresh(lockDir, ino, this.staleMs);
+      return {
+        release: async () => {
+          await keeper.stop();
+          fs.rmSync(info, { force: true });
+          fs.rmSync(lockDir, { recursive: true, force: true });
+        },
+      };
     }
     return { heldBy: 'another process' };
   }
 
-  private ensureDir(): void {
-    if (!this.ready) {
-      mkdirSync(this.dir, { recursive: true });
-      this.ready = true;
-    }
-  }
-
   /**
-   * Run `fn` holding the lock on `key`: a `.lock` file created exclusively (O_EXCL), fresh
-   * while its mtime is younger than `staleMs` (refreshed while held), removed on release; one
-   * left by a dead process goes stale and is taken over. Synchronous calls: a per-memory lock
-   * is held for about a millisecond, and the callback round trips of an asynchronous lock cost
-   * more than the work. A file rather than proper-lockfile's directory: on this machine's ext4,
-   * rmdir cost 284 µs a call inside a consolidation that writes thousands of memories, O_EXCL opens
-   * (every open of the run, lock files included) averaged 21 µs and unlinks 23 µs.
+   * Run `fn` holding the lock on `key`: a `.lock` file created exclusively (O_EXCL) naming its
+   * holder, removed on release. Synchronous calls: a per-memory lock is held for about a
+   * millisecond, and the callback round trips of an asynchronous lock cost more than the
+   * work. A file rather than a folder: on this machine's ext4, rmdir cost 284 µs a call inside
+   * a consolidation that writes thousands of memories, O_EXCL opens averaged 21 µs and
+   * unlinks 23 µs.
    */
   async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     this.ensureDir();
-    const name = /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : sha256Hex(key).slice(0, 24);
-    const lockDir = nodePath.join(this.dir, `${name}.lock`);
+    const path = nodePath.join(this.dir, `${lockName(key)}.lock`);
     const started = Date.now();
     let wait = 1;
+    const me = `${process.pid}@${this.host}`;
     for (;;) {
       try {
-        closeSync(openSync(lockDir, 'wx'));
+        const fd = fs.openSync(path, 'wx'); // O_CREAT|O_EXCL: never through a link
+        try {
+          fs.writeSync(fd, me);
+        } finally {
+          fs.closeSync(fd);
+        }
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
       }
-      if (this.takeOverIfStale(lockDir)) continue;
+      if (this.takeOverIfDead(path, readOwner(path))) continue;
       if (Date.now() - started > LOCK_WAIT_MS) throw new LockError(`could not lock ${key}: another process has held it for over ${LOCK_WAIT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
       wait = Math.min(20, wait * 1.5);
     }
-    // a holder that runs long keeps its lock fresh, as proper-lockfile does
+    // a holder that runs long keeps its lock fresh
     const refresh = setInterval(() => {
       try {
         const now = new Date();
-        utimesSync(lockDir, now, now);
+        fs.utimesSync(path, now, now);
       } catch {
         // the lock was taken over after all: nothing to refresh
       }
@@ -101,22 +126,39 @@ export class NodeLocks implements Locks {
       return await fn();
     } finally {
       clearInterval(refresh);
-      try {
-        unlinkSync(lockDir);
-      } catch {
-        rmSync(lockDir, { recursive: true, force: true });
-      }
+      fs.rmSync(path, { recursive: true, force: true });
     }
   }
 
-  /** Remove a lock not refreshed within `staleMs` (its holder died); true if it is gone. */
-  private takeOverIfStale(lockDir: string): boolean {
+  /**
+   * Remove a lock whose holder is gone: a process of this machine that no longer runs, or
+   * anything not refreshed within `staleMs`. True when the caller should try again at once.
+   */
+  private takeOverIfDead(path: string, owner: { pid: number; host: string } | null): boolean {
+    let st: fs.Stats;
     try {
-      if (Date.now() - statSync(lockDir).mtimeMs <= this.staleMs) return false;
-      rmSync(lockDir, { recursive: true, force: true });
-      return true;
+      st = fs.lstatSync(path);
     } catch {
-      return true; // released meanwhile: try again at once
+      return true; // released meanwhile
+    }
+    const deadHere = owner !== null && owner.host === this.host && owner.pid !== process.pid && !processAlive(owner.pid);
+    if (!deadHere && Date.now() - st.mtimeMs <= this.staleMs) return false;
+    // Two waiters may judge the same lock dead: a guard file lets one of them remove it, and
+    // only if it is still the very lock judged (same inode), not a fresh one taken meanwhile.
+    const guard = `${path}.takeover`;
+    try {
+      fs.closeSync(fs.openSync(guard, 'wx'));
+    } catch {
+      const g = fs.lstatSync(guard, { throwIfNoEntry: false });
+      if (g && Date.now() - g.mtimeMs > this.staleMs) fs.rmSync(guard, { force: true });
+      return false;
+    }
+    try {
+      const again = fs.lstatSync(path, { throwIfNoEntry: false });
+      if (again && again.ino === st.ino) fs.rmSync(path, { recursive: true, force: true });
+      return true;
+    } finally {
+      fs.rmSync(guard, { force: true });
     }
   }
 }
@@ -124,20 +166,73 @@ export class NodeLocks implements Locks {
 /** How long a writer waits for a per-memory lock before it gives up with a message. */
 const LOCK_WAIT_MS = 60_000;
 
-function readHolder(path: string): { pid: number; host: string; holder: string } | null {
+function lockName(key: string): string {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : sha256Hex(key).slice(0, 24);
+}
+
+/** `pid@host` written in a per-memory lock file; null when unreadable (being written, or old). */
+function readOwner(path: string): { pid: number; host: string } | null {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as { pid: number; host: string; holder: string };
+    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      const buffer = Buffer.alloc(300);
+      const text = buffer.subarray(0, fs.readSync(fd, buffer, 0, 300, 0)).toString('utf8');
+      const m = /^(\d+)@(.+)$/.exec(text);
+      return m ? { pid: Number(m[1]), host: m[2]! } : null;
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return null;
   }
 }
 
-/** Whether a process id runs on this machine (signal 0 checks without signalling). */
-function alive(pid: number): boolean {
+function readHolder(path: string): { pid: number; host: string; holder: string } | null {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      if (!fs.fstatSync(fd).isFile()) return null;
+      return JSON.parse(fs.readFileSync(fd, 'utf8')) as { pid: number; host: string; holder: string };
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
   }
+}
+
+/** Replace a small machine file atomically: an exclusive temp file renamed over it (a planted link is replaced, never followed). */
+export function writeReplacing(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+  try {
+    fs.writeSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, path);
+}
+
+/**
+ * A worker thread that refreshes the lock folder's mtime every quarter of `staleMs`, on its
+ * own event loop: the main thread may compute for minutes without a turn of its timers (a
+ * consolidation of 100k memories does), and the lock must not look abandoned meanwhile. It
+ * refreshes only the folder it was given (same inode), and dies with the process.
+ */
+function keepFresh(path: string, ino: number, staleMs: number): { stop: () => Promise<void> } {
+  const source = `
+    const fs = require('node:fs');
+    const { workerData } = require('node:worker_threads');
+    setInterval(() => {
+      try {
+        const st = fs.lstatSync(workerData.path);
+        if (st.ino !== workerData.ino) process.exit(0);
+        const now = new Date();
+        fs.utimesSync(workerData.path, now, now);
+      } catch { process.exit(0); }
+    }, workerData.every);
+  `;
+  const worker = new Worker(source, { eval: true, workerData: { path, ino, every: Math.max(50, Math.floor(staleMs / 4)) } });
+  worker.unref();
+  return { stop: async () => void (await worker.terminate()) };
 }

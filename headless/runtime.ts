@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { UsageError, EngramError } from '../src/core/errors';
 import type { Ports, Random, TokenCounter } from '../src/core/ports';
@@ -45,12 +45,23 @@ function lazyTokenCounter(): TokenCounter {
   };
 }
 
+/** A regular file's text, opened without blocking: a FIFO in its place is an error, not a hang. */
+function readRegularFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function loadSettings(root: string): EngramSettings {
   const path = nodePath.join(root, LAYOUT.config);
   if (!existsSync(path)) return resolveSettings(undefined);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8'));
+    parsed = JSON.parse(readRegularFile(path));
   } catch (error) {
     throw new EngramError(`${path}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }

@@ -37,6 +37,13 @@ export class WriteConflictError extends EngramError {
   }
 }
 
+/** A file another program keeps writing (an in-place save that does not end): not rewritten. */
+export class BusyFileError extends EngramError {
+  constructor(readonly path: string, seconds: number) {
+    super(`${path}: still being written by another program after ${seconds} s; left untouched`);
+  }
+}
+
 /** Another process holds a lock that we could not get in time. */
 export class LockError extends EngramError {}
 

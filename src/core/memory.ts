@@ -54,9 +54,14 @@ const KNOWN_FIELDS = new Set([
   'content_hash', 'source', 'session',
 ]);
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+/** Keeps a byte-order mark (the frontmatter fence allows one): the text is the file, byte for byte. */
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Bytes to text, or the reason they are not a note: size, emptiness, binary, encoding. */
+/**
+ * Bytes to text, or the reason they are not a note: size, emptiness, binary, encoding. The
+ * text keeps a leading byte-order mark, so that a rewrite compares with (and keeps) the file
+ * exactly as it is.
+ */
 export function decodeNote(path: string, bytes: Uint8Array, maxBytes: number): string {
   if (bytes.length > maxBytes) {
     throw new MemoryParseError(path, `file is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);

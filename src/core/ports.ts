@@ -9,17 +9,27 @@ export interface FileStat {
 }
 
 export interface FileStore {
-  /** The file's bytes, or null when it does not exist. */
-  read(path: string): Promise<Uint8Array | null>;
+  /**
+   * The file's bytes, or null when it does not exist. With `stable`, the bytes of a complete
+   * version: a file being saved in place by another program (truncated, or written in several
+   * pieces) is read once it has been quiet, never half-written. Reads that lead to a rewrite
+   * use it. Anything but a regular file (a folder, a FIFO, a symlink loop) is refused.
+   */
+  read(path: string, options?: { stable?: boolean }): Promise<Uint8Array | null>;
   stat(path: string): Promise<FileStat | null>;
-  /** Names (not paths) of the files directly inside a folder; [] when it does not exist. */
+  /**
+   * Names (not paths) of the entries directly inside a folder that are not plain folders
+   * (regular files, symlinks, FIFOs, and folders named like notes, so that readers report
+   * what they cannot read); [] when it does not exist.
+   */
   list(dir: string): Promise<string[]>;
   /** The files directly inside a folder with their size and mtime, in one call. */
   listStats(dir: string): Promise<Array<FileStat & { name: string }>>;
   /**
-   * Replace a file atomically (temp file + rename). With `expect`, the write happens only if
-   * the file still holds exactly that text (null: only if it does not exist); otherwise it
-   * throws WriteConflictError and writes nothing.
+   * Replace a file atomically (temp file + rename), never writing through a symlink. With
+   * `expect`, the write happens only if the file still holds exactly that text, read stable
+   * (null: only if it does not exist); otherwise it throws WriteConflictError and writes
+   * nothing of ours; a save by another program that lands during the write is kept.
    */
   write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<void>;
   /** Move a file; fails when the target exists. */
@@ -27,6 +37,8 @@ export interface FileStore {
   /** Delete a file (machine data only: memories are moved, never deleted); no error if absent. */
   remove(path: string): Promise<void>;
   mkdir(path: string): Promise<void>;
+  /** Remove temp files that killed writers left in a folder; returns their names. */
+  sweepTemp?(dir: string): Promise<string[]>;
 }
 
 /** Mutual exclusion between processes (and Obsidian) for one key, e.g. a memory id. */

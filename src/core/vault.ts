@@ -1,5 +1,5 @@
 import { MemoryParseError, NotFoundError, WriteConflictError } from './errors';
-import { setFrontmatterFields, type FieldValue } from './frontmatter';
+import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
 import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
 import type { Ports } from './ports';
@@ -105,9 +105,12 @@ export class Vault {
     return loaded.memory;
   }
 
-  /** Read and parse one memory file; null when it does not exist. */
-  async read(path: string): Promise<{ memory: Memory; text: string } | null> {
-    const bytes = await this.ports.files.read(path);
+  /**
+   * Read and parse one memory file; null when it does not exist. `stable` waits out a save in
+   * progress by another program (see FileStore.read): every read that leads to a rewrite is.
+   */
+  async read(path: string, options: { stable?: boolean } = {}): Promise<{ memory: Memory; text: string } | null> {
+    const bytes = await this.ports.files.read(path, options);
     if (!bytes) return null;
     const text = decodeNote(path, bytes, this.settings.maxFileBytes);
     return { memory: parseMemory(path, text, this.settings), text };
@@ -122,13 +125,24 @@ export class Vault {
     }
     const memories: Memory[] = [];
     const problems: MemoryParseError[] = [];
+    const seen = new Map<string, string>();
     for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
       const batch = paths.slice(i, i + READ_CONCURRENCY);
       const results = await Promise.all(batch.map((p) => this.read(p).catch((error: unknown) => error)));
       results.forEach((result, j) => {
         if (result instanceof MemoryParseError) problems.push(result);
         else if (result instanceof Error) problems.push(new MemoryParseError(batch[j]!, result.message));
-        else if (result) memories.push((result as { memory: Memory }).memory);
+        else if (result) {
+          const { memory } = result as { memory: Memory };
+          // one id, one memory: a second copy (a move between folders cut short) is the one
+          // `locate` does not find; consolidation settles it
+          const first = seen.get(memory.id);
+          if (first) problems.push(new MemoryParseError(memory.path, `a second copy of ${memory.id} (the memory is ${first})`));
+          else {
+            seen.set(memory.id, memory.path);
+            memories.push(memory);
+          }
+        }
       });
     }
     return { memories, problems };
@@ -145,7 +159,7 @@ export class Vault {
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         const path = await this.locate(id);
         if (!path) throw new NotFoundError(`no memory with id ${id}`);
-        const loaded = await this.read(path);
+        const loaded = await this.read(path, { stable: true });
         if (!loaded) continue;
         const fields = change(loaded.memory);
         if (!fields || Object.keys(fields).length === 0) return null;
@@ -156,6 +170,7 @@ export class Vault {
           throw new MemoryParseError(path, error instanceof Error ? error.message : String(error));
         }
         if (text === loaded.text) return loaded.memory;
+        assertWritable(path, text, this.settings.maxFileBytes, loaded.memory.body);
         try {
           await this.ports.files.write(path, text, { expect: loaded.text });
           return parseMemory(path, text, this.settings);
@@ -167,8 +182,14 @@ export class Vault {
     });
   }
 
-  /** Write a new file; fails with WriteConflictError when the path exists. */
+  /**
+   * Write a new memory file; fails with WriteConflictError when the path exists. A file the
+   * reader would refuse (over the size limit, NUL bytes, fields it cannot parse) is never
+   * written: Engram does not create what it cannot read back.
+   */
   async createFile(path: string, text: string): Promise<void> {
+    assertWritable(path, text, this.settings.maxFileBytes, null);
+    parseMemory(path, text, this.settings);
     await this.ports.files.write(path, text, { expect: null });
   }
 
@@ -176,6 +197,28 @@ export class Vault {
     const bytes = await this.ports.files.read(path);
     return bytes ? new TextDecoder().decode(bytes) : null;
   }
+
+  /** A note's text exactly as on disk (a byte-order mark kept), read stable: for compare-and-swap. */
+  async readExact(path: string): Promise<string | null> {
+    const bytes = await this.ports.files.read(path, { stable: true });
+    return bytes ? exactDecoder.decode(bytes) : null;
+  }
+}
+
+const exactDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * What Engram writes into a memory file must be readable by Engram: within the size limit,
+ * no NUL byte, and a metadata write keeps the body byte for byte (`body`, when given). A
+ * refusal names the file and the reason; nothing is written.
+ */
+export function assertWritable(path: string, text: string, maxBytes: number, body: string | null): void {
+  if (body !== null && (!text.endsWith(body) || splitFrontmatter(text)?.body !== body)) {
+    throw new MemoryParseError(path, 'refused: the update would change the body');
+  }
+  if (text.includes('\0')) throw new MemoryParseError(path, 'refused: the text would contain a NUL byte');
+  const bytes = text.length * 3 <= maxBytes ? text.length : new TextEncoder().encode(text).length;
+  if (bytes > maxBytes) throw new MemoryParseError(path, `refused: the file would be ${bytes} bytes, over the ${maxBytes}-byte limit`);
 }
 
 const STATE_TEMPLATE = `# STATE
