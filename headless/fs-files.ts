@@ -50,7 +50,14 @@ export class NodeFileStore implements FileStore {
   private rootReal: string | null = null;
   private readonly checkedDirs = new Set<string>();
 
-  constructor(root: string) {
+  /**
+   * `faults.beforeRename` runs between a compare-and-swap's compare and its rename: the
+   * tests put a person's save exactly there.
+   */
+  constructor(
+    root: string,
+    private readonly faults: { beforeRename?: (full: string) => void } = {},
+  ) {
     this.root = nodePath.resolve(root);
   }
 
@@ -268,6 +275,7 @@ export class NodeFileStore implements FileStore {
     if (!current) throw new WriteConflictError(rel);
     try {
       if (!current.bytes.equals(expect)) throw new WriteConflictError(rel);
+      this.faults.beforeRename?.(full);
       fs.renameSync(temp, full);
       // The compare and the rename are two calls: a save that opened the file in between
       // wrote into the inode we just replaced. Put its content back (once complete).
@@ -383,11 +391,13 @@ export class NodeFileStore implements FileStore {
  * place within QUIET_MS (EMPTY_QUIET_MS when it is empty). Rewritten in place: a data write
  * was its last change (mtime equal to ctime; our own files are marked otherwise) and it
  * was not simply created and written at once (mtime equal to its birth time, where the
- * file system records one).
+ * file system records one; an empty file is never trusted so: it may be a save that has
+ * just truncated).
  */
 function quietWait(stat: fs.BigIntStats): number {
-  if (stat.mtimeNs !== stat.ctimeNs || stat.mtimeNs === stat.birthtimeNs) return 0;
-  const quiet = stat.size === 0n ? EMPTY_QUIET_MS : QUIET_MS;
+  const empty = stat.size === 0n;
+  if (stat.mtimeNs !== stat.ctimeNs || (stat.mtimeNs === stat.birthtimeNs && !empty)) return 0;
+  const quiet = empty ? EMPTY_QUIET_MS : QUIET_MS;
   const age = Date.now() - Number(stat.mtimeNs / 1_000_000n);
   return age >= quiet || age < -60_000 ? 0 : quiet - Math.max(0, age);
 }

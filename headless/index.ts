@@ -21,3 +21,5 @@ export { loadVectors, updateVectors } from '../src/core/embeddings/store';
 export { searchVectors, naiveSearch } from '../src/core/embeddings/vector-search';
 export { lexicalPairs, lexicalClusters, exhaustivePairs, setCosine, vectorPairs, clustersOf, vectorClusters } from '../src/core/consolidation/cluster';
 export { consolidate } from '../src/core/consolidation/consolidate';
+export { NodeLocks } from './locks';
+export { NodeFileStore } from './fs-files';

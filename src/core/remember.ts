@@ -7,7 +7,7 @@ import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
-import { CATEGORIES, CONFIDENCES, type Category, type Confidence } from './settings';
+import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
 import type { Vault } from './vault';
 
@@ -34,10 +34,26 @@ export interface RememberResult {
   conflict_path?: string;
 }
 
-/** Check and complete an input; throws UsageError naming the field. */
-export function normaliseInput(input: RememberInput, now: number): NewMemory {
+/** Room left for the frontmatter: a memory's text may fill its file up to this much less than the limit. */
+export const FRONTMATTER_ALLOWANCE = 8 * 1024;
+
+/**
+ * Check and complete an input; throws UsageError naming the field. What the reader would
+ * refuse is refused here, at the door: a text too large for a memory file (`maxFileBytes`),
+ * and NUL bytes in any field.
+ */
+export function normaliseInput(input: RememberInput, now: number, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes): NewMemory {
   const text = typeof input.text === 'string' ? input.text.trim() : '';
   if (text === '') throw new UsageError('text: nothing to remember (empty text)');
+  const textLimit = maxFileBytes - FRONTMATTER_ALLOWANCE;
+  const textBytes = text.length * 3 <= textLimit ? text.length : new TextEncoder().encode(text).length;
+  if (textBytes > textLimit) {
+    throw new UsageError(`text: ${textBytes} bytes, over the ${textLimit}-byte limit for a memory's text (a memory file holds at most ${maxFileBytes} bytes)`);
+  }
+  for (const [field, value] of Object.entries({ ...input, text })) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && v.includes('\0'))) throw new UsageError(`${field}: contains a NUL byte`);
+  }
   const category = input.category ?? 'episodic';
   if (!CATEGORIES.includes(category)) throw new UsageError(`category: expected one of ${CATEGORIES.join(', ')}, got ${JSON.stringify(category)}`);
   const confidence = input.confidence ?? 'observed';
@@ -151,8 +167,14 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
   try {
     await vault.createFile(path, renderMemoryFile(id, memory, vault.settings, vault.now()));
   } catch (error) {
-    if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
-    throw error;
+    if (!(error instanceof WriteConflictError)) throw error;
+    // The id derives from the text and the time: another writer remembered the same text
+    // at the same moment (agents in parallel) and created it first. That is a reinforcement.
+    const existing = await vault.read(path, { stable: true }).catch(() => null);
+    if (existing && existing.memory.category === memory.category && memoryText(existing.memory) === memoryText({ body: `${memory.text}\n` })) {
+      return applyRemember(vault, { memory, id, resonance: { kind: 'reinforce', id, similarity: 1 } });
+    }
+    throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
   }
   if (resonance.kind !== 'conflict') return { id, path, action: 'created' };
   const existing = await vault.resolve(resonance.id);
@@ -162,7 +184,7 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
 
 /** SPEC §6: remember one text: reinforce, conflict or create. */
 export async function remember(vault: Vault, input: RememberInput, context?: WriteContext | null, embedder?: Embedder | null): Promise<RememberResult> {
-  const memory = normaliseInput(input, vault.now());
+  const memory = normaliseInput(input, vault.now(), vault.settings.maxFileBytes);
   const ctx = context ?? (await loadWriteContext(vault, embedder));
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
   return applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0]));

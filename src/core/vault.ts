@@ -183,13 +183,13 @@ export class Vault {
   }
 
   /**
-   * Write a new memory file; fails with WriteConflictError when the path exists. A file the
-   * reader would refuse (over the size limit, NUL bytes, fields it cannot parse) is never
-   * written: Engram does not create what it cannot read back.
+   * Write a new note; fails with WriteConflictError when the path exists. A note the reader
+   * would refuse (over the size limit, NUL bytes; for a memory, fields it cannot parse) is
+   * never written: Engram does not create what it cannot read back.
    */
   async createFile(path: string, text: string): Promise<void> {
     assertWritable(path, text, this.settings.maxFileBytes, null);
-    parseMemory(path, text, this.settings);
+    if (MEMORY_FOLDERS.some((folder) => path.startsWith(`${folder}/`))) parseMemory(path, text, this.settings);
     await this.ports.files.write(path, text, { expect: null });
   }
 

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { NodeFileStore } from '../../headless/fs-files';
+import { NodeLocks } from '../../headless/locks';
+import { resolveSettings } from '../../src/core/settings';
+import { useMemories } from '../../src/core/touch';
+import { Vault } from '../../src/core/vault';
+import { at } from '../helpers/memory-ports';
+import { engram, tempDir } from '../helpers/cli';
+
+/**
+ * A person's editor saves in place (truncate, then one or more writes) and takes none of our
+ * locks. Reproductions of torn-save-truncates-body.sh, inplace-save-fails-touch.sh,
+ * cas-window-loses-human-edit.sh and bom-breaks-consolidation.sh.
+ */
+const run = promisify(execFile);
+const WORKER = path.join(__dirname, '..', 'helpers', 'writer-worker.js');
+
+const NOTE = (id: string, body: string) => `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\n---\n${body}\n`;
+
+async function worker(...args: string[]): Promise<{ ok: number; failed: number; errors: Record<string, number> }> {
+  const { stdout } = await run(process.execPath, [WORKER, ...args]);
+  return JSON.parse(stdout);
+}
+
+function fieldOf(text: string, field: string): string | undefined {
+  return new RegExp(`^${field}: (.*)$`, 'm').exec(text)?.[1];
+}
+
+describe('a person saving a note while Engram writes it', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  beforeEach(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+  });
+  afterEach(() => cleanup());
+
+  it('a save written in two pieces is never cut by a touch (torn-save-truncates-body.sh)', async () => {
+    const file = path.join(vault, 'episodic', 'mem-tornsave0001.md');
+    writeFileSync(file, NOTE('mem-tornsave0001', 'The full original body of this memory must never be cut.'));
+    const [person, agent] = await Promise.all([worker('chunked', file, '40', 'EDIT', '4'), worker('touch', vault, 'mem-tornsave0001', '60')]);
+    const text = readFileSync(file, 'utf8');
+    expect(person).toEqual({ ok: 40, failed: 0, errors: {} });
+    expect(agent).toEqual({ ok: 60, failed: 0, errors: {} });
+    expect(text).toContain('---\nThe full original body of this memory must never be cut.\n');
+    expect(text.match(/^EDIT-\d+$/gm)).toEqual(Array.from({ length: 40 }, (_, i) => `EDIT-${i + 1}`));
+    expect(fieldOf(text, 'access_count')).toBe('60');
+    expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  }, 90_000);
+
+  it('a touch during an in-place save waits for it instead of failing on the empty file (inplace-save-fails-touch.sh)', async () => {
+    const file = path.join(vault, 'episodic', 'mem-inplace00001.md');
+    writeFileSync(file, NOTE('mem-inplace00001', 'Body.'));
+    const [person, agent] = await Promise.all([worker('human', file, '100', 'SAVE'), worker('touch', vault, 'mem-inplace00001', '100')]);
+    const text = readFileSync(file, 'utf8');
+    expect(person).toEqual({ ok: 100, failed: 0, errors: {} });
+    expect(agent).toEqual({ ok: 100, failed: 0, errors: {} });
+    expect(fieldOf(text, 'access_count')).toBe('100');
+    expect(text.match(/^SAVE-\d+$/gm)).toHaveLength(100);
+  }, 90_000);
+
+  it('a save landing between the compare and the rename is kept, and the touch applied on top of it (cas-window-loses-human-edit.sh)', async () => {
+    const file = path.join(vault, 'episodic', 'mem-caswindow001.md');
+    writeFileSync(file, NOTE('mem-caswindow001', 'Original body.'));
+    const saved = NOTE('mem-caswindow001', 'Original body.\nIMPORTANT human edit saved while engram was between its compare and its rename.');
+    let saves = 0;
+    const files = new NodeFileStore(vault, {
+      beforeRename: (full) => {
+        if (full !== file || saves++ > 0) return;
+        const fd = openSync(full, 'w'); // the person's editor: truncate and write, in place
+        writeSync(fd, saved);
+        closeSync(fd);
+      },
+    });
+    const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at('2026-11-05T00:00:00Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const [result] = await useMemories(v, ['mem-caswindow001'], { use: 'read', touch: true, coAccess: false });
+    const text = readFileSync(file, 'utf8');
+    expect(saves).toBe(2);
+    expect(result!.access_count).toBe(1);
+    expect(text).toBe(
+      '---\nid: mem-caswindow001\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\nactivation: 0.25\nactivation_at: "2026-11-05T00:00:00Z"\n' +
+        'tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\n---\n' +
+        'Original body.\nIMPORTANT human edit saved while engram was between its compare and its rename.\n',
+    );
+    expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a note saved with a byte-order mark is touched and consolidated, and keeps its mark (bom-breaks-consolidation.sh)', async () => {
+    const bom = path.join(vault, 'episodic', 'mem-bom000000001.md');
+    writeFileSync(bom, `\uFEFF---\nid: mem-bom000000001\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\ntier: active\n---\nSaved by Notepad with a BOM.\n`);
+    for (let i = 1; i <= 3; i++) writeFileSync(path.join(vault, 'episodic', `mem-ok000000000${i}.md`), `---\nid: mem-ok000000000${i}\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\ntier: active\n---\nOrdinary memory ${i}\n`);
+    expect((await engram(vault, ['--now', '2026-11-02T00:00:00Z', 'touch', 'mem-bom000000001'])).code).toBe(0);
+    const night = await engram(vault, ['--json', '--now', '2026-11-21T00:00:00Z', 'consolidate']);
+    expect(night.code).toBe(0);
+    const text = readFileSync(bom, 'utf8');
+    expect(text.startsWith('\uFEFF---\nid: mem-bom000000001\n')).toBe(true);
+    expect(fieldOf(text, 'access_count')).toBe('1');
+    expect(fieldOf(text, 'tier')).toBe('warm');
+    for (let i = 1; i <= 3; i++) expect(fieldOf(readFileSync(path.join(vault, 'episodic', `mem-ok000000000${i}.md`), 'utf8'), 'tier')).toBe('warm');
+    expect(readdirSync(path.join(vault, '.engram'))).not.toContain('consolidation-plan.json');
+  });
+});
