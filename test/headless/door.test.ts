@@ -26,6 +26,7 @@ describe('what is refused at the door', () => {
   const memoryFiles = () => ['episodic', 'semantic', 'decisions'].flatMap((f) => readdirSync(path.join(vault, f)));
 
   it('refuses texts over the size limit and NUL bytes, writing nothing (writes-memories-it-cannot-read.sh)', async () => {
+    // a bad input line is a failure (exit 1), a bad option a usage error (exit 2)
     const cases: Array<[string, string]> = [
       [JSON.stringify({ text: 'big '.repeat(80_000) }), "file.jsonl:1: text: 319999 bytes, over the 253952-byte limit for a memory's text (a memory file holds at most 262144 bytes)"],
       [JSON.stringify({ text: 'a NUL \u0000 inside' }), 'file.jsonl:1: text: contains a NUL byte'],
@@ -36,7 +37,7 @@ describe('what is refused at the door', () => {
       const file = path.join(dir, 'file.jsonl');
       writeFileSync(file, `${line}\n`);
       const result = await engram(vault, ['import', 'file.jsonl'], undefined, dir);
-      expect([result.code, result.stderr.split('\n')[0]]).toEqual([2, `engram: ${message}`]);
+      expect([result.code, result.stderr.split('\n')[0]]).toEqual([1, `engram: ${message}`]);
     }
     const remembered = await engram(vault, ['remember', '--path', 'src/a\u0000b.ts', 'text']);
     expect([remembered.code, remembered.stderr.split('\n')[0]]).toEqual([2, 'engram: related_paths: contains a NUL byte']);
@@ -56,7 +57,7 @@ describe('what is refused at the door', () => {
     const file = path.join(dir, 'dates.jsonl');
     writeFileSync(file, '{"text": "x", "created_at": "2025-02-29T10:00:00Z"}\n');
     const imported = await engram(vault, ['import', 'dates.jsonl'], undefined, dir);
-    expect([imported.code, imported.stderr.split('\n')[0]]).toEqual([2, 'engram: dates.jsonl:1: created_at: expected an ISO-8601 date-time, got "2025-02-29T10:00:00Z"']);
+    expect([imported.code, imported.stderr.split('\n')[0]]).toEqual([1, 'engram: dates.jsonl:1: created_at: expected an ISO-8601 date-time, got "2025-02-29T10:00:00Z"']);
   });
 
   it('four agents remembering the same text at the same moment make one memory reinforced three times (remember-same-text-race.sh)', async () => {
