@@ -28,3 +28,31 @@ export function turnText(turn) {
 export function sessionKeys(conversation) {
   return Object.keys(conversation).filter((k) => /^session_\d+$/.test(k)).sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
 }
+
+/** Every turn of a conversation as the benchmarks import it: time = session date + 30 s per turn. */
+export function conversationTurns(conversation) {
+  const turns = [];
+  let last = 0;
+  for (const key of sessionKeys(conversation)) {
+    const start = sessionTime(conversation[`${key}_date_time`]);
+    conversation[key].forEach((t, i) => {
+      const at = start + i * 30_000;
+      last = Math.max(last, at);
+      turns.push({ id: t.dia_id, speaker: t.speaker, session: key, at, text: turnText(t) });
+    });
+  }
+  return { turns, last };
+}
+
+/** The questions the benchmarks score: categories 1-4 with at least one evidence turn. */
+export function scoredQuestions(sample) {
+  return sample.qa
+    .filter((q) => q.category >= 1 && q.category <= 4)
+    .map((q, i) => ({ id: i, query: q.question, answer: q.answer, category: q.category, evidence: evidenceIds(q.evidence ?? []) }))
+    .filter((q) => q.evidence.length > 0);
+}
+
+export const CATEGORY_NAMES = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+
+/** Evidence recall at k: the share of a question's evidence turns among the first k results. */
+export const recallAt = (evidence, ranked, k) => evidence.filter((e) => ranked.slice(0, k).includes(e)).length / evidence.length;
