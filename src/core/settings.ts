@@ -108,6 +108,13 @@ export interface RecallSettings {
   episodeWeight: number;
   /** A query naming exactly one agent role multiplies that role's memories by this. */
   roleBoost: number;
+  /**
+   * Dates in a question are matched against the days memories are about (recall/time-terms.ts):
+   * the query weight of its time terms beside its words' 1. 0: dates are matched as words.
+   */
+  dateWeight: number;
+  /** A "when" or "how long" question favours memories that name a date or a duration: the query weight of that term (0: off). */
+  whenWeight: number;
   /** Decay in ranking: score × (floor + (1 − floor) × strength), per radius. */
   decayFloor: { default: number; deep: number; all: number };
   /** ACT-R bonus: min(cap, scale × ln(1 + activation)). */
@@ -150,6 +157,8 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     episodes: 5,
     episodeWeight: 0.3,
     roleBoost: 1.5,
+    dateWeight: 1,
+    whenWeight: 0.5,
     decayFloor: { default: 0, deep: 0.6, all: 0.8 },
     activationScale: 0.1,
     activationCap: 0.2,

@@ -104,13 +104,16 @@ export class Bm25Index {
     return this.lengths.length;
   }
 
-  /** Add a document; returns its number. */
-  add(terms: readonly string[]): number {
+  /**
+   * Add a document; returns its number. `length` is what length normalisation counts (default:
+   * every term); index terms that are not words (time terms) are left out of it.
+   */
+  add(terms: readonly string[], length = terms.length): number {
     if (this.frozen) throw new Error('a snapshot index is read-only');
     const lengths = this.lengths as number[];
     const doc = lengths.length;
-    lengths.push(terms.length);
-    this.totalLength += terms.length;
+    lengths.push(length);
+    this.totalLength += length;
     for (const term of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));

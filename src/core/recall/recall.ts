@@ -1,6 +1,6 @@
 import { analyze } from '../analyzer';
 import { effectiveHalfLife, strengthAfter } from '../decay';
-import type { EngramSettings, Tier } from '../settings';
+import type { EngramSettings, RecallSettings, Tier } from '../settings';
 import { RADIUS_TIERS, tierFor, type Radius } from '../tiers';
 import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
@@ -9,6 +9,7 @@ import type { RecallDoc } from './catalog';
 import { docAt, tableFromDocs, type DocTable } from './doc-table';
 import { activationBonus, decayFactor } from './ranking';
 import { spreadActivation } from './spreading-activation';
+import { queryTime, TIME_SAID } from './time-terms';
 
 /**
  * Recall (SPEC §7): lexical (and vector) seeds, episode context, spreading activation over
@@ -94,18 +95,21 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
   const lexical = new Bm25Index(params.lexical);
   const episodes = new Bm25Index(params.episodes);
   const episodeOf = new Int32Array(docs.length).fill(-1);
-  const episodeTerms = new Map<string, string[][]>();
+  const episodeTerms = new Map<string, { words: string[][]; times: string[][] }>();
   docs.forEach((doc) => {
-    lexical.add(doc.terms);
+    // time terms are indexed beside the words but left out of length normalisation
+    lexical.add(doc.timeTerms ? [...doc.terms, ...doc.timeTerms] : doc.terms, doc.terms.length);
     if (doc.session === null) return;
-    const parts = episodeTerms.get(doc.session);
-    if (parts) parts.push(doc.terms);
-    else episodeTerms.set(doc.session, [doc.terms]);
+    let parts = episodeTerms.get(doc.session);
+    if (!parts) episodeTerms.set(doc.session, (parts = { words: [], times: [] }));
+    parts.words.push(doc.terms);
+    if (doc.timeTerms) parts.times.push(doc.timeTerms);
   });
   const episodeNames: string[] = [];
   const episodeIndex = new Map<string, number>();
   for (const [name, parts] of episodeTerms) {
-    episodeIndex.set(name, episodes.add(parts.flat()));
+    const words = parts.words.flat();
+    episodeIndex.set(name, episodes.add([...words, ...parts.times.flat()], words.length));
     episodeNames.push(name);
   }
   docs.forEach((doc, i) => {
@@ -205,8 +209,7 @@ export class RecallEngine {
     const r = this.settings.recall;
     const allowed = radiusCodes(options.radius);
     const inRadius = (i: number) => allowed.has(this.tierCode(i, now));
-    const terms = new Map<string, number>();
-    for (const term of analyze(query).terms) terms.set(term, (terms.get(term) ?? 0) + 1);
+    const terms = queryTerms(query, now, r);
 
     // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
     //    members of the episodes that match the query best are lifted (by up to
@@ -297,6 +300,19 @@ export class RecallEngine {
  */
 export function prominent(engine: RecallEngine, limit: number, radius: Radius, now: number): RecallHit[] {
   return engine.rankAll(radius, now, (amplitude) => 1 + Math.log(Math.max(1, amplitude))).slice(0, limit);
+}
+
+/**
+ * A query's terms and their weights: its words, its dates as time terms, and, for a "when"
+ * question, the term of memories that name a time (time-terms.ts).
+ */
+export function queryTerms(query: string, now: number, r: RecallSettings): Map<string, number> {
+  const terms = new Map<string, number>();
+  for (const term of analyze(query).terms) terms.set(term, (terms.get(term) ?? 0) + 1);
+  const time = r.dateWeight > 0 || r.whenWeight > 0 ? queryTime(query, now) : null;
+  if (time && r.dateWeight > 0) for (const t of time.terms) terms.set(t, r.dateWeight);
+  if (time?.asksWhen && r.whenWeight > 0) terms.set(TIME_SAID, r.whenWeight);
+  return terms;
 }
 
 function radiusCodes(radius: Radius): Set<number> {

@@ -1,0 +1,450 @@
+import { MS_PER_DAY } from '../time';
+
+/**
+ * Date expressions in English text, resolved to spans of whole UTC days: absolute dates
+ * ("1 May, 2022", "May 1 2022", "2022-05-01"), months ("in May", "January 2022"), years,
+ * seasons ("summer 2021", northern hemisphere), weeks and parts of months ("the second week
+ * of November", "early May"), and expressions relative to the moment the text was written
+ * or asked (`anchor`): "yesterday", "last week", "three days ago", "last Friday", "this
+ * summer", "the week before 9 June 2023", "between August 11 and August 15 2023". Durations
+ * ("for 4 years") have no span but say that the text is about time.
+ *
+ * A month or day named without a year is the latest one that has begun by the anchor; a bare
+ * weekday is the latest one on or before it (memories mostly recount). "May", "March" and
+ * "August" are months only after a preposition or before a day or year ("in May", "May 3").
+ */
+export interface DateMention {
+  /** [start, end): midnight UTC of the first day, and of the day after the last. */
+  start: number;
+  end: number;
+  /** The characters of the text that make up the expression: [from, to). */
+  from: number;
+  to: number;
+}
+
+export interface DateFindings {
+  mentions: DateMention[];
+  /** Durations ("4 years", "for three weeks"): time spoken of, without a date. */
+  durations: Array<{ from: number; to: number }>;
+}
+
+interface Token {
+  text: string;
+  from: number;
+  to: number;
+  /** The number a token stands for: digits, an ordinal ("8th"), or a number word. */
+  value: number | null;
+}
+
+type Span = [start: number, end: number];
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTH_ABBREVIATIONS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** Month names that are also common words: months only after a preposition or beside a number. */
+const AMBIGUOUS_MONTHS = new Set(['may', 'march', 'august']);
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const WEEKDAY_ABBREVIATIONS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+const NUMBER_WORDS: Record<string, number> = {
+  a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, couple: 2, few: 3, several: 3,
+};
+const ORDINAL_WORDS: Record<string, number> = { first: 1, second: 2, third: 3, fourth: 4, fifth: 5, last: -1 };
+const UNITS: Record<string, 'day' | 'week' | 'weekend' | 'month' | 'year'> = {
+  day: 'day', days: 'day', week: 'week', weeks: 'week', weekend: 'weekend', weekends: 'weekend',
+  month: 'month', months: 'month', year: 'year', years: 'year',
+};
+const SEASONS: Record<string, number> = { spring: 2, summer: 5, autumn: 8, fall: 8, winter: 11 };
+/** Words after which an ambiguous month name ("may") or "fall" is a date. */
+const DATE_PREPOSITIONS = new Set(['in', 'during', 'since', 'until', 'till', 'by', 'of', 'from', 'through', 'last', 'next', 'this', 'early', 'late', 'mid', 'before', 'after', 'around', 'the']);
+
+const utcDay = (ms: number) => Math.floor(ms / MS_PER_DAY) * MS_PER_DAY;
+const day = (year: number, month: number, date: number) => Date.UTC(year, month, date);
+const monthSpan = (year: number, month: number): Span => [day(year, month, 1), day(year, month + 1, 1)];
+const yearSpan = (year: number): Span => [day(year, 0, 1), day(year + 1, 0, 1)];
+/** The Monday-to-Sunday week holding `ms`. */
+function weekSpan(ms: number): Span {
+  const start = utcDay(ms) - ((new Date(ms).getUTCDay() + 6) % 7) * MS_PER_DAY;
+  return [start, start + 7 * MS_PER_DAY];
+}
+/** Season `start` month (0-based, may be 11 = December of the year before) of a year. */
+function seasonSpan(year: number, startMonth: number): Span {
+  const first = startMonth === 11 ? day(year - 1, 11, 1) : day(year, startMonth, 1);
+  const d = new Date(first);
+  return [first, day(d.getUTCFullYear(), d.getUTCMonth() + 3, 1)];
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  for (const m of text.toLowerCase().matchAll(/(\d{4})-(\d{2})-(\d{2})|\d+(?:st|nd|rd|th)?|[a-z]+|[,]/g)) {
+    const raw = m[0];
+    let value: number | null = null;
+    if (/^\d/.test(raw)) value = Number(raw.replace(/\D+$/, ''));
+    else if (raw in NUMBER_WORDS) value = NUMBER_WORDS[raw]!;
+    tokens.push({ text: raw, from: m.index, to: m.index + raw.length, value });
+  }
+  return tokens;
+}
+
+interface Parse {
+  span: Span | null;
+  /** Tokens consumed. */
+  length: number;
+}
+
+class Parser {
+  constructor(
+    private readonly tokens: Token[],
+    private readonly anchor: number,
+  ) {}
+
+  private word(i: number): string {
+    return this.tokens[i]?.text ?? '';
+  }
+
+  private month(i: number): number {
+    const w = this.word(i);
+    const full = MONTHS.indexOf(w);
+    if (full >= 0) return full;
+    return w === 'sept' ? 8 : MONTH_ABBREVIATIONS.indexOf(w);
+  }
+
+  private year(i: number): number | null {
+    const t = this.tokens[i];
+    return t && /^(19|20)\d\d$/.test(t.text) ? Number(t.text) : null;
+  }
+
+  private dayOfMonth(i: number): number | null {
+    const t = this.tokens[i];
+    return t && /^\d{1,2}(st|nd|rd|th)?$/.test(t.text) && t.value! >= 1 && t.value! <= 31 ? t.value : null;
+  }
+
+  /** The latest year in which (month, date) has begun by the anchor. */
+  private latestYear(month: number, date = 1): number {
+    const year = new Date(this.anchor).getUTCFullYear();
+    return day(year, month, date) <= this.anchor ? year : year - 1;
+  }
+
+  /** Skip a comma or "of" at i. */
+  private skip(i: number, ...words: string[]): number {
+    return words.includes(this.word(i)) ? i + 1 : i;
+  }
+
+  /** An absolute date at i: a day, a month, a year, a season, a week or part of a month. */
+  absolute(i: number): Parse | null {
+    const t = this.tokens[i];
+    if (!t) return null;
+    const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t.text);
+    if (iso) {
+      const start = day(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3]));
+      return { span: [start, start + MS_PER_DAY], length: 1 };
+    }
+    // "1 May, 2022", "8th of December 2023"
+    const date = this.dayOfMonth(i);
+    if (date !== null) {
+      const m = this.skip(i + 1, 'of');
+      const month = this.month(m);
+      if (month >= 0) {
+        const y = this.skip(m + 1, ',');
+        const year = this.year(y);
+        const start = day(year ?? this.latestYear(month, date), month, date);
+        return { span: [start, start + MS_PER_DAY], length: (year !== null ? y + 1 : m + 1) - i };
+      }
+    }
+    // "May 1, 2022", "December 1,2023", "May 2022", "May of 2022", "May"
+    const month = this.month(i);
+    if (month >= 0) {
+      const next = this.dayOfMonth(i + 1);
+      if (next !== null) {
+        const y = this.skip(i + 2, ',');
+        const year = this.year(y);
+        const start = day(year ?? this.latestYear(month, next), month, next);
+        return { span: [start, start + MS_PER_DAY], length: (year !== null ? y + 1 : i + 2) - i };
+      }
+      const y = this.skip(i + 1, ',', 'of');
+      const year = this.year(y);
+      if (year !== null) return { span: monthSpan(year, month), length: y + 1 - i };
+      const w = t.text;
+      const fullName = MONTHS.includes(w);
+      if (!fullName || (AMBIGUOUS_MONTHS.has(w) && !DATE_PREPOSITIONS.has(this.word(i - 1)))) return null;
+      return { span: monthSpan(this.latestYear(month), month), length: 1 };
+    }
+    const year = this.year(i);
+    if (year !== null) return { span: yearSpan(year), length: 1 };
+    // "summer 2021", "summer of 2021", "the fall"
+    const season = SEASONS[t.text];
+    if (season !== undefined) {
+      const y = this.skip(i + 1, 'of');
+      const seasonYear = this.year(y);
+      if (seasonYear !== null) return { span: seasonSpan(seasonYear, season), length: y + 1 - i };
+      if (t.text === 'fall' && !DATE_PREPOSITIONS.has(this.word(i - 1))) return null;
+      return { span: this.latestSeason(season, false), length: 1 };
+    }
+    return this.partOfMonth(i);
+  }
+
+  /** "the second week of November", "the beginning of November 2022", "early May", "mid-May", "the first half of September". */
+  private partOfMonth(i: number): Parse | null {
+    let k = this.skip(i, 'the');
+    let part: [number, number] | null = null;
+    const w = this.word(k);
+    const ordinal = ORDINAL_WORDS[w];
+    if (ordinal !== undefined && this.word(k + 1) === 'week' && this.word(k + 2) === 'of') {
+      part = ordinal === -1 ? [-7, 0] : [(ordinal - 1) * 7 + 1, ordinal * 7 + 1];
+      k += 3;
+    } else if ((w === 'first' || w === 'second') && this.word(k + 1) === 'half' && this.word(k + 2) === 'of') {
+      part = w === 'first' ? [1, 16] : [16, 0];
+      k += 3;
+    } else if ((w === 'beginning' || w === 'start' || w === 'end' || w === 'middle') && this.word(k + 1) === 'of') {
+      part = w === 'end' ? [21, 0] : w === 'middle' ? [11, 21] : [1, 11];
+      k += 2;
+    } else if (w === 'early' || w === 'late' || w === 'mid') {
+      part = w === 'late' ? [21, 0] : w === 'mid' ? [11, 21] : [1, 11];
+      k += 1;
+    }
+    if (part === null) return null;
+    const month = this.month(k);
+    if (month < 0) return null;
+    const y = this.skip(k + 1, ',', 'of');
+    const year = this.year(y) ?? this.latestYear(month);
+    const [first, after] = monthSpan(year, month);
+    const start = part[0] < 0 ? after + part[0] * MS_PER_DAY : first + (part[0] - 1) * MS_PER_DAY;
+    const end = part[1] === 0 ? after : Math.min(after, first + (part[1] - 1) * MS_PER_DAY);
+    return { span: [start, end], length: (this.year(y) !== null ? y + 1 : k + 1) - i };
+  }
+
+  /** The latest season (start month) that has begun by the anchor, or, when `ended`, that is over by it. */
+  private latestSeason(startMonth: number, ended: boolean): Span {
+    let year = new Date(this.anchor).getUTCFullYear() + 1;
+    for (;;) {
+      const span = seasonSpan(year, startMonth);
+      if ((ended ? span[1] : span[0]) <= this.anchor) return span;
+      year--;
+    }
+  }
+
+  /** The first season (start month) that begins after the anchor. */
+  private nextSeason(startMonth: number): Span {
+    let year = new Date(this.anchor).getUTCFullYear() - 1;
+    for (;;) {
+      const span = seasonSpan(year, startMonth);
+      if (span[0] > this.anchor) return span;
+      year++;
+    }
+  }
+
+  /** An expression relative to the anchor, or to an absolute date ("the week before 9 June 2023"). */
+  relative(i: number): Parse | null {
+    const w = this.word(i);
+    const today = utcDay(this.anchor);
+    const oneDay = (offset: number): Span => [today + offset * MS_PER_DAY, today + (offset + 1) * MS_PER_DAY];
+    if (w === 'yesterday') return { span: oneDay(-1), length: 1 };
+    if (w === 'today' || w === 'tonight') return { span: oneDay(0), length: 1 };
+    if (w === 'tomorrow') return { span: oneDay(1), length: 1 };
+    if ((w === 'last' && this.word(i + 1) === 'night') || (w === 'this' && ['morning', 'afternoon', 'evening'].includes(this.word(i + 1)))) {
+      return { span: oneDay(w === 'last' ? -1 : 0), length: 2 };
+    }
+    if ((w === 'last' || w === 'past' || w === 'previous' || w === 'this' || w === 'next') && this.word(i + 2) !== 'of') {
+      const shift = w === 'this' ? 0 : w === 'next' ? 1 : -1;
+      const span = this.named(this.word(i + 1), shift);
+      if (span) return { span, length: 2 };
+      return null;
+    }
+    // "three days ago", "a few weeks ago", "a couple of months ago"
+    const count = this.count(i);
+    if (count) {
+      const unit = UNITS[this.word(i + count.length)];
+      const after = this.word(i + count.length + 1);
+      if (unit && after === 'ago') return { span: this.ago(count.value, unit), length: count.length + 2 };
+      if (unit && (after === 'before' || after === 'after' || after === 'earlier' || after === 'later')) {
+        const target = this.absoluteAt(i + count.length + 2);
+        if (target) return { span: this.shifted(target.span!, unit, after === 'before' ? -count.value : count.value), length: count.length + 2 + target.length };
+      }
+    }
+    // "the week before 9 June 2023", "the Sunday before October 25, 2022", "the day after ..."
+    const k = this.skip(i, 'the');
+    const unitWord = this.word(k);
+    const relation = this.word(k + 1);
+    if (relation === 'before' || relation === 'after') {
+      const target = this.absoluteAt(k + 2);
+      if (!target) return null;
+      const sign = relation === 'before' ? -1 : 1;
+      const weekday = this.weekday(unitWord);
+      if (weekday >= 0) return { span: this.weekdayFrom(target.span!, weekday, sign), length: k + 2 - i + target.length };
+      const unit = UNITS[unitWord];
+      if (unit) return { span: this.shifted(target.span!, unit, sign), length: k + 2 - i + target.length };
+    }
+    // "on Friday", "Friday"
+    const weekday = this.weekday(w);
+    if (weekday >= 0 && (WEEKDAYS.includes(w) || this.word(i - 1) === 'on')) {
+      const back = (new Date(this.anchor).getUTCDay() - weekday + 7) % 7;
+      return { span: oneDay(-back), length: 1 };
+    }
+    return null;
+  }
+
+  private absoluteAt(i: number): Parse | null {
+    const k = this.skip(i, 'on', 'the');
+    const parsed = this.absolute(k);
+    return parsed ? { span: parsed.span, length: k - i + parsed.length } : null;
+  }
+
+  private weekday(w: string): number {
+    const full = WEEKDAYS.indexOf(w);
+    if (full >= 0) return full;
+    if (w === 'tues' || w === 'thur' || w === 'thurs') return w === 'tues' ? 2 : 4;
+    return WEEKDAY_ABBREVIATIONS.indexOf(w);
+  }
+
+  /** A count at i: "3", "three", "a", "a few", "a couple of". */
+  private count(i: number): { value: number; length: number } | null {
+    const t = this.tokens[i];
+    if (!t || t.value === null || /^\d{4}$/.test(t.text) || /(st|nd|rd|th)$/.test(t.text)) return null;
+    if ((t.text === 'a' || t.text === 'an') && (this.word(i + 1) === 'few' || this.word(i + 1) === 'couple')) {
+      const length = this.word(i + 2) === 'of' ? 3 : 2;
+      return { value: NUMBER_WORDS[this.word(i + 1)]!, length };
+    }
+    return { value: t.value, length: 1 };
+  }
+
+  /** "last week", "this month", "next summer", "last Friday" (shift -1, 0, 1). */
+  private named(w: string, shift: number): Span | null {
+    const weekday = this.weekday(w);
+    const now = this.anchor;
+    const date = new Date(now);
+    if (weekday >= 0) {
+      const today = utcDay(now);
+      if (shift === 0) return this.weekdayIn(weekSpan(now), weekday);
+      if (shift < 0) {
+        const back = (date.getUTCDay() - weekday + 7) % 7 || 7;
+        return [today - back * MS_PER_DAY, today - (back - 1) * MS_PER_DAY];
+      }
+      const ahead = (weekday - date.getUTCDay() + 7) % 7 || 7;
+      return [today + ahead * MS_PER_DAY, today + (ahead + 1) * MS_PER_DAY];
+    }
+    const season = SEASONS[w];
+    if (season !== undefined) return shift < 0 ? this.latestSeason(season, true) : shift === 0 ? this.latestSeason(season, false) : this.nextSeason(season);
+    const unit = UNITS[w];
+    if (!unit) return null;
+    if (unit === 'weekend') return this.weekend(now, shift);
+    return this.ago(-shift, unit);
+  }
+
+  /** The unit `count` units before the anchor (negative: after): its day, calendar week, month or year. */
+  private ago(count: number, unit: 'day' | 'week' | 'weekend' | 'month' | 'year'): Span {
+    const date = new Date(this.anchor);
+    const today = utcDay(this.anchor);
+    switch (unit) {
+      case 'day':
+        return [today - count * MS_PER_DAY, today - (count - 1) * MS_PER_DAY];
+      case 'week':
+        return weekSpan(this.anchor - count * 7 * MS_PER_DAY);
+      case 'weekend':
+        return this.weekend(this.anchor, -count);
+      case 'month':
+        return monthSpan(date.getUTCFullYear(), date.getUTCMonth() - count);
+      case 'year':
+        return yearSpan(date.getUTCFullYear() - count);
+    }
+  }
+
+  /** The weekend of the week holding `ms` (Saturday and Sunday), moved by `shift` weeks: last weekend is -1. */
+  private weekend(ms: number, shift: number): Span {
+    const saturday = weekSpan(ms)[0] + (5 + shift * 7) * MS_PER_DAY;
+    return [saturday, saturday + 2 * MS_PER_DAY];
+  }
+
+  /** `count` units before (negative) or after a span: the week before 9 June is the 7 days before it. */
+  private shifted(span: Span, unit: 'day' | 'week' | 'weekend' | 'month' | 'year', count: number): Span {
+    const [start, end] = span;
+    if (unit === 'weekend') {
+      const saturdays: number[] = [];
+      let d = count < 0 ? start - MS_PER_DAY : end;
+      while (saturdays.length < Math.abs(count)) {
+        if (new Date(d).getUTCDay() === 6) saturdays.push(d);
+        d += (count < 0 ? -1 : 1) * MS_PER_DAY;
+      }
+      const saturday = saturdays[saturdays.length - 1]!;
+      return [saturday, saturday + 2 * MS_PER_DAY];
+    }
+    const days = unit === 'day' ? 1 : unit === 'week' ? 7 : unit === 'month' ? 30 : 365;
+    const length = days * Math.abs(count) * MS_PER_DAY;
+    return count < 0 ? [start - length, start - length + days * MS_PER_DAY] : [end + length - days * MS_PER_DAY, end + length];
+  }
+
+  /** The nearest given weekday strictly before (sign -1) or after (sign 1) a span. */
+  private weekdayFrom(span: Span, weekday: number, sign: number): Span {
+    let d = sign < 0 ? span[0] - MS_PER_DAY : span[1];
+    while (new Date(d).getUTCDay() !== weekday) d += sign * MS_PER_DAY;
+    return [d, d + MS_PER_DAY];
+  }
+
+  private weekdayIn(span: Span, weekday: number): Span {
+    const d = span[0] + ((weekday + 6) % 7) * MS_PER_DAY;
+    return [d, d + MS_PER_DAY];
+  }
+
+  /** A date expression at i: "between A and B" (or "between August 11 and 15 2023"), relative, or absolute. */
+  at(i: number): Parse | null {
+    if (this.word(i) === 'between') {
+      // "between 3 and 5 May 2022": the first end is a bare day of the second's month
+      const bare = this.dayOfMonth(i + 1);
+      const second = bare !== null && this.word(i + 2) === 'and' ? this.absoluteAt(i + 3) : null;
+      if (second && second.span![1] - second.span![0] === MS_PER_DAY) {
+        const last = new Date(second.span![0]);
+        const start = day(last.getUTCFullYear(), last.getUTCMonth(), bare!);
+        if (start < second.span![0]) return { span: [start, second.span![1]], length: 3 + second.length };
+      }
+      const a = this.absoluteAt(i + 1);
+      const and = a ? i + 1 + a.length : -1;
+      if (a && this.word(and) === 'and') {
+        const b = this.absoluteAt(and + 1);
+        if (b) {
+          // "between August 11 and August 15 2023": the first date takes the year of the second
+          let start = a.span![0];
+          if (start > b.span![0] || b.span![0] - start > 366 * MS_PER_DAY) {
+            const first = new Date(start);
+            start = day(new Date(b.span![0]).getUTCFullYear(), first.getUTCMonth(), first.getUTCDate());
+            if (start > b.span![0]) start = day(new Date(b.span![0]).getUTCFullYear() - 1, first.getUTCMonth(), first.getUTCDate());
+          }
+          return { span: [start, Math.max(start + a.span![1] - a.span![0], b.span![1])], length: and + 1 + b.length - i };
+        }
+        const date = this.dayOfMonth(and + 1);
+        if (date !== null) {
+          const first = new Date(a.span![0]);
+          const y = this.skip(and + 2, ',');
+          const year = this.year(y) ?? first.getUTCFullYear();
+          const startYear = this.year(y) !== null ? year : first.getUTCFullYear();
+          const start = day(startYear, first.getUTCMonth(), first.getUTCDate());
+          return { span: [start, day(year, first.getUTCMonth(), date + 1)], length: (this.year(y) !== null ? y + 1 : and + 2) - i };
+        }
+      }
+    }
+    return this.relative(i) ?? this.absolute(i);
+  }
+}
+
+/** Every date expression and duration in `text`, resolved against `anchor` (ms). */
+export function findDates(text: string, anchor: number): DateFindings {
+  const tokens = tokenize(text);
+  const parser = new Parser(tokens, anchor);
+  const mentions: DateMention[] = [];
+  const durations: DateFindings['durations'] = [];
+  for (let i = 0; i < tokens.length; ) {
+    const parsed = parser.at(i);
+    if (parsed?.span) {
+      const last = tokens[i + parsed.length - 1]!;
+      mentions.push({ start: parsed.span[0], end: parsed.span[1], from: tokens[i]!.from, to: last.to });
+      i += parsed.length;
+      continue;
+    }
+    const t = tokens[i]!;
+    const unit = UNITS[tokens[i + 1]?.text ?? ''];
+    if (t.value !== null && unit && !/(st|nd|rd|th)$/.test(t.text) && t.text !== 'a' && t.text !== 'an') {
+      durations.push({ from: t.from, to: tokens[i + 1]!.to });
+      i += 2;
+      continue;
+    }
+    i++;
+  }
+  return { mentions, durations };
+}

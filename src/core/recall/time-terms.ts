@@ -1,0 +1,84 @@
+import { formatDay, MS_PER_DAY } from '../time';
+import { findDates, type DateMention } from './dates';
+
+/**
+ * Time as index terms. A memory is indexed under the days, months and years it is about:
+ * the day it was written, and every date its text names, resolved against that day
+ * ("yesterday" in a memory written on 2 May 2022 is 1 May). A question's dates become terms
+ * of the same kind, resolved against the time it is asked, so "what did Joanna watch on
+ * 1 May, 2022?" matches the memory written the next day that says "last night", and BM25
+ * weighs them like words (a day is rare and weighs much, a month less).
+ *
+ * Terms hold a colon, which the analyser never produces, so they cannot meet a word:
+ *   day:2022-05-01  month:2022-05  year:2022   the spans a memory or question is about
+ *   time:said                                  the memory names a date or a duration
+ * A memory's span is indexed at the finest unit that takes at most a week's worth of terms
+ * (days for a span of up to 7 days, months up to about a season, years up to 3 years; longer
+ * spans are not indexed) and at every coarser one (a day's month and year). A question's span
+ * is looked up at its finest unit only: a question about a day matches memories of that day,
+ * one about a month every memory of that month, and a memory of the same year but another
+ * month does not match a question about a month. The question's words stay words.
+ */
+
+/** Memories that name a date or a duration carry this term; "when" questions ask for it. */
+export const TIME_SAID = 'time:said';
+
+const MAX_DAYS = 7;
+const MAX_MONTH_SPAN_DAYS = 92;
+const MAX_YEAR_SPAN_DAYS = 3 * 366;
+
+/** The index terms of the days [start, end). */
+export function spanTerms(start: number, end: number): string[] {
+  const days = Math.round((end - start) / MS_PER_DAY);
+  if (days <= 0 || days > MAX_YEAR_SPAN_DAYS) return [];
+  const terms = new Set<string>();
+  for (let d = start; d < end; d += MS_PER_DAY) {
+    const iso = formatDay(d);
+    if (days <= MAX_DAYS) terms.add(`day:${iso}`);
+    if (days <= MAX_MONTH_SPAN_DAYS) terms.add(`month:${iso.slice(0, 7)}`);
+    terms.add(`year:${iso.slice(0, 4)}`);
+  }
+  return [...terms];
+}
+
+/** A memory's time terms: the day it was written and the dates its text names, once each. */
+export function memoryTimeTerms(text: string, createdMs: number): string[] {
+  const day = Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY;
+  const terms = new Set(spanTerms(day, day + MS_PER_DAY));
+  const found = findDates(text, createdMs);
+  for (const m of found.mentions) for (const t of spanTerms(m.start, m.end)) terms.add(t);
+  if (found.mentions.length > 0 || found.durations.length > 0) terms.add(TIME_SAID);
+  return [...terms];
+}
+
+export interface QueryTime {
+  /** The time terms of the question's dates, each at its finest unit. */
+  terms: string[];
+  /** A question about when, or how long ("When did…", "How long has…", "What year…"). */
+  asksWhen: boolean;
+}
+
+const ASKS_WHEN = /\b(when (did|was|were|is|are|will|do|does|has|have|had|would)|since when|how long|what (year|month|day|date|time|week)|which (year|month|day|week))\b/i;
+
+/**
+ * A question's time. Relative expressions are resolved against `now`, unless the question
+ * also names a date of its own ("what did she finish last Friday, on 23 January 2022?"): then
+ * it speaks from that date, and they are resolved against its end.
+ */
+export function queryTime(query: string, now: number): QueryTime {
+  let mentions = findDates(query, now).mentions;
+  const fixed = mentions.filter((m) => sameSpan(m, findDates(query.slice(m.from, m.to), now + 1000 * MS_PER_DAY).mentions[0]));
+  if (fixed.length > 0 && fixed.length < mentions.length) mentions = findDates(query, fixed[0]!.end - 1).mentions;
+  const terms = new Set<string>();
+  for (const m of mentions) {
+    const all = spanTerms(m.start, m.end);
+    const finest = ['day:', 'month:', 'year:'].find((unit) => all.some((t) => t.startsWith(unit)));
+    for (const t of all) if (t.startsWith(finest!)) terms.add(t);
+  }
+  return { terms: [...terms], asksWhen: ASKS_WHEN.test(query) };
+}
+
+/** Whether a mention resolves to the same span from another anchor (an absolute date). */
+function sameSpan(a: DateMention, b: DateMention | undefined): boolean {
+  return b !== undefined && a.start === b.start && a.end === b.end;
+}

@@ -1,0 +1,81 @@
+import { parseMemory } from '../../../src/core/memory';
+import { toRecallDoc } from '../../../src/core/recall/catalog';
+import { RecallEngine } from '../../../src/core/recall/recall';
+import { memoryTimeTerms, queryTime, spanTerms, TIME_SAID } from '../../../src/core/recall/time-terms';
+import { DEFAULT_SETTINGS as S, resolveSettings } from '../../../src/core/settings';
+import { at } from '../../helpers/memory-ports';
+
+const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+
+describe('time terms', () => {
+  it('indexes a span at the finest unit of at most a week of terms, and at every coarser one', () => {
+    expect(spanTerms(day('2022-05-01'), day('2022-05-02'))).toEqual(['day:2022-05-01', 'month:2022-05', 'year:2022']);
+    expect(spanTerms(day('2022-04-29'), day('2022-05-02'))).toEqual(['day:2022-04-29', 'month:2022-04', 'year:2022', 'day:2022-04-30', 'day:2022-05-01', 'month:2022-05']);
+    expect(spanTerms(day('2021-06-01'), day('2021-09-01'))).toEqual(['month:2021-06', 'year:2021', 'month:2021-07', 'month:2021-08']);
+    expect(spanTerms(day('2021-01-01'), day('2023-01-01'))).toEqual(['year:2021', 'year:2022']);
+    expect(spanTerms(day('2018-01-01'), day('2023-01-01'))).toEqual([]);
+  });
+
+  it("indexes a memory under the day it was written and the dates it names, resolved against that day", () => {
+    expect(memoryTimeTerms('I watched it last night, loved it', Date.parse('2022-05-02T18:00:00Z'))).toEqual([
+      'day:2022-05-02', 'month:2022-05', 'year:2022', 'day:2022-05-01', TIME_SAID,
+    ]);
+    expect(memoryTimeTerms("I've known them for 4 years", Date.parse('2022-05-02T18:00:00Z'))).toEqual(['day:2022-05-02', 'month:2022-05', 'year:2022', TIME_SAID]);
+    expect(memoryTimeTerms('Backoff starts at 200 ms', Date.parse('2022-05-02T18:00:00Z'))).toEqual(['day:2022-05-02', 'month:2022-05', 'year:2022']);
+  });
+
+  it("looks a question's dates up at their finest unit, and knows a question about when", () => {
+    const now = Date.parse('2022-11-12T12:00:00Z');
+    expect(queryTime('What movie did Joanna watch on 1 May, 2022?', now)).toEqual({ terms: ['day:2022-05-01'], asksWhen: false });
+    expect(queryTime('What did Nate do in April 2022?', now)).toEqual({ terms: ['month:2022-04'], asksWhen: false });
+    expect(queryTime('When did Melanie go camping in June?', now)).toEqual({ terms: ['month:2022-06'], asksWhen: true });
+    expect(queryTime('How long has Caroline had her friends?', now)).toEqual({ terms: [], asksWhen: true });
+    expect(queryTime('What did she do when it rained?', now)).toEqual({ terms: [], asksWhen: false });
+  });
+
+  it('resolves the relative dates of a question that names a date of its own against that date', () => {
+    const now = Date.parse('2023-08-14T12:00:00Z');
+    // the weekend before Monday 10 April 2023, not the one before the question is asked
+    expect(queryTime('What did Maria do last weekend before April 10, 2023?', now).terms).toEqual(['day:2023-04-08', 'day:2023-04-09', 'day:2023-04-10']);
+    expect(queryTime('What did Maria do last weekend?', now).terms).toEqual(['day:2023-08-12', 'day:2023-08-13']);
+  });
+});
+
+describe('recall with time terms', () => {
+  const id = (n: number) => `mem-${String(n).padStart(12, '0')}`;
+  const memory = (n: number, created: string, body: string) =>
+    toRecallDoc(parseMemory(`episodic/${id(n)}.md`, `---\nid: ${id(n)}\ncategory: episodic\ncreated_at: "${created}"\n---\n${body}\n`, S), false);
+  const docs = [
+    memory(0, '2022-05-02T09:00:00Z', 'Joanna: I watched The Lord of the Rings last night, what a film.'),
+    memory(1, '2022-05-20T09:00:00Z', 'Joanna: I watched a film about turtles.'),
+    memory(2, '2022-06-01T09:00:00Z', 'Joanna: I watched another film with friends.'),
+    memory(3, '2022-06-03T09:00:00Z', 'Joanna: The support group yesterday was so powerful.'),
+    memory(4, '2022-06-04T09:00:00Z', 'Joanna: The support group was so powerful.'),
+  ];
+  const now = at('2022-06-10T00:00:00Z');
+  const options = { limit: 3, radius: 'all' as const };
+
+  it('finds the memory about the day a question names, written the day after', () => {
+    const hits = new RecallEngine(docs, S).recall('What film did Joanna watch on 1 May, 2022?', options, now);
+    expect(hits[0]!.doc.id).toBe(id(0));
+    // without dates, the film memories tie on words and the most recent one leads
+    const plain = new RecallEngine(docs, resolveSettings({ recall: { dateWeight: 0, whenWeight: 0 } })).recall('What film did Joanna watch on 1 May, 2022?', options, now);
+    expect(plain[0]!.doc.id).toBe(id(2));
+  });
+
+  it('answers a question about when with the memory that says when', () => {
+    const hits = new RecallEngine(docs, S).recall('When did Joanna go to the support group?', options, now);
+    expect(hits.map((h) => h.doc.id).slice(0, 2)).toEqual([id(3), id(4)]);
+    const plain = new RecallEngine(docs, resolveSettings({ recall: { whenWeight: 0 } })).recall('When did Joanna go to the support group?', options, now);
+    expect(plain.map((h) => h.doc.id).slice(0, 2)).toEqual([id(4), id(3)]);
+  });
+
+  it('leaves the length of a memory to its words', () => {
+    // a memory naming a day scores like one of as many words naming only a year
+    const a = memory(5, '2022-06-01T09:00:00Z', 'Deploys freeze from May 3 2022 the week after');
+    const b = memory(6, '2022-06-01T09:00:00Z', 'Deploys freeze from red 3 2022 the sky after');
+    expect([a.timeTerms!.length, b.timeTerms!.length]).toEqual([6, 4]);
+    const hits = new RecallEngine([a, b], S).recall('deploys freeze', options, now);
+    expect(hits[0]!.explain.lexical).toBe(hits[1]!.explain.lexical);
+  });
+});
