@@ -76,7 +76,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   }
   const { memories } = await vault.loadAll();
   const previous = await lastRun(vault);
-  const plan = buildPlan(memories, now, startedAt, previous?.started ?? null, vault.settings);
+  const plan = buildPlan(memories, now, startedAt, vault.settings);
   let gitNote: string | undefined;
   let t = options.elapsed();
   if (options.git) {
@@ -116,7 +116,8 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   t = options.elapsed();
   if (!options.dryRun) await applyMoves(vault, plan, at);
   at('pruned');
-  steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t) });
+  const revived = plan.revive?.length ?? 0;
+  steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t), ...(revived > 0 ? { note: `${revived} brought back from archive/ (touched since it was archived)` } : {}) });
   t = options.elapsed();
   if (!options.dryRun) await applyStale(vault, plan);
   steps.push({ step: 'git', count: plan.stale.length, ms: round1(gitMs + options.elapsed() - t), ...(gitNote ? { note: gitNote } : {}) });
@@ -180,7 +181,7 @@ async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
 /** Moves to archive/, idempotent: a move already done is skipped. */
 async function applyMoves(vault: Vault, plan: ConsolidationPlan, at?: (point: string) => void): Promise<void> {
   const { files } = vault.ports;
-  for (const move of plan.prune) {
+  for (const move of [...(plan.revive ?? []), ...plan.prune]) {
     if (!(await files.stat(move.from))) continue;
     if (await files.stat(move.to)) {
       // a run killed between link and unlink left both names: the archive copy is the move
@@ -301,7 +302,8 @@ async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'streng
       : plan.tiers.map((t) => ({ id: t.id, key: 'tier', value: t.to }));
   for (const { id, key, value } of changes) {
     try {
-      await vault.update(id, (memory: Memory) => (memory[key] === value ? null : { [key]: value }));
+      // a strengthening records its run on the memory (plan.ts decides from it, not from this machine's log)
+      await vault.update(id, (memory: Memory): Record<string, FieldValue> | null => (memory[key] === value ? null : key === 'half_life_days' ? { [key]: value, strengthened_at: plan.started_at } : { [key]: value }));
     } catch (error) {
       // a memory deleted or made unreadable by a person meanwhile is left alone
       if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;

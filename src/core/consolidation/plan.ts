@@ -1,5 +1,5 @@
 import { memoryStrength } from '../decay';
-import { ARCHIVE_FOLDER, type Memory } from '../memory';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, type Memory } from '../memory';
 import type { EngramSettings, Tier } from '../settings';
 import { demote, impliedTier } from '../tiers';
 import { parseTimestamp } from '../time';
@@ -17,6 +17,8 @@ export interface ConsolidationPlan {
   format: 1;
   started_at: string;
   prune: Array<{ id: string; from: string; to: string }>;
+  /** Archived memories going back to their folder (absent in plans written before it existed). */
+  revive?: Array<{ id: string; from: string; to: string }>;
   strengthen: Array<{ id: string; half_life_days: number }>;
   tiers: Array<{ id: string; from: Tier; to: Tier }>;
   clusters: ClusterAction[];
@@ -27,23 +29,35 @@ export interface ConsolidationPlan {
 }
 
 /**
- * Strengthen (step 5): a memory used since the last run that survived it proved durable:
- * its base half-life grows by the retrieval boost (spaced repetition made permanent).
+ * Strengthen (step 5): a memory used since it was last strengthened (or since it was made) that
+ * survived proved durable: its base half-life grows by the retrieval boost (spaced repetition
+ * made permanent), and `strengthened_at` records the run. The decision rests on the memory's
+ * own fields, not on this machine's log of runs, so two clones of a vault consolidating the
+ * same state at the same time make the same change (issue 14).
+ * Revive: a memory in archive/ whose tier says it is no longer archived (a touch merged in from
+ * another machine while this one archived it, or a person's edit) goes back to its folder,
+ * unless it is weak enough to be pruned again.
  * Tiers (step 7): demote to the tier the memory's strength implies (days since access in its
  * own half-lives, tiers.ts); never promote; core stays.
  */
-export function buildPlan(memories: Memory[], now: number, startedAt: string, lastRunMs: number | null, settings: EngramSettings): ConsolidationPlan {
+export function buildPlan(memories: Memory[], now: number, startedAt: string, settings: EngramSettings): ConsolidationPlan {
   const degree = degreeOf(memories);
-  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], strengthen: [], tiers: [], clusters: [], stale: [], conflicts: [], git_head: null };
+  const plan: ConsolidationPlan = { format: 1, started_at: startedAt, prune: [], revive: [], strengthen: [], tiers: [], clusters: [], stale: [], conflicts: [], git_head: null };
   for (const memory of memories) {
-    const archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
-    if (!archived && pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings) === 'prune') {
+    const verdict = pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings);
+    let archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
+    if (archived && memory.tier !== null && memory.tier !== 'archive' && verdict !== 'prune') {
+      plan.revive!.push({ id: memory.id, from: memory.path, to: `${CATEGORY_FOLDERS[memory.category]}/${memory.id}.md` });
+      archived = false;
+    }
+    if (!archived && verdict === 'prune') {
       plan.prune.push({ id: memory.id, from: memory.path, to: `${ARCHIVE_FOLDER}/${memory.id}.md` });
       if (memory.tier !== 'archive') plan.tiers.push({ id: memory.id, from: memory.tier ?? 'active', to: 'archive' });
       continue;
     }
     const accessed = parseTimestamp(memory.last_accessed_at)!;
-    if (!archived && lastRunMs !== null && accessed > lastRunMs && memoryStrength(memory, now, settings) >= 0.5) {
+    const since = strengthenedSince(memory);
+    if (!archived && accessed > since && memoryStrength(memory, now, settings) >= 0.5) {
       plan.strengthen.push({ id: memory.id, half_life_days: memory.half_life_days + settings.retrievalBoostDays });
     }
     const implied = archived ? 'archive' : impliedTier(memory, accessed, now, settings);
@@ -51,4 +65,11 @@ export function buildPlan(memories: Memory[], now: number, startedAt: string, la
     if (target !== memory.tier) plan.tiers.push({ id: memory.id, from: memory.tier ?? implied, to: target });
   }
   return plan;
+}
+
+/** When a memory was last strengthened, or made: a use after that proves it durable. */
+function strengthenedSince(memory: Memory): number {
+  const stamp = memory.extra.strengthened_at;
+  const at = typeof stamp === 'string' ? parseTimestamp(stamp) : null;
+  return at ?? parseTimestamp(memory.created_at)!;
 }

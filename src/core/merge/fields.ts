@@ -1,4 +1,5 @@
-import { CONFIDENCES, type EngramSettings } from '../settings';
+import { CATEGORIES, CONFIDENCES, type Category, type EngramSettings, type Tier } from '../settings';
+import { tierAt, type TierInputs } from '../tiers';
 import { MS_PER_DAY, parseTimestamp } from '../time';
 import { roundActivation } from '../activation';
 
@@ -106,7 +107,7 @@ export function mergeFields(base: Fields | null, ours: Fields, theirs: Fields, c
       value = o;
       rehash = true;
     } else {
-      const decided = decide(ruleFor(key, [b, o, t]), key, b, o, t, base !== null, context);
+      const decided = decide(ruleFor(key, [b, o, t]), key, b, o, t, base !== null, { ...context, base, ours, theirs });
       value = decided.value;
       if (decided.clash) clashes.push(decided.clash);
     }
@@ -133,7 +134,13 @@ interface Decision {
   clash?: string;
 }
 
-function decide(rule: Rule, key: string, b: unknown, o: unknown, t: unknown, threeWay: boolean, context: MergeContext): Decision {
+interface Versions extends MergeContext {
+  base: Fields | null;
+  ours: Fields;
+  theirs: Fields;
+}
+
+function decide(rule: Rule, key: string, b: unknown, o: unknown, t: unknown, threeWay: boolean, context: Versions): Decision {
   // a field removed on one side and changed on the other keeps the change (nothing is lost)
   if (o === undefined || t === undefined) {
     const kept = o === undefined ? t : o;
@@ -154,7 +161,7 @@ function decide(rule: Rule, key: string, b: unknown, o: unknown, t: unknown, thr
     case 'co_access':
       return { value: mergeCoAccess(b, o, t, threeWay) };
     case 'tier':
-      return { value: mergeTier(b, o, t, threeWay) };
+      return { value: mergeTier(context.base, context.ours, context.theirs, context.settings) };
     case 'confidence':
       return mergeConfidence(b, o, t, threeWay);
     case 'automatic':
@@ -229,26 +236,49 @@ function mergeCoAccess(b: unknown, o: unknown, t: unknown, threeWay: boolean): u
   return out;
 }
 
-const LADDER = ['active', 'warm', 'cold', 'archive'];
+const LADDER: Tier[] = ['active', 'warm', 'cold', 'archive'];
 
 /**
- * The base tier, moved down by the larger of the two demotions and up by every promotion of
- * either side; `core` set or cleared on one side wins (it is set by hand only). No base: the
- * more present tier.
+ * Tiers (SPEC §4) across two machines. A written tier lags behind the one a memory's strength
+ * implies (the decay pass writes it), so each version's tier is first taken as it stands at the
+ * latest access any version records (tiers.ts `tierAt`); then the base's is moved down by the
+ * larger of the two sides' demotions and up by every promotion of either side (each touch
+ * promotes one tier; two machines' touches are two promotions). `core` set or cleared on one
+ * side wins (it is set by hand only). No base: the more present tier.
  */
-function mergeTier(b: unknown, o: unknown, t: unknown, threeWay: boolean): unknown {
+function mergeTier(base: Fields | null, ours: Fields, theirs: Fields, settings: EngramSettings): unknown {
+  const [b, o, t] = [base?.tier, ours.tier, theirs.tier];
   if (o === 'core' || t === 'core') {
-    if (threeWay && b === 'core') return o === 'core' ? t : o; // a side cleared core by hand
+    if (base && b === 'core') return o === 'core' ? t : o; // a side cleared core by hand
     return 'core';
   }
-  const at = (v: unknown) => LADDER.indexOf(String(v));
+  const at = (v: unknown) => LADDER.indexOf(v as Tier);
   if (at(o) < 0 || at(t) < 0) return pick(o, t);
-  if (!threeWay || at(b) < 0) return LADDER[Math.min(at(o), at(t))];
-  const dO = at(o) - at(b);
-  const dT = at(t) - at(b);
-  const demotion = Math.max(0, dO, dT);
-  const promotions = Math.max(0, -dO) + Math.max(0, -dT);
-  return LADDER[Math.min(LADDER.length - 1, Math.max(0, at(b) + demotion - promotions))];
+  if (!base || at(b) < 0) return LADDER[Math.min(at(o), at(t))];
+  const latest = Math.max(...[base, ours, theirs].map((f) => accessOf(f) ?? 0));
+  const effective = (f: Fields) => {
+    const access = accessOf(f);
+    return access === null ? at(f.tier) : at(tierAt(tierInputs(f, settings), access, latest, settings));
+  };
+  const [eb, eo, et] = [effective(base), effective(ours), effective(theirs)];
+  const demotion = Math.max(0, eo - eb, et - eb);
+  const promotions = Math.max(0, eb - eo) + Math.max(0, eb - et);
+  return LADDER[Math.min(LADDER.length - 1, Math.max(0, eb + demotion - promotions))];
+}
+
+function accessOf(f: Fields): number | null {
+  const stamp = typeof f.last_accessed_at === 'string' ? f.last_accessed_at : typeof f.created_at === 'string' ? f.created_at : null;
+  return stamp ? parseTimestamp(stamp) : null;
+}
+
+function tierInputs(f: Fields, settings: EngramSettings): TierInputs {
+  const category = (CATEGORIES as readonly unknown[]).includes(f.category) ? (f.category as Category) : 'episodic';
+  return {
+    tier: (LADDER as unknown[]).includes(f.tier) ? (f.tier as Tier) : null,
+    half_life_days: typeof f.half_life_days === 'number' && f.half_life_days > 0 ? f.half_life_days : settings.halfLifeDays[category],
+    access_count: typeof f.access_count === 'number' && f.access_count >= 0 ? f.access_count : 0,
+    is_error: f.is_error === true,
+  };
 }
 
 /** Changes Engram makes by itself; anything else is a person's (or an agent's explicit mark). */
