@@ -9,8 +9,7 @@ import { LAYOUT } from '../src/core/vault';
 import { creativeDraw } from '../src/core/creative';
 import { appendDaily } from '../src/core/daily';
 import { memoryStrength } from '../src/core/decay';
-import { EngramError, PathError, UsageError } from '../src/core/errors';
-import { isMemoryId, safeRelativePath } from '../src/core/ids';
+import { EngramError, UsageError } from '../src/core/errors';
 import { importLines, parseImport } from '../src/core/import';
 import { memoryText } from '../src/core/memory';
 import { remember, type RememberInput } from '../src/core/remember';
@@ -20,43 +19,15 @@ import { vaultStats } from '../src/core/stats';
 import { currentTier } from '../src/core/tiers';
 import { useMemories, type UseOptions, type UseResult } from '../src/core/touch';
 import type { Command, CommandContext } from './command';
+import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef } from './command-kit';
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
+import { CURATION_COMMANDS } from './curation-commands';
 import { MERGE_COMMANDS } from './merge-commands';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
-
-function print(context: CommandContext, value: unknown, human: () => string): number {
-  context.io.stdout(context.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
-  return 0;
-}
-
-/** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */
-function textArgument(context: CommandContext, command: string): string {
-  const arg = context.args.join(' ');
-  if (arg === '-' || (arg === '' && !context.io.stdinIsTTY)) return context.io.readStdin();
-  if (arg === '') throw new UsageError(`${command}: give the text as an argument, or - to read standard input`);
-  return arg;
-}
-
-/** A memory reference from the command line: an id, or a file path (cwd- or vault-relative). */
-export function memoryRef(runtime: Runtime, cwd: string, ref: string): string {
-  if (isMemoryId(ref)) return ref;
-  const absolute = nodePath.resolve(cwd, ref);
-  const relative = nodePath.relative(runtime.root, absolute);
-  if (!relative.startsWith('..') && !nodePath.isAbsolute(relative) && existsSync(absolute)) return safeRelativePath(relative);
-  if (nodePath.isAbsolute(ref)) throw new PathError(`${ref}: not inside the vault ${runtime.root}`);
-  return safeRelativePath(ref);
-}
-
-async function resolveIds(runtime: Runtime, context: CommandContext, command: string): Promise<string[]> {
-  if (context.args.length === 0) throw new UsageError(`${command}: give at least one memory id or path`);
-  const ids: string[] = [];
-  for (const ref of context.args) ids.push((await runtime.vault.resolve(memoryRef(runtime, context.io.cwd, ref))).id);
-  return ids;
-}
 
 function formatUse(results: UseResult[]): string {
   return results
@@ -67,33 +38,6 @@ function formatUse(results: UseResult[]): string {
       return `${r.id}  ${tier}  access_count ${r.access_count}  activation ${r.activation}${spread}${due}`;
     })
     .join('\n');
-}
-
-const oneOf = <T extends string>(value: unknown, allowed: readonly T[], option: string): T | undefined => {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new UsageError(`--${option}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-  }
-  return value as T;
-};
-
-const count = (value: string | undefined, fallback: number, what: string): number => {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${what}: expected a whole number, got ${JSON.stringify(value)}`);
-  return Number(value);
-};
-
-
-/** A file named on the command line (or standard input for `-`); a missing or unreadable one is a failure (exit 1). */
-export function readInput(context: CommandContext, file: string, what: string): string {
-  if (file === '-') return context.io.readStdin();
-  try {
-    return readFileSync(nodePath.resolve(context.io.cwd, file), 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
-    throw new EngramError(`${what}: cannot read ${file}: ${reason}`);
-  }
 }
 
 /** `recall --batch` input: one {"id", "query"} a line; errors name the line. */
@@ -157,6 +101,7 @@ function formatConsolidation(report: ConsolidationReport): string {
   for (const step of report.steps) {
     if (step.note && step.count === 0 && step.step !== 'cluster') lines.push(`- ${verb[step.step]!(step)}: ${step.note}`);
     else lines.push(`✓ ${verb[step.step]!(step)}${step.note ? ` (${step.note})` : ''}`);
+    for (const change of step.changes ?? []) lines.push(`    ${change.id}  ${change.change}`);
   }
   lines.push(`consolidation ${report.dry_run ? 'planned' : 'complete'} in ${(report.duration_ms / 1000).toFixed(1)}s`);
   return lines.join('\n');
@@ -526,9 +471,11 @@ export const COMMANDS: Record<string, Command> = {
       'Prune (strength < 0.05 -> archive/, never deleted), git invalidation, embed, cluster repeated\n' +
       'episodes into semantic memories, strengthen what was used, resolve dominated conflicts, demote\n' +
       'tiers, log to .engram/runs.jsonl. One run at a time; a killed run is completed by the next.\n' +
-      'json: {"started_at", "duration_ms", "dry_run", "resumed", "steps": [{"step", "count", "total"?, "ms", "note"?}]}',
+      'json: {"started_at", "duration_ms", "dry_run", "resumed", "steps": [{"step", "count", "total"?, "ms", "note"?,\n' +
+      '"changes": [{"id", "change"}]}]}',
     options: {
       'dry-run': { type: 'boolean', help: 'plan and report, write nothing' },
+      verbose: { type: 'boolean', short: 'v', help: 'list the memories each step changes (--json always lists them)' },
       repo: { type: 'string', value: 'DIR', help: 'the project repository for git invalidation (else the one around the vault)' },
     },
     async run(context) {
@@ -547,6 +494,7 @@ export const COMMANDS: Record<string, Command> = {
           if (context.io.env.ENGRAM_CRASH_AT === point) process.kill(process.pid, 'SIGKILL');
         },
         elapsed: () => performance.now(),
+        listChanges: context.json || Boolean(context.options.verbose),
       });
       return print(context, report, () => formatConsolidation(report));
     },
@@ -575,6 +523,7 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  ...CURATION_COMMANDS,
   export: unavailable('export', 'maintain'),
   ...MERGE_COMMANDS,
 };

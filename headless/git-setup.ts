@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { EngramError } from '../src/core/errors';
-import { LAYOUT } from '../src/core/vault';
+import { LAYOUT, MACHINE_GITIGNORE } from '../src/core/vault';
 
 /**
  * Git as the substrate between machines (issue 14): `engram init --git` (or `engram git-setup`)
@@ -22,14 +22,7 @@ export const ATTRIBUTE_RULES = [
 const ATTRIBUTES_HEADER = '# Engram (engram init --git): memory files merge field by field, daily logs keep both sides\' lines';
 
 /** Machine data stays per clone: caches, locks, logs, vectors and models are rebuilt from the notes. */
-export const MACHINE_IGNORE = `# Engram machine data (engram init --git): caches, locks, logs, vectors and models are per
-# clone and rebuilt from the notes; the vault's format and settings travel with it.
-/*
-!/.gitignore
-!/version
-!/meta.json
-!/config.json
-`;
+export const MACHINE_IGNORE = MACHINE_GITIGNORE;
 
 export interface GitSetupReport {
   repository: string;

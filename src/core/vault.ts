@@ -16,7 +16,27 @@ export const LAYOUT = {
   version: '.engram/version',
   meta: '.engram/meta.json',
   runs: '.engram/runs.jsonl',
+  /** Forgotten memories (engram forget), by their folder: out of recall, back with forget --undo. */
+  forgotten: '.engram/forgotten',
+  gitignore: '.engram/.gitignore',
 } as const;
+
+/**
+ * `.engram/.gitignore`, written by init: a vault kept in a project repository commits its notes,
+ * its format and settings, the versions of its texts and its forgotten memories, never the
+ * machine data that each clone rebuilds (caches, locks, vectors, models, run logs).
+ */
+export const MACHINE_GITIGNORE = `# Engram machine data: caches, locks, vectors, models and run logs are per clone and rebuilt
+# from the notes. Committed: the vault's format and settings, the versions of memories' texts
+# (engram history) and forgotten memories (engram forget --undo).
+/*
+!/.gitignore
+!/version
+!/meta.json
+!/config.json
+!/versions/
+!/forgotten/
+`;
 
 export const FORMAT_VERSION = 1;
 
@@ -69,6 +89,7 @@ export class Vault {
       [LAYOUT.state, STATE_TEMPLATE],
       [LAYOUT.version, `${FORMAT_VERSION}\n`],
       [LAYOUT.meta, `${JSON.stringify({ format: FORMAT_VERSION, created_at: new Date(this.now()).toISOString() }, null, 2)}\n`],
+      [LAYOUT.gitignore, MACHINE_GITIGNORE],
     ];
     if (options.obsidianConfigDir) {
       await files.mkdir(options.obsidianConfigDir);
@@ -99,10 +120,16 @@ export class Vault {
   /** A memory by id or vault-relative path. Throws NotFoundError or MemoryParseError. */
   async resolve(ref: string): Promise<Memory> {
     const path = isMemoryId(ref) ? await this.locate(ref) : safeRelativePath(ref);
-    if (!path) throw new NotFoundError(`no memory with id ${ref}`);
+    if (!path) throw new NotFoundError(`no memory with id ${ref}${(await this.isForgotten(ref)) ? ` (it was forgotten: engram forget --undo ${ref} brings it back)` : ''}`);
     const loaded = await this.read(path);
     if (!loaded) throw new NotFoundError(`no memory at ${path}`);
     return loaded.memory;
+  }
+
+  /** Whether a memory with this id waits among the forgotten ones. */
+  async isForgotten(id: string): Promise<boolean> {
+    for (const folder of MEMORY_FOLDERS) if (await this.ports.files.stat(`${LAYOUT.forgotten}/${folder}/${id}.md`)) return true;
+    return false;
   }
 
   /**

@@ -48,6 +48,21 @@ describe('engram consolidate (SPEC §8)', () => {
     expect(existsSync(path.join(vault, '.engram', 'runs.jsonl'))).toBe(false);
   });
 
+  it('--dry-run --verbose and --json list the memories each step would change', async () => {
+    const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate', '--dry-run'])).json();
+    const changes = Object.fromEntries(report.steps.map((s: { step: string; changes: unknown }) => [s.step, s.changes]));
+    expect(changes.prune).toEqual([{ id: ids.forgotten, change: `episodic/${ids.forgotten}.md -> archive/${ids.forgotten}.md` }]);
+    expect(changes.tiers).toHaveLength(report.steps.find((s: { step: string }) => s.step === 'tiers').count);
+    expect(changes.tiers).toContainEqual({ id: ids.forgotten, change: 'active -> archive' });
+    expect(changes.strengthen).toEqual([]);
+    const human = await engram(vault, ['--now', NOW, 'consolidate', '--dry-run', '--verbose']);
+    const lines = human.stdout.split('\n');
+    const pruned = lines.findIndex((l) => l.startsWith('✓ pruned 1'));
+    expect(lines[pruned + 1]).toBe(`    ${ids.forgotten}  episodic/${ids.forgotten}.md -> archive/${ids.forgotten}.md`);
+    expect(human.stdout).toContain(`    ${ids.forgotten}  active -> archive\n`);
+    expect((await engram(vault, ['--now', NOW, 'consolidate', '--dry-run'])).stdout).not.toContain(`    ${ids.forgotten}`);
+  });
+
   it('moves only the forgotten memory to archive/, keeping core, verified decisions and well-connected ones', async () => {
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
     expect(Object.fromEntries(report.steps.map((s: { step: string; count: number }) => [s.step, s.count]))).toMatchObject({ prune: 1, strengthen: 0, tiers: 4 }); // forgotten and hub to archive, verified to cold, warm to warm

@@ -9,7 +9,7 @@ import { invalidated } from './git-invalidation';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { LAYOUT, type Vault } from '../vault';
-import { buildPlan, type ConsolidationPlan } from './plan';
+import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 
 /**
  * Sleep (SPEC §8): `engram consolidate`. Holds a lock so two runs never overlap, writes its
@@ -26,6 +26,8 @@ export interface StepReport {
   total?: number;
   ms: number;
   note?: string;
+  /** With `listChanges`: the memories this step changes (or would, in a dry run), and how. */
+  changes?: Array<{ id: string; change: string }>;
 }
 
 export interface ConsolidationReport {
@@ -45,6 +47,8 @@ export interface ConsolidateOptions {
   elapsed: () => number;
   /** The project repository, for git invalidation; null: none. */
   git?: Git | null;
+  /** List the memories each step changes in its report (`--verbose`, `--json`). */
+  listChanges?: boolean;
   /** Called at named points of a run (fault injection: the kill tests stop the process there). */
   checkpoint?: (point: string) => void;
 }
@@ -155,6 +159,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     await vault.ports.files.remove(PLAN_PATH);
     steps.push({ step: 'log', count: 1, ms: 0 });
   }
+  if (options.listChanges) for (const step of steps) step.changes = planChanges(plan, step.step);
   return report;
 }
 

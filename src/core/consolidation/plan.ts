@@ -73,3 +73,26 @@ function strengthenedSince(memory: Memory): number {
   const at = typeof stamp === 'string' ? parseTimestamp(stamp) : null;
   return at ?? parseTimestamp(memory.created_at)!;
 }
+
+/** What one step of a plan changes, memory by memory (the `--verbose` / `--json` listing of a report). */
+export function planChanges(plan: ConsolidationPlan, step: string): Array<{ id: string; change: string }> {
+  switch (step) {
+    case 'prune':
+      return [...(plan.revive ?? []), ...plan.prune].map((p) => ({ id: p.id, change: `${p.from} -> ${p.to}` }));
+    case 'git':
+      return plan.stale.map((s) => ({ id: s.id, change: `stale: ${s.paths.join(', ')} changed` }));
+    case 'cluster':
+      return plan.clusters.flatMap((c) => [
+        { id: c.id, change: `${c.action === 'create' ? 'new' : 'reinforced'} semantic memory of ${c.members.length} episodes` },
+        ...c.new_members.map((m) => ({ id: m, change: `decays_from ${c.id}` })),
+      ]);
+    case 'strengthen':
+      return plan.strengthen.map((s) => ({ id: s.id, change: `half_life_days -> ${s.half_life_days}` }));
+    case 'conflicts':
+      return plan.conflicts.map((c) => ({ id: c.loser, change: `stale: loses ${c.path} to ${c.winner}` }));
+    case 'tiers':
+      return plan.tiers.map((t) => ({ id: t.id, change: `${t.from} -> ${t.to}` }));
+    default:
+      return [];
+  }
+}

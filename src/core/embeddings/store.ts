@@ -88,6 +88,19 @@ export async function saveVectors(vault: Vault, stored: StoredVectors): Promise<
   await files.write(EMBEDDINGS_INDEX, `${JSON.stringify(index)}\n`);
 }
 
+/** Remove the vectors of these memories (a purge); true when any was stored. */
+export async function dropVectors(vault: Vault, ids: string[]): Promise<boolean> {
+  const { vectors } = await loadVectors(vault);
+  if (!vectors) return false;
+  const gone = new Set(ids);
+  const keep = vectors.ids.flatMap((id, row) => (gone.has(id) ? [] : [row]));
+  if (keep.length === vectors.ids.length) return false;
+  const next = new Float32Array(keep.length * vectors.dimensions);
+  keep.forEach((row, k) => next.set(vectors.vectors.subarray(row * vectors.dimensions, (row + 1) * vectors.dimensions), k * vectors.dimensions));
+  await saveVectors(vault, { ...vectors, ids: keep.map((row) => vectors.ids[row]!), hashes: keep.map((row) => vectors.hashes[row]!), vectors: next });
+  return true;
+}
+
 export interface EmbedSource {
   id: string;
   text: string;

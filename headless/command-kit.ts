@@ -1,0 +1,65 @@
+import { existsSync, readFileSync } from 'node:fs';
+import * as nodePath from 'node:path';
+import { EngramError, PathError, UsageError } from '../src/core/errors';
+import { isMemoryId, safeRelativePath } from '../src/core/ids';
+import type { CommandContext } from './command';
+import type { Runtime } from './runtime';
+
+/** What commands share: output, text and file arguments, memory references, option values. */
+
+export function print(context: CommandContext, value: unknown, human: () => string): number {
+  context.io.stdout(context.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+  return 0;
+}
+
+/** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */
+export function textArgument(context: CommandContext, command: string): string {
+  const arg = context.args.join(' ');
+  if (arg === '-' || (arg === '' && !context.io.stdinIsTTY)) return context.io.readStdin();
+  if (arg === '') throw new UsageError(`${command}: give the text as an argument, or - to read standard input`);
+  return arg;
+}
+
+/** A memory reference from the command line: an id, or a file path (cwd- or vault-relative). */
+export function memoryRef(runtime: Runtime, cwd: string, ref: string): string {
+  if (isMemoryId(ref)) return ref;
+  const absolute = nodePath.resolve(cwd, ref);
+  const relative = nodePath.relative(runtime.root, absolute);
+  if (!relative.startsWith('..') && !nodePath.isAbsolute(relative) && existsSync(absolute)) return safeRelativePath(relative);
+  if (nodePath.isAbsolute(ref)) throw new PathError(`${ref}: not inside the vault ${runtime.root}`);
+  return safeRelativePath(ref);
+}
+
+export async function resolveIds(runtime: Runtime, context: CommandContext, command: string): Promise<string[]> {
+  if (context.args.length === 0) throw new UsageError(`${command}: give at least one memory id or path`);
+  const ids: string[] = [];
+  for (const ref of context.args) ids.push((await runtime.vault.resolve(memoryRef(runtime, context.io.cwd, ref))).id);
+  return ids;
+}
+
+export const oneOf = <T extends string>(value: unknown, allowed: readonly T[], option: string): T | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${option}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+};
+
+export const count = (value: string | undefined, fallback: number, what: string): number => {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${what}: expected a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+};
+
+
+/** A file named on the command line (or standard input for `-`); a missing or unreadable one is a failure (exit 1). */
+export function readInput(context: CommandContext, file: string, what: string): string {
+  if (file === '-') return context.io.readStdin();
+  try {
+    return readFileSync(nodePath.resolve(context.io.cwd, file), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? String(error));
+    throw new EngramError(`${what}: cannot read ${file}: ${reason}`);
+  }
+}

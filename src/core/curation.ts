@@ -1,0 +1,372 @@
+import { readConflictNote, type ConflictNote } from './consolidation/conflicts';
+import { activationAt } from './activation';
+import { memoryStrength } from './decay';
+import { dropVectors } from './embeddings/store';
+import { NotFoundError, UsageError, WriteConflictError } from './errors';
+import { removeFrontmatterFields, setFrontmatterFields, splitFrontmatter } from './frontmatter';
+import { assertMemoryId } from './ids';
+import { bodyText, decodeNote, memoryText, parseMemory, type Memory } from './memory';
+import type { Category, Confidence, Tier } from './settings';
+import { currentTier, impliedTier } from './tiers';
+import { parseTimestamp } from './time';
+import { changeBody, deleteHistory, removeLinks } from './versions';
+import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
+
+/**
+ * Curation (SPEC §14): what a person or an agent does to the vault by hand. Mark a memory's
+ * confidence or core status, forget a memory (out of recall, recoverable) or purge it (gone
+ * from every file Engram keeps), and list memories by what they are.
+ */
+
+// ---------------------------------------------------------------- mark
+
+export interface MarkChange {
+  confidence?: Confidence;
+  /** true: core (never decays, always in the default radius); false: back to the tier its strength implies. */
+  core?: boolean;
+}
+
+export interface MarkResult {
+  id: string;
+  path: string;
+  confidence_before: Confidence;
+  confidence: Confidence;
+  tier_before: Tier;
+  tier: Tier;
+  changed: boolean;
+}
+
+/** Set confidence and/or core status. Not a touch: marking says how far to trust a memory, not that it was used. */
+export async function markMemories(vault: Vault, ids: string[], change: MarkChange): Promise<MarkResult[]> {
+  if (change.confidence === undefined && change.core === undefined) throw new UsageError('mark: say what to mark: --verified, --observed, --inferred, --stale, --core or --no-core');
+  const now = vault.now();
+  const results: MarkResult[] = [];
+  for (const id of [...new Set(ids)]) {
+    let before: Memory | null = null;
+    const written = await vault.update(id, (memory) => {
+      before = memory;
+      const fields: Record<string, string> = {};
+      if (change.confidence !== undefined && memory.confidence !== change.confidence) fields.confidence = change.confidence;
+      if (change.core === true && memory.tier !== 'core') fields.tier = 'core';
+      if (change.core === false && memory.tier === 'core') {
+        fields.tier = impliedTier({ ...memory, tier: null }, parseTimestamp(memory.last_accessed_at)!, now, vault.settings);
+      }
+      return Object.keys(fields).length > 0 ? fields : null;
+    });
+    const prior = before as unknown as Memory;
+    const after = written ?? prior;
+    results.push({
+      id,
+      path: after.path,
+      confidence_before: prior.confidence,
+      confidence: after.confidence,
+      tier_before: currentTier(prior, now, vault.settings),
+      tier: currentTier(after, now, vault.settings),
+      changed: written !== null && written !== prior,
+    });
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------- forget
+
+/**
+ * Forgotten memories wait in `.engram/forgotten/<folder>/`: out of recall, consolidation,
+ * stats and Obsidian's search (a hidden folder), and back with `forget --undo`.
+ */
+export const FORGOTTEN_FOLDER = LAYOUT.forgotten;
+
+export interface ForgetResult {
+  id: string;
+  from: string;
+  to: string;
+}
+
+async function forgottenPath(vault: Vault, id: string): Promise<string | null> {
+  for (const folder of MEMORY_FOLDERS) {
+    const path = `${FORGOTTEN_FOLDER}/${folder}/${id}.md`;
+    if (await vault.ports.files.stat(path)) return path;
+  }
+  return null;
+}
+
+/** Move a memory out of the vault's memory folders, keeping it whole for `forget --undo`. */
+export async function forgetMemory(vault: Vault, id: string): Promise<ForgetResult> {
+  assertMemoryId(id);
+  return vault.ports.locks.withLock(id, async () => {
+    const from = await vault.locate(id);
+    if (!from) {
+      if (await forgottenPath(vault, id)) throw new UsageError(`${id} is already forgotten (engram forget --undo ${id} brings it back)`);
+      throw new NotFoundError(`no memory with id ${id}`);
+    }
+    const to = `${FORGOTTEN_FOLDER}/${from}`;
+    await vault.ports.files.mkdir(to.slice(0, to.lastIndexOf('/')));
+    await vault.ports.files.move(from, to);
+    return { id, from, to };
+  });
+}
+
+/** `forget --undo`: a forgotten memory back where it was. */
+export async function restoreMemory(vault: Vault, id: string): Promise<ForgetResult> {
+  assertMemoryId(id);
+  return vault.ports.locks.withLock(id, async () => {
+    const from = await forgottenPath(vault, id);
+    if (!from) throw new NotFoundError(`${id} is not among the forgotten memories`);
+    const to = from.slice(FORGOTTEN_FOLDER.length + 1);
+    if (await vault.locate(id)) throw new WriteConflictError(`${to} (a memory with this id is in the vault)`);
+    await vault.ports.files.move(from, to);
+    return { id, from, to };
+  });
+}
+
+/** The forgotten memories (those that can be read). */
+export async function forgottenMemories(vault: Vault): Promise<Memory[]> {
+  const out: Memory[] = [];
+  for (const folder of MEMORY_FOLDERS) {
+    const dir = `${FORGOTTEN_FOLDER}/${folder}`;
+    for (const name of (await vault.ports.files.list(dir)).sort()) {
+      if (!name.endsWith('.md')) continue;
+      const loaded = await vault.read(`${dir}/${name}`).catch(() => null);
+      if (loaded) out.push(loaded.memory);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- purge
+
+export interface PurgeResult {
+  id: string;
+  /** Files deleted: the memory, its recorded versions, conflict notes it was a side of. */
+  removed: string[];
+  /** Memories whose co_access, links or decays_from named it, now without it. */
+  unlinked: string[];
+  vectors_removed: boolean;
+  /** Files that still contain the start of its text (a semantic memory made from it, a daily log): check them by hand. */
+  also_contains: string[];
+}
+
+/**
+ * `forget --purge`: the memory is gone from the vault (someone pasted a secret): its file (in
+ * the vault or among the forgotten), its versions, its vector, every other memory's co_access
+ * entry and links to it, conflict notes it was a side of, and the recall caches. Files that
+ * quote its text otherwise are listed, not rewritten: they are someone's words.
+ */
+export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult> {
+  assertMemoryId(id);
+  const path = (await vault.locate(id)) ?? (await forgottenPath(vault, id));
+  if (!path) throw new NotFoundError(`no memory with id ${id} (in the vault or among the forgotten)`);
+  const bytes = await vault.ports.files.read(path);
+  let text = '';
+  try {
+    text = bytes ? bodyText(parseMemory(path, decodeNote(path, bytes, vault.settings.maxFileBytes), vault.settings).body) : '';
+  } catch {
+    text = bytes ? new TextDecoder().decode(bytes) : ''; // an unreadable file is purged too
+  }
+  const result: PurgeResult = { id, removed: [], unlinked: [], vectors_removed: false, also_contains: [] };
+  const { memories } = await vault.loadAll();
+  const others = [...memories, ...(await forgottenMemories(vault))].filter((m) => m.id !== id);
+  for (const other of others) {
+    if (await unlinkFrom(vault, other, id)) result.unlinked.push(other.id);
+  }
+  for (const name of (await vault.ports.files.list(LAYOUT.conflicts)).sort()) {
+    const notePath = `${LAYOUT.conflicts}/${name}`;
+    const note = name.endsWith('.md') ? await readNote(vault, notePath) : null;
+    if (note?.sides.includes(id)) {
+      await vault.ports.files.remove(notePath);
+      result.removed.push(notePath);
+    }
+  }
+  result.vectors_removed = await dropVectors(vault, [id]);
+  const versions = await deleteHistory(vault, id);
+  if (versions > 0) result.removed.push(`.engram/versions/${id}/ (${versions} versions)`);
+  await vault.ports.files.remove(path);
+  result.removed.unshift(path);
+  result.also_contains = await filesQuoting(vault, text, others);
+  return result;
+}
+
+async function readNote(vault: Vault, path: string): Promise<ConflictNote | null> {
+  const text = await vault.readText(path).catch(() => null);
+  return text ? readConflictNote(path, text) : null;
+}
+
+/** Remove `id` from a memory's co_access, body links and decays_from; true when anything changed. */
+async function unlinkFrom(vault: Vault, memory: Memory, id: string): Promise<boolean> {
+  const inCoAccess = id in memory.co_access;
+  const inBody = new RegExp(`\\[\\[${id}(?:[#|][^\\]]*)?\\]\\]`).test(memory.body);
+  const inProperty = typeof memory.extra.decays_from === 'string' && memory.extra.decays_from.includes(id);
+  if (!inCoAccess && !inBody && !inProperty) return false;
+  if (memory.path.startsWith(`${FORGOTTEN_FOLDER}/`)) return unlinkForgotten(vault, memory.path, id);
+  if (inBody) await changeBody(vault, memory.id, (m) => removeLinks(m.body, new Set([id])), { reason: `link to purged ${id} removed`, by: 'engram' });
+  if (inCoAccess) {
+    await vault.update(memory.id, (m) => {
+      if (!(id in m.co_access)) return null;
+      const { [id]: _gone, ...rest } = m.co_access;
+      return { co_access: rest };
+    });
+  }
+  if (inProperty) await removeProperty(vault, memory.id, id);
+  return true;
+}
+
+/** decays_from is a property: removing it is a frontmatter edit under the memory's lock. */
+async function removeProperty(vault: Vault, memoryId: string, id: string): Promise<void> {
+  await vault.ports.locks.withLock(memoryId, async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const path = await vault.locate(memoryId);
+      const loaded = path ? await vault.read(path, { stable: true }) : null;
+      if (!path || !loaded) return;
+      const value = loaded.memory.extra.decays_from;
+      if (typeof value !== 'string' || !value.includes(id)) return;
+      const next = removeFrontmatterFields(loaded.text, ['decays_from']);
+      try {
+        await vault.ports.files.write(path, next, { expect: loaded.text });
+        return;
+      } catch (error) {
+        if (!(error instanceof WriteConflictError)) throw error;
+      }
+    }
+  });
+}
+
+/** A forgotten memory is no one else's to write: one compare-and-swap edit of its file. */
+async function unlinkForgotten(vault: Vault, path: string, id: string): Promise<boolean> {
+  const loaded = await vault.read(path, { stable: true });
+  if (!loaded) return false;
+  const { memory } = loaded;
+  const split = splitFrontmatter(loaded.text)!;
+  let next = split.head + split.yaml + split.fence + removeLinks(memory.body, new Set([id]));
+  if (id in memory.co_access) {
+    const { [id]: _gone, ...rest } = memory.co_access;
+    next = setFrontmatterFields(next, { co_access: rest });
+  }
+  if (typeof memory.extra.decays_from === 'string' && memory.extra.decays_from.includes(id)) next = removeFrontmatterFields(next, ['decays_from']);
+  if (next === loaded.text) return false;
+  await vault.ports.files.write(path, next, { expect: loaded.text });
+  return true;
+}
+
+/** Memory files, daily logs and STATE.md holding the first 40 characters of `text`. */
+async function filesQuoting(vault: Vault, text: string, memories: Memory[]): Promise<string[]> {
+  const probe = text.replace(/\s+/g, ' ').trim().slice(0, 40);
+  if (probe.length < 12) return [];
+  const found = memories.filter((m) => memoryText(m).includes(probe)).map((m) => m.path);
+  for (const name of (await vault.ports.files.list(LAYOUT.daily)).sort()) {
+    const daily = await vault.readText(`${LAYOUT.daily}/${name}`).catch(() => null);
+    if (daily?.replace(/\s+/g, ' ').includes(probe)) found.push(`${LAYOUT.daily}/${name}`);
+  }
+  const state = await vault.readText(LAYOUT.state).catch(() => null);
+  if (state?.replace(/\s+/g, ' ').includes(probe)) found.push(LAYOUT.state);
+  return found;
+}
+
+// ---------------------------------------------------------------- list
+
+export interface ListFilter {
+  category?: Category;
+  tags?: string[];
+  tier?: Tier;
+  confidence?: Confidence;
+  role?: string;
+  /** Created within [since, until] (ms). */
+  since?: number;
+  until?: number;
+  /** Last accessed within [accessedSince, accessedUntil] (ms). */
+  accessedSince?: number;
+  accessedUntil?: number;
+  /** Only memories that are a side of an open conflict. */
+  inConflict?: boolean;
+  /** List the forgotten memories instead. */
+  forgotten?: boolean;
+}
+
+export const LIST_SORTS = ['created', 'accessed', 'strength', 'activation', 'access_count', 'id'] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
+
+export interface ListEntry {
+  id: string;
+  path: string;
+  category: Category;
+  tier: Tier;
+  confidence: Confidence;
+  strength: number;
+  activation: number;
+  access_count: number;
+  created_at: string;
+  last_accessed_at: string;
+  agent_role: string | null;
+  tags: string[];
+  in_conflict: boolean;
+  text: string;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Memories matching every filter, sorted (newest, strongest, … first; `reverse` flips it). */
+export async function listMemories(vault: Vault, filter: ListFilter, sort: ListSort = 'created', reverse = false): Promise<{ entries: ListEntry[]; unreadable: number }> {
+  const now = vault.now();
+  const settings = vault.settings;
+  const loaded = filter.forgotten ? { memories: await forgottenMemories(vault), problems: [] } : await vault.loadAll();
+  const conflicted = await openConflictSides(vault);
+  const entries: ListEntry[] = [];
+  for (const m of loaded.memories) {
+    const tier = currentTier(m, now, settings);
+    const created = parseTimestamp(m.created_at)!;
+    const accessed = parseTimestamp(m.last_accessed_at)!;
+    if (filter.category && m.category !== filter.category) continue;
+    if (filter.tier && tier !== filter.tier) continue;
+    if (filter.confidence && m.confidence !== filter.confidence) continue;
+    if (filter.role !== undefined && m.agent_role !== filter.role) continue;
+    if (filter.tags && !filter.tags.every((t) => m.tags.includes(t))) continue;
+    if (filter.since !== undefined && created < filter.since) continue;
+    if (filter.until !== undefined && created > filter.until) continue;
+    if (filter.accessedSince !== undefined && accessed < filter.accessedSince) continue;
+    if (filter.accessedUntil !== undefined && accessed > filter.accessedUntil) continue;
+    const inConflict = conflicted.has(m.id);
+    if (filter.inConflict && !inConflict) continue;
+    entries.push({
+      id: m.id,
+      path: m.path,
+      category: m.category,
+      tier,
+      confidence: m.confidence,
+      strength: round(memoryStrength(m, now, settings)),
+      activation: round(activationAt(m, now, settings)),
+      access_count: m.access_count,
+      created_at: m.created_at,
+      last_accessed_at: m.last_accessed_at,
+      agent_role: m.agent_role,
+      tags: m.tags,
+      in_conflict: inConflict,
+      text: memoryText(m),
+    });
+  }
+  const key: Record<ListSort, (e: ListEntry) => number | string> = {
+    created: (e) => parseTimestamp(e.created_at)!,
+    accessed: (e) => parseTimestamp(e.last_accessed_at)!,
+    strength: (e) => e.strength,
+    activation: (e) => e.activation,
+    access_count: (e) => e.access_count,
+    id: (e) => e.id,
+  };
+  const k = key[sort];
+  // numbers: largest first; ids: alphabetical; ties by id so the order is stable
+  entries.sort((a, b) => {
+    const [x, y] = [k(a), k(b)];
+    const primary = typeof x === 'number' ? (y as number) - x : x < y ? -1 : x > y ? 1 : 0;
+    return primary !== 0 ? primary : a.id < b.id ? -1 : 1;
+  });
+  if (reverse) entries.reverse();
+  return { entries, unreadable: loaded.problems.length };
+}
+
+async function openConflictSides(vault: Vault): Promise<Set<string>> {
+  const sides = new Set<string>();
+  for (const name of await vault.ports.files.list(LAYOUT.conflicts)) {
+    if (!name.endsWith('.md')) continue;
+    const note = await readNote(vault, `${LAYOUT.conflicts}/${name}`);
+    if (note?.status === 'open') for (const side of note.sides) sides.add(side);
+  }
+  return sides;
+}

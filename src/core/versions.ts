@@ -1,0 +1,291 @@
+import { MemoryParseError, NotFoundError, UsageError, WriteConflictError } from './errors';
+import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
+import { assertMemoryId, contentHash } from './ids';
+import { parseMemory, type Memory } from './memory';
+import { formatTimestamp } from './time';
+import type { Vault } from './vault';
+
+/**
+ * Versions of a memory's content (SPEC §10: every content change is a new version, and can be
+ * reverted).
+ *
+ * The content of a memory is its body: the text and its link lines, byte for byte. The
+ * frontmatter (counters, tier, confidence, activation) is state, not content, and is not
+ * versioned. Every content change made through Engram (`edit`, `revert`, a review applied,
+ * links removed by a purge) goes through `changeBody`, which records versions as immutable
+ * files under `.engram/versions/<id>/`, one JSON file per version, created exclusively and
+ * never rewritten. The memory keeps its id across versions, so every link and co-access
+ * entry that points at it (related, supersedes, decays_from) stays valid.
+ *
+ * A memory that was never changed through Engram has no recorded version: its history is its
+ * current body (version 1). A body changed outside Engram (in Obsidian) since the last
+ * recorded version shows as one more version, not yet recorded; the next change through
+ * Engram records it first, so no text is ever lost.
+ *
+ * API (small on purpose):
+ * - `memoryHistory(vault, id)`: every version, oldest first, numbered from 1;
+ * - `changeBody(vault, id, change, meta)`: the one way to change a body (under the memory's
+ *   lock, compare-and-swap against other writers);
+ * - `editText(vault, id, text, meta)`: new text, the link line kept;
+ * - `revertTo(vault, id, n, meta)`: version n's body back, as a new version;
+ * - `deleteHistory(vault, id)`: for `forget --purge` only.
+ */
+
+export const VERSIONS_FOLDER = '.engram/versions';
+
+export interface MemoryVersion {
+  /** 1 for the oldest. */
+  n: number;
+  /** When this body became the memory's content (the file's mtime for a change seen outside Engram). */
+  at: string;
+  /** contentHash of the body (the frontmatter's content_hash when it was written). */
+  hash: string;
+  /** Why: "created", "edit", "revert to 2", "changed outside Engram", or the caller's reason. */
+  reason: string;
+  /** Who made the change, when known: an agent role, "cli", "review". */
+  by: string | null;
+  /** The body, byte for byte. */
+  body: string;
+  /** False for the current body when no version records it yet. */
+  recorded: boolean;
+}
+
+/** Why a content change is made, recorded with the version. */
+export interface ChangeMeta {
+  reason: string;
+  by?: string | null;
+}
+
+export interface ChangeResult {
+  id: string;
+  path: string;
+  /** The version now current. */
+  version: number;
+  /** False when the body already was the one asked for (nothing written). */
+  changed: boolean;
+}
+
+interface VersionRecord {
+  format: 1;
+  id: string;
+  seq: number;
+  at: string;
+  hash: string;
+  reason: string;
+  by: string | null;
+  body: string;
+}
+
+const MAX_WRITE_ATTEMPTS = 20;
+
+function folderOf(id: string): string {
+  return `${VERSIONS_FOLDER}/${assertMemoryId(id)}`;
+}
+
+/** File names sort as (sequence, time, hash): the order versions were recorded in. */
+function recordName(record: VersionRecord): string {
+  return `${String(record.seq).padStart(6, '0')}-${record.at.replace(/[-:.]/g, '')}-${record.hash}.json`;
+}
+
+async function readRecords(vault: Vault, id: string): Promise<VersionRecord[]> {
+  const folder = folderOf(id);
+  const names = (await vault.ports.files.list(folder)).filter((n) => n.endsWith('.json')).sort();
+  const records: VersionRecord[] = [];
+  for (const name of names) {
+    const text = await vault.readText(`${folder}/${name}`);
+    if (text === null) continue;
+    try {
+      const record = JSON.parse(text) as VersionRecord;
+      if (record.format === 1 && typeof record.body === 'string' && typeof record.seq === 'number') records.push(record);
+    } catch {
+      // a damaged record is skipped: the others still stand
+    }
+  }
+  return records;
+}
+
+async function writeRecord(vault: Vault, record: VersionRecord): Promise<void> {
+  const folder = folderOf(record.id);
+  await vault.ports.files.mkdir(folder);
+  try {
+    await vault.ports.files.write(`${folder}/${recordName(record)}`, `${JSON.stringify(record)}\n`, { expect: null });
+  } catch (error) {
+    if (!(error instanceof WriteConflictError)) throw error; // the same version, already recorded
+  }
+}
+
+function toVersion(record: VersionRecord, n: number): MemoryVersion {
+  return { n, at: record.at, hash: record.hash, reason: record.reason, by: record.by, body: record.body, recorded: true };
+}
+
+/** The current body as a version, when the records do not end with it. */
+async function unrecordedCurrent(vault: Vault, memory: Memory, records: VersionRecord[]): Promise<VersionRecord | null> {
+  const last = records[records.length - 1];
+  if (last && last.body === memory.body) return null;
+  const hash = contentHash(memory.body);
+  const untouched = records.length === 0 && memory.content_hash === hash;
+  let at = memory.created_at;
+  if (!untouched) {
+    const stat = await vault.ports.files.stat(memory.path);
+    at = stat ? formatTimestamp(Math.floor(stat.mtimeMs / 1000) * 1000) : formatTimestamp(vault.now());
+  }
+  return { format: 1, id: memory.id, seq: (last?.seq ?? 0) + 1, at, hash, reason: untouched ? 'created' : 'changed outside Engram', by: null, body: memory.body };
+}
+
+async function readMemory(vault: Vault, id: string): Promise<{ memory: Memory; text: string }> {
+  const path = await vault.locate(id);
+  if (!path) throw new NotFoundError(`no memory with id ${id}`);
+  const loaded = await vault.read(path, { stable: true });
+  if (!loaded) throw new NotFoundError(`no memory with id ${id}`);
+  return loaded;
+}
+
+/** Every version of a memory, oldest first, numbered from 1; the last one is the current body. */
+export async function memoryHistory(vault: Vault, id: string): Promise<MemoryVersion[]> {
+  const { memory } = await readMemory(vault, id);
+  const records = await readRecords(vault, id);
+  const current = await unrecordedCurrent(vault, memory, records);
+  const all = current ? [...records, current] : records;
+  return all.map((record, i) => ({ ...toVersion(record, i + 1), recorded: record !== current }));
+}
+
+/**
+ * Change a memory's body: `change` gets the memory as it is now and returns the new body (null:
+ * no change). Under the memory's lock: the current body is recorded first when no version holds
+ * it, the file is written with compare-and-swap (retried from a fresh read when another writer
+ * got in between), then the new version is recorded. `content_hash` follows the body; `fields`
+ * may set more frontmatter in the same write. Refuses a result over the file size limit.
+ */
+export async function changeBody(
+  vault: Vault,
+  id: string,
+  change: (memory: Memory) => string | null,
+  meta: ChangeMeta,
+  fields?: (memory: Memory) => Record<string, FieldValue>,
+): Promise<ChangeResult> {
+  assertMemoryId(id);
+  return vault.ports.locks.withLock(id, async () => {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const { memory, text } = await readMemory(vault, id);
+      const records = await readRecords(vault, id);
+      const current = await unrecordedCurrent(vault, memory, records);
+      const currentNumber = records.length + (current ? 1 : 0);
+      const body = change(memory);
+      if (body === null || body === memory.body) return { id, path: memory.path, version: currentNumber, changed: false };
+      const split = splitFrontmatter(text)!;
+      const hash = contentHash(body);
+      let next: string;
+      try {
+        next = setFrontmatterFields(split.head + split.yaml + split.fence + body, { content_hash: hash, ...(fields?.(memory) ?? {}) });
+      } catch (error) {
+        throw new MemoryParseError(memory.path, error instanceof Error ? error.message : String(error));
+      }
+      const size = new TextEncoder().encode(next).length;
+      if (size > vault.settings.maxFileBytes) {
+        throw new UsageError(`the memory would be ${size} bytes, over the ${vault.settings.maxFileBytes}-byte limit of a memory file (maxFileBytes): nothing written`);
+      }
+      if (next.includes('\0')) throw new UsageError('the text contains a NUL byte: nothing written');
+      parseMemory(memory.path, next, vault.settings); // the new file must read back
+      if (current) await writeRecord(vault, current);
+      try {
+        await vault.ports.files.write(memory.path, next, { expect: text });
+      } catch (error) {
+        if (error instanceof WriteConflictError) continue;
+        throw error;
+      }
+      const seq = (current?.seq ?? records[records.length - 1]?.seq ?? 0) + 1;
+      await writeRecord(vault, { format: 1, id, seq, at: formatTimestamp(vault.now()), hash, reason: meta.reason, by: meta.by ?? null, body });
+      return { id, path: memory.path, version: currentNumber + 1, changed: true };
+    }
+    throw new WriteConflictError(id);
+  });
+}
+
+/**
+ * A body's text and its link block: the trailing lines made only of typed links
+ * (`[[mem-…|related]] [[mem-…|supersedes]]`) that Engram writes after the text.
+ */
+export function splitLinkBlock(body: string): { text: string; links: string } {
+  const lines = body.replace(/\s+$/, '').split('\n');
+  let cut = lines.length;
+  while (cut > 0) {
+    const line = lines[cut - 1]!.trim();
+    if (line === '' || /^(?:\[\[mem-[a-z0-9]{12}\|(?:related|decays_from|supersedes|contradicts)\]\]\s*)+$/.test(line)) cut--;
+    else break;
+  }
+  const links = lines.slice(cut).map((l) => l.trim()).filter((l) => l !== '').join(' ');
+  return { text: lines.slice(0, cut).join('\n'), links };
+}
+
+/** A new body: `text`, and the link block of `body` kept after it (the format new memories are written in). */
+export function replaceText(body: string, text: string): string {
+  const { links } = splitLinkBlock(body);
+  const clean = text.replace(/\r\n/g, '\n').trim();
+  return links ? `${clean}\n\n${links}\n` : `${clean}\n`;
+}
+
+/** `edit`: the memory says `text` now; its links are kept; the old text stays in the history. */
+export async function editText(vault: Vault, id: string, text: string, meta: ChangeMeta = { reason: 'edit' }): Promise<ChangeResult> {
+  if (text.trim() === '') throw new UsageError('edit: the new text is empty (to remove a memory, use forget)');
+  return changeBody(vault, id, (memory) => replaceText(memory.body, text), meta);
+}
+
+export interface RevertResult extends ChangeResult {
+  reverted_to: number;
+  /** Links of the old version to memories that no longer exist: left out. */
+  dropped_links: string[];
+}
+
+/**
+ * `revert`: the body of version `n` becomes the current one, as a new version (the history
+ * only grows). Its bytes come back exactly, except links to memories that no longer exist
+ * (purged since), which are left out and listed.
+ */
+export async function revertTo(vault: Vault, id: string, n: number, meta: Partial<ChangeMeta> = {}): Promise<RevertResult> {
+  const history = await memoryHistory(vault, id);
+  const target = history[n - 1];
+  if (!Number.isInteger(n) || !target) throw new UsageError(`revert: ${id} has versions 1 to ${history.length}, not ${n}`);
+  const dropped: string[] = [];
+  for (const m of target.body.matchAll(/\[\[(mem-[a-z0-9]{12})(?:\|[^\]\n]*)?\]\]/g)) {
+    const other = m[1]!;
+    if (other !== id && !dropped.includes(other) && !(await vault.locate(other))) dropped.push(other);
+  }
+  const body = dropped.length > 0 ? removeLinks(target.body, new Set(dropped)) : target.body;
+  const result = await changeBody(vault, id, () => body, { reason: meta.reason ?? `revert to ${n}`, by: meta.by ?? null });
+  return { ...result, reverted_to: n, dropped_links: dropped };
+}
+
+/** Marks a removed link while a line is rebuilt. */
+const GONE = '\u0000';
+
+/**
+ * A body without its wikilinks to `ids`: a typed link or a bare `[[id]]` goes, a link with a
+ * label of its own (`[[id|the retry decision]]`) leaves its label; a link line left empty goes.
+ */
+export function removeLinks(body: string, ids: Set<string>): string {
+  const lines: string[] = [];
+  for (const line of body.split('\n')) {
+    let changed = false;
+    const marked = line.replace(/\[\[(mem-[a-z0-9]{12})(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g, (link, target: string, label: string | undefined) => {
+      if (!ids.has(target)) return link;
+      changed = true;
+      const kind = (label ?? '').trim();
+      return kind === '' || /^(related|decays_from|supersedes|contradicts)$/.test(kind) ? GONE : kind;
+    });
+    if (!changed) {
+      lines.push(line);
+      continue;
+    }
+    const next = marked.split(` ${GONE}`).join('').split(`${GONE} `).join('').split(GONE).join('');
+    if (next.trim() !== '') lines.push(next);
+  }
+  return lines.join('\n').replace(/\n{3,}/g, '\n\n').replace(/\n+$/, '\n');
+}
+
+/** Remove every recorded version of a memory (`forget --purge`). Returns how many were removed. */
+export async function deleteHistory(vault: Vault, id: string): Promise<number> {
+  const folder = folderOf(id);
+  const names = await vault.ports.files.list(folder);
+  for (const name of names) await vault.ports.files.remove(`${folder}/${name}`);
+  return names.filter((n) => n.endsWith('.json')).length;
+}

@@ -1,0 +1,118 @@
+import { remember } from '../../src/core/remember';
+import { changeBody, deleteHistory, editText, memoryHistory, removeLinks, replaceText, revertTo, splitLinkBlock } from '../../src/core/versions';
+import { at, memoryVault } from '../helpers/memory-ports';
+
+const T0 = '2026-11-01T10:00:00Z';
+
+async function setup() {
+  const { vault, files, clock } = memoryVault(T0);
+  const { id, path } = await remember(vault, { text: 'Retries use exponential backoff from 200 ms.' });
+  const { id: other } = await remember(vault, { text: 'Deploys happen on Tuesdays after the standup.' });
+  files.files.set(path, `${files.files.get(path)!.replace(/\n$/, '')}\n\n[[${other}|related]] [[${other}|supersedes]]\n`);
+  return { vault, files, clock, id, path, other };
+}
+
+describe('versions', () => {
+  it('a memory never changed through Engram has one version: its current body', async () => {
+    const { vault, id } = await setup();
+    const history = await memoryHistory(vault, id);
+    expect(history).toHaveLength(1);
+    // the link line was added by hand after creation: content_hash no longer matches
+    expect(history[0]).toMatchObject({ n: 1, reason: 'changed outside Engram', recorded: false });
+  });
+
+  it('edit records the old and the new body, keeps the link line, and sets content_hash', async () => {
+    const { vault, files, clock, id, path, other } = await setup();
+    const original = (await memoryHistory(vault, id))[0]!.body;
+    clock.ms = at('2026-11-02T09:00:00Z');
+    const result = await editText(vault, id, 'Retries use exponential backoff from 500 ms, capped at 30 s.', { reason: 'edit', by: 'cli' });
+    expect(result).toEqual({ id, path, version: 2, changed: true });
+    const text = files.files.get(path)!;
+    expect(text.endsWith(`---\nRetries use exponential backoff from 500 ms, capped at 30 s.\n\n[[${other}|related]] [[${other}|supersedes]]\n`)).toBe(true);
+    expect(text).toContain('content_hash: "');
+    const history = await memoryHistory(vault, id);
+    expect(history.map((v) => [v.n, v.reason, v.by, v.recorded, v.at])).toEqual([
+      [1, 'changed outside Engram', null, true, '1970-01-01T00:00:00Z'],
+      [2, 'edit', 'cli', true, '2026-11-02T09:00:00Z'],
+    ]);
+    expect(history[0]!.body).toBe(original);
+    // the same text again changes nothing
+    expect(await editText(vault, id, 'Retries use exponential backoff from 500 ms, capped at 30 s.')).toEqual({ id, path, version: 2, changed: false });
+  });
+
+  it('revert restores the exact bytes of a version as a new version; the history only grows', async () => {
+    const { vault, files, id, path } = await setup();
+    const v1 = files.files.get(path)!.split('---\n')[2]!;
+    await editText(vault, id, 'Second text.');
+    await editText(vault, id, 'Third text.');
+    const reverted = await revertTo(vault, id, 1);
+    expect(reverted).toEqual({ id, path, version: 4, changed: true, reverted_to: 1, dropped_links: [] });
+    expect(files.files.get(path)!.split('---\n')[2]).toBe(v1);
+    const history = await memoryHistory(vault, id);
+    expect(history.map((v) => v.reason)).toEqual(['changed outside Engram', 'edit', 'edit', 'revert to 1']);
+    expect(history[3]!.body).toBe(v1);
+    await expect(revertTo(vault, id, 9)).rejects.toThrow(`revert: ${id} has versions 1 to 4, not 9`);
+  });
+
+  it('records a body changed outside Engram before changing it again: no text is lost', async () => {
+    const { vault, files, id, path } = await setup();
+    await editText(vault, id, 'Edited by the runner.');
+    files.files.set(path, files.files.get(path)!.replace('Edited by the runner.', 'Edited in Obsidian by a person.'));
+    const before = await memoryHistory(vault, id);
+    expect(before.map((v) => [v.n, v.reason, v.recorded])).toEqual([[1, 'changed outside Engram', true], [2, 'edit', true], [3, 'changed outside Engram', false]]);
+    await editText(vault, id, 'Edited by the runner again.');
+    const after = await memoryHistory(vault, id);
+    expect(after.map((v) => [v.n, v.recorded])).toEqual([[1, true], [2, true], [3, true], [4, true]]);
+    expect(after[2]!.body.startsWith('Edited in Obsidian by a person.\n')).toBe(true);
+  });
+
+  it('a memory written by remember and untouched since starts with a "created" version', async () => {
+    const { vault } = memoryVault(T0);
+    const { id } = await remember(vault, { text: 'A fresh memory.' });
+    expect((await memoryHistory(vault, id)).map((v) => [v.n, v.reason, v.at, v.recorded])).toEqual([[1, 'created', T0, false]]);
+  });
+
+  it('refuses a body over the file size limit, writing nothing', async () => {
+    const { vault, files, id, path } = await setup();
+    const before = files.files.get(path);
+    await expect(editText(vault, id, 'x'.repeat(300_000))).rejects.toThrow(/over the 262144-byte limit of a memory file \(maxFileBytes\): nothing written$/);
+    expect(files.files.get(path)).toBe(before);
+    expect([...files.files.keys()].filter((p) => p.startsWith('.engram/versions/'))).toEqual([]);
+  });
+
+  it('retries from a fresh read when another writer changed the file between read and write', async () => {
+    const { vault, files, id, path } = await setup();
+    const write = files.write.bind(files);
+    let interfered = false;
+    files.write = async (p, data, options) => {
+      if (p === path && !interfered) {
+        interfered = true;
+        files.files.set(path, files.files.get(path)!.replace('access_count: 0', 'access_count: 7'));
+      }
+      return write(p, data, options);
+    };
+    await changeBody(vault, id, (m) => replaceText(m.body, 'Changed.'), { reason: 'edit' });
+    expect(files.files.get(path)).toContain('access_count: 7\n');
+    expect(files.files.get(path)).toContain('---\nChanged.\n');
+  });
+
+  it('deleteHistory removes every recorded version', async () => {
+    const { vault, files, id } = await setup();
+    await editText(vault, id, 'Two.');
+    expect(await deleteHistory(vault, id)).toBe(2);
+    expect([...files.files.keys()].filter((p) => p.startsWith(`.engram/versions/${id}/`))).toEqual([]);
+  });
+
+  it('splits the link block and removes links to given ids', () => {
+    expect(splitLinkBlock('Text line.\n\n[[mem-aaaaaaaaaaaa|related]] [[mem-bbbbbbbbbbbb|supersedes]]\n')).toEqual({
+      text: 'Text line.',
+      links: '[[mem-aaaaaaaaaaaa|related]] [[mem-bbbbbbbbbbbb|supersedes]]',
+    });
+    expect(splitLinkBlock('Only text with [[mem-aaaaaaaaaaaa|a label]].\n')).toEqual({ text: 'Only text with [[mem-aaaaaaaaaaaa|a label]].', links: '' });
+    const ids = new Set(['mem-aaaaaaaaaaaa']);
+    expect(removeLinks('See [[mem-aaaaaaaaaaaa|the retry decision]] and [[mem-aaaaaaaaaaaa]].\n\n[[mem-aaaaaaaaaaaa|related]] [[mem-bbbbbbbbbbbb|related]]\n', ids)).toBe(
+      'See the retry decision and.\n\n[[mem-bbbbbbbbbbbb|related]]\n',
+    );
+    expect(removeLinks('Text.\n\n[[mem-aaaaaaaaaaaa|related]]\n', ids)).toBe('Text.\n');
+  });
+});
