@@ -2,6 +2,7 @@ import { MemoryParseError, NotFoundError, UsageError, WriteConflictError } from 
 import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
 import { assertMemoryId, contentHash } from './ids';
 import { parseMemory, type Memory } from './memory';
+import { FRONTMATTER_ALLOWANCE } from './remember';
 import { formatTimestamp } from './time';
 import type { Vault } from './vault';
 
@@ -227,6 +228,9 @@ export function replaceText(body: string, text: string): string {
 /** `edit`: the memory says `text` now; its links are kept; the old text stays in the history. */
 export async function editText(vault: Vault, id: string, text: string, meta: ChangeMeta = { reason: 'edit' }): Promise<ChangeResult> {
   if (text.trim() === '') throw new UsageError('edit: the new text is empty (to remove a memory, use forget)');
+  const limit = vault.settings.maxFileBytes - FRONTMATTER_ALLOWANCE;
+  const bytes = new TextEncoder().encode(text.trim()).length;
+  if (bytes > limit) throw new UsageError(`text: ${bytes} bytes, over the ${limit}-byte limit for a memory's text (a memory file holds at most ${vault.settings.maxFileBytes} bytes)`);
   return changeBody(vault, id, (memory) => replaceText(memory.body, text), meta);
 }
 

@@ -165,7 +165,7 @@ describe('curation from the CLI', () => {
       const m = await remember('Short.');
       const before = read(m.path);
       const r = await run(['edit', m.id, '-'], T0, 'y'.repeat(270_000));
-      expect([r.code, r.stderr]).toEqual([2, `engram: the memory would be 270346 bytes, over the 262144-byte limit of a memory file (maxFileBytes): nothing written\nrun 'engram --help' for usage\n`]);
+      expect([r.code, r.stderr]).toEqual([2, `engram: text: 270000 bytes, over the 253952-byte limit for a memory's text (a memory file holds at most 262144 bytes)\nrun 'engram --help' for usage\n`]);
       expect(read(m.path)).toBe(before);
     });
   });
