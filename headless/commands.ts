@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
