@@ -260,13 +260,16 @@ a few pending items. Everything else belongs in memories.
 ## Pending
 `;
 
-/** Colour groups for Obsidian's own graph view: one per tier (SPEC §13). */
+/**
+ * Colour groups for Obsidian's own graph view: one per tier (SPEC §13). The same colours as the
+ * plugin's views (the fallbacks of styles.css' --engram-tier-* variables).
+ */
 export const TIER_COLOURS = {
-  core: 0xb388ff,
-  active: 0x2ecc71,
-  warm: 0xf1c40f,
-  cold: 0x3498db,
-  archive: 0x95a5a6,
+  core: 0xa882ff,
+  active: 0x44cf6e,
+  warm: 0xe0ac00,
+  cold: 0x027aff,
+  archive: 0x8a8a8a,
 } as const;
 
 const OBSIDIAN_GRAPH = {

@@ -7,8 +7,8 @@ import { memoryText } from '../core/memory';
 import { openRecall } from '../core/recall/results';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
-import { TIER_COLOURS, withTierColourGroups } from '../core/vault';
 import { GRAPH_VIEW_TYPE } from './graph/graph-view';
+import { installTierGroups, tierColours } from './graph-groups';
 import type EngramPlugin from './main';
 import { CreativeModal, RecallModal, ReportModal } from './modals';
 
@@ -181,7 +181,7 @@ export function registerCommands(plugin: EngramPlugin): void {
   });
 }
 
-/** Explains the tier colour groups for Obsidian's own graph view, and adds the missing ones. */
+/** Explains the tier colour groups for Obsidian's own graph view, and installs them first. */
 class ColourGroupsModal extends Modal {
   constructor(app: App) {
     super(app);
@@ -189,32 +189,29 @@ class ColourGroupsModal extends Modal {
 
   override onOpen(): void {
     this.setTitle('Tier colours in the graph view');
-    this.contentEl.createEl('p', { text: 'Obsidian\'s graph view colours notes by search queries. Every memory has a tier property, so one group per tier shows decay at a glance:' });
+    this.contentEl.createEl('p', { text: 'Obsidian\'s graph view colours notes by search queries. Every memory has a tier property, kept current, so one group per tier shows decay at a glance, in the colours of the memory graph:' });
     const list = this.contentEl.createEl('ul');
-    for (const [tier, rgb] of Object.entries(TIER_COLOURS)) {
+    const colours = tierColours(this.contentEl.ownerDocument);
+    for (const [tier, rgb] of Object.entries(colours)) {
       const item = list.createEl('li');
       item.createSpan({ cls: 'engram-graph-swatch' }).style.setProperty('--engram-swatch', `#${rgb.toString(16).padStart(6, '0')}`);
       item.appendText(` [tier:${tier}]`);
     }
-    this.contentEl.createEl('p', { text: 'Groups you already have for these queries are kept. Reopen the graph view afterwards.' });
+    this.contentEl.createEl('p', { text: 'They go before your own groups (the first group that matches a note colours it); your groups are kept, in their order.' });
     new Setting(this.contentEl).addButton((b) =>
       b
         .setButtonText('Add the groups')
         .setCta()
         .onClick(() => {
-          void this.addGroups();
+          void this.addGroups(colours);
         }),
     );
   }
 
-  private async addGroups(): Promise<void> {
-    const path = `${this.app.vault.configDir}/graph.json`;
-    const adapter = this.app.vault.adapter;
+  private async addGroups(colours: ReturnType<typeof tierColours>): Promise<void> {
     try {
-      const existing: unknown = (await adapter.exists(path)) ? JSON.parse(await adapter.read(path)) : {};
-      const { json, added } = withTierColourGroups(existing);
-      if (added.length > 0) await adapter.write(path, `${JSON.stringify(json, null, 2)}\n`);
-      new Notice(added.length > 0 ? `Engram: added ${added.join(', ')}` : 'Engram: the groups are already there');
+      const how = await installTierGroups(this.app, colours);
+      new Notice(how === 'live' ? 'Engram: the tier groups are in the graph view' : 'Engram: the tier groups are saved; the graph view shows them when it starts');
       this.close();
     } catch (error) {
       new Notice(message(error));

@@ -1,4 +1,5 @@
 import { MarkdownView, Notice, Plugin, TFile, type WorkspaceLeaf } from 'obsidian';
+import { loadCatalog } from '../core/recall/catalog';
 import { currentTier } from '../core/tiers';
 import { MEMORY_FOLDERS } from '../core/vault';
 import { registerCommands } from './commands';
@@ -9,10 +10,17 @@ import { EngramService } from './service';
 import { DEFAULT_PLUGIN_SETTINGS, resolvePluginSettings, type PluginSettings } from './settings';
 import { EngramSettingTab } from './settings-tab';
 import { TierStatusBar } from './status-bar';
+import { TierUpkeep } from './tier-upkeep';
 import { TouchOnOpen } from './touch-on-open';
 
 /** Where the deferred-write queue is kept: this device's storage for the vault (never synced). */
 const QUEUE_KEY = 'engram-deferred-writes';
+/** When the last tier upkeep pass ran on this device. */
+const TIER_PASS_KEY = 'engram-tier-pass-at';
+/** The first pass waits for the start-up to be over. */
+const TIER_PASS_DELAY_MS = 10_000;
+/** How often the shared settings file is checked for outside changes. */
+const CONFIG_CHECK_MS = 5000;
 
 /**
  * Engram in Obsidian: the shell around the core. Wiring only; each capability lives in its
@@ -25,15 +33,19 @@ export default class EngramPlugin extends Plugin {
   touch: TouchOnOpen | null = null;
   deferred: QuietWrites | null = null;
   status: TierStatusBar | null = null;
+  private settingTab: EngramSettingTab | null = null;
   private readonly opens = new NoteOpens<WorkspaceLeaf>();
   private saveQueueTimer: number | null = null;
+  private tierPassTimer: number | null = null;
+  tiers: TierUpkeep | null = null;
 
   override async onload(): Promise<void> {
     this.settings = resolvePluginSettings(await this.loadData());
     this.service = new EngramService(this.app, this.settings, this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`);
     this.registerView(GRAPH_VIEW_TYPE, (leaf) => new MemoryGraphView(leaf, this.service, (path) => this.openMemory(path)));
     registerCommands(this);
-    this.addSettingTab(new EngramSettingTab(this.app, this));
+    this.settingTab = new EngramSettingTab(this.app, this);
+    this.addSettingTab(this.settingTab);
     this.status = new TierStatusBar(this.addStatusBarItem(), this.service);
     this.app.workspace.onLayoutReady(() => void this.start());
   }
@@ -77,7 +89,47 @@ export default class EngramPlugin extends Plugin {
       }),
     );
     this.registerEvent(this.app.metadataCache.on('changed', (file) => this.status?.changed(file)));
+    // .engram/ is hidden from Obsidian's file events: the shared settings file is checked every
+    // few seconds (one stat) so that changes made by the runner or another device apply
+    this.registerInterval(window.setInterval(() => void this.checkConfig(), CONFIG_CHECK_MS));
+    // the written tier kept true (Obsidian's own graph colours by it): when the vault opens, then daily
+    this.tiers = new TierUpkeep(
+      async () => {
+        const { vault } = this.service;
+        return { docs: (await loadCatalog(vault)).docs, now: vault.now(), settings: vault.settings };
+      },
+      (id) => this.deferred?.addTier(id),
+      { get: () => numberOrNull(this.app.loadLocalStorage(TIER_PASS_KEY)), set: (at) => this.app.saveLocalStorage(TIER_PASS_KEY, at) },
+      () => Date.now(),
+    );
+    this.tierPassTimer = window.setTimeout(() => {
+      this.tierPassTimer = null;
+      void this.tiers?.maybeRun(true).catch(report);
+    }, TIER_PASS_DELAY_MS);
+    this.registerInterval(window.setInterval(() => void this.tiers?.maybeRun(false).catch(report), 3_600_000));
     this.status?.refresh();
+  }
+
+  /** `.engram/config.json` changed outside this plugin: read it again. */
+  private async checkConfig(): Promise<void> {
+    if (!(await this.service.configChanged())) return;
+    await this.service.reloadSettings();
+    if (this.service.settingsProblem) new Notice(`Engram: ${this.service.settingsProblem}`);
+    this.settingTab?.refresh();
+    this.status?.refresh();
+  }
+
+  /** data.json changed on disk (Sync, another device): the plugin's own settings are read again. */
+  override async onExternalSettingsChange(): Promise<void> {
+    const next = resolvePluginSettings(await this.loadData());
+    const folderChanged = next.folder !== this.settings.folder;
+    Object.assign(this.settings, next);
+    if (folderChanged) {
+      this.service.files.setRoot(next.folder);
+      await this.service.reloadSettings();
+      this.status?.refresh();
+    }
+    this.settingTab?.refresh();
   }
 
   /**
@@ -156,6 +208,7 @@ export default class EngramPlugin extends Plugin {
 
   /** Point the plugin at another memory folder (settings tab). */
   async setFolder(folder: string): Promise<void> {
+    if (folder === this.settings.folder) return;
     this.settings.folder = folder;
     await this.saveSettings();
     this.service.files.setRoot(folder);
@@ -164,6 +217,8 @@ export default class EngramPlugin extends Plugin {
   }
 
   override onunload(): void {
+    if (this.tierPassTimer !== null) window.clearTimeout(this.tierPassTimer);
+    this.tierPassTimer = null;
     this.touch?.dispose();
     this.touch = null;
     this.saveQueue();
@@ -172,6 +227,10 @@ export default class EngramPlugin extends Plugin {
     this.status?.dispose();
     this.service.disposeEmbedder();
   }
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /** The vault path of the note a leaf shows (a deferred background tab included), or null. */

@@ -7,6 +7,9 @@ import { incrementCoAccess, useMemories } from '../core/touch';
 import { formatTimestamp } from '../core/time';
 import type { Vault } from '../core/vault';
 
+/** At most this many memories are written per batch (a first tier pass on a large vault spreads out). */
+const MAX_PER_BATCH = 500;
+
 /** What is waiting to be written to one memory. */
 export interface DeferredChange {
   /** Co-access counts to add (Hebb), by partner id. */
@@ -109,7 +112,7 @@ export class QuietWrites {
   /** Write every waiting memory that is quiet; the rest wait for the next batch. */
   flush(): Promise<void> {
     this.timer = null;
-    const ready = [...this.pending.entries()].filter(([id]) => !this.busy(id));
+    const ready = [...this.pending.entries()].filter(([id]) => !this.busy(id)).slice(0, MAX_PER_BATCH);
     for (const [id] of ready) this.pending.delete(id);
     if (this.pending.size > 0) this.timer = this.scheduler.setTimeout(() => void this.flush(), this.options().batchMs);
     if (ready.length > 0) this.changed();

@@ -44,17 +44,34 @@ export class EngramService {
     return new Vault(ports, settings);
   }
 
-  /** Read `.engram/config.json` again (after the settings tab or another program changed it). */
+  /** `.engram/config.json` as last read or written here (size and mtime), to notice outside changes. */
+  private configSeen: string | null = null;
+
+  /**
+   * Read `.engram/config.json` again (at start, or when another program or device changed it).
+   * The embedding worker is restarted only when the embedder's settings changed.
+   */
   async reloadSettings(): Promise<void> {
+    const before = JSON.stringify(this.vault.settings.embedder);
     this.settingsProblem = null;
-    const overrides = await this.readOverrides();
+    this.configSeen = await this.configStamp();
     try {
-      this.vault = this.makeVault(resolveSettings(overrides, LAYOUT.config));
+      this.vault = this.makeVault(resolveSettings(await this.readOverrides(), LAYOUT.config));
     } catch (error) {
       this.settingsProblem = error instanceof Error ? error.message : String(error);
       this.vault = this.makeVault(resolveSettings(undefined));
     }
-    this.disposeEmbedder();
+    if (JSON.stringify(this.vault.settings.embedder) !== before) this.disposeEmbedder();
+  }
+
+  /** Whether `.engram/config.json` changed since it was last read or written here. */
+  async configChanged(): Promise<boolean> {
+    return (await this.configStamp()) !== this.configSeen;
+  }
+
+  private async configStamp(): Promise<string> {
+    const stat = await this.files.stat(LAYOUT.config);
+    return stat ? `${stat.size}:${stat.mtimeMs}` : 'none';
   }
 
   async initialised(): Promise<boolean> {
@@ -90,9 +107,11 @@ export class EngramService {
     }
     node[path[path.length - 1]!] = value;
     const settings = resolveSettings(overrides, LAYOUT.config);
+    const embedderBefore = JSON.stringify(this.vault.settings.embedder);
     await this.files.write(LAYOUT.config, `${JSON.stringify(overrides, null, 2)}\n`);
+    this.configSeen = await this.configStamp();
     this.vault = this.makeVault(settings);
-    this.disposeEmbedder();
+    if (JSON.stringify(settings.embedder) !== embedderBefore) this.disposeEmbedder();
   }
 
   /** The memory id of a note, when it is a memory of this memory folder. */

@@ -63,11 +63,11 @@ export class EngramSettingTab extends PluginSettingTab {
     new Setting(containerEl)
       .setName('Memory folder')
       .setDesc('The folder of this vault that holds the memories (empty: the whole vault).')
-      .addText((text) =>
-        text.setValue(this.plugin.settings.folder).onChange(async (value) => {
-          await this.plugin.setFolder(value.trim().replace(/^\/+|\/+$/g, ''));
-        }),
-      );
+      .addText((text) => {
+        text.setValue(this.plugin.settings.folder);
+        // committed on leaving the field or Enter: each keystroke would point at another folder
+        text.inputEl.addEventListener('change', () => void this.plugin.setFolder(text.getValue().trim().replace(/^\/+|\/+$/g, '')));
+      });
     new Setting(containerEl)
       .setName('Touch on open')
       .setDesc('Opening a memory promotes its tier, counts the access and links it to the memories opened with it.')
@@ -100,10 +100,7 @@ export class EngramSettingTab extends PluginSettingTab {
           .onChange((value) => void this.save(['embedder', 'kind'], value, true)),
       );
     if (settings.embedder.kind !== 'none') {
-      new Setting(containerEl)
-        .setName('Model')
-        .setDesc('The model name, as the embedder knows it.')
-        .addText((text) => text.setValue(settings.embedder.model).onChange((value) => void this.save(['embedder', 'model'], value.trim())));
+      this.text(new Setting(containerEl).setName('Model').setDesc('The model name, as the embedder knows it.'), ['embedder', 'model'], settings.embedder.model);
     }
     if (settings.embedder.kind === 'transformers') {
       new Setting(containerEl)
@@ -127,9 +124,7 @@ export class EngramSettingTab extends PluginSettingTab {
         );
     }
     if (settings.embedder.kind === 'http') {
-      new Setting(containerEl)
-        .setName('Server address')
-        .addText((text) => text.setValue(settings.embedder.url).onChange((value) => void this.save(['embedder', 'url'], value.trim())));
+      this.text(new Setting(containerEl).setName('Server address'), ['embedder', 'url'], settings.embedder.url);
       new Setting(containerEl).setName('Server type').addDropdown((dropdown) =>
         dropdown
           .addOptions({ ollama: 'Ollama', openai: 'OpenAI-compatible' })
@@ -139,26 +134,64 @@ export class EngramSettingTab extends PluginSettingTab {
     }
   }
 
+  /**
+   * A number field, saved when it is committed (the input's `change` event: on leaving the field
+   * or pressing Enter), not on every keystroke: typing 30 would otherwise save 3 first, which
+   * cron may read. A refused value is named in a notice and the field goes back to the saved one.
+   */
   private number(container: HTMLElement, field: NumberField, settings: EngramSettings): void {
     new Setting(container)
       .setName(field.name)
       .setDesc(field.desc)
       .addText((text) => {
         text.inputEl.type = 'number';
-        text.setValue(String(valueAt(settings, field.path))).onChange((value) => {
+        const saved = String(valueAt(settings, field.path));
+        text.setValue(saved);
+        text.inputEl.addEventListener('change', () => {
+          const value = text.getValue().trim();
           const parsed = Number(value);
-          if (value.trim() === '' || !Number.isFinite(parsed)) return;
-          void this.save(field.path, parsed);
+          if (value === '' || !Number.isFinite(parsed)) {
+            this.refuse(text.inputEl, `${field.name}: ${JSON.stringify(value)} is not a number`, () => String(valueAt(this.plugin.service.vault.settings, field.path)));
+            return;
+          }
+          void this.save(field.path, parsed, false, text.inputEl);
         });
       });
   }
 
-  private async save(path: string[], value: unknown, redraw = false): Promise<void> {
+  /** A text field saved when committed (as `number`). */
+  private text(setting: Setting, path: string[], current: string): void {
+    setting.addText((text) => {
+      text.setValue(current);
+      text.inputEl.addEventListener('change', () => void this.save(path, text.getValue().trim(), false, text.inputEl));
+    });
+  }
+
+  private refuse(input: HTMLInputElement, message: string, saved: () => string): void {
+    new Notice(`Engram: ${message}`);
+    input.value = saved();
+    input.addClass('engram-invalid');
+  }
+
+  private async save(path: string[], value: unknown, redraw = false, input?: HTMLInputElement): Promise<void> {
+    const before = valueAt(this.plugin.service.vault.settings, path);
+    if (before === value) {
+      input?.removeClass('engram-invalid');
+      return;
+    }
     try {
       await this.plugin.service.setSetting(path, value);
+      input?.removeClass('engram-invalid');
       if (redraw) this.display();
     } catch (error) {
-      new Notice(error instanceof Error ? error.message : String(error));
+      const message = error instanceof Error ? error.message : String(error);
+      if (input) this.refuse(input, message, () => String(valueAt(this.plugin.service.vault.settings, path)));
+      else new Notice(`Engram: ${message}`);
     }
+  }
+
+  /** Show the settings again if the tab is on screen (the config file changed outside). */
+  refresh(): void {
+    if (this.containerEl.isConnected) this.display();
   }
 }

@@ -789,6 +789,44 @@ export class Workspace extends Events {
   }
 }
 
+/**
+ * The core graph plugin as far as Engram touches it: its settings live in memory (`options`,
+ * read from `.obsidian/graph.json` when it starts) and it writes them back itself (`saveOptions`),
+ * also whenever a graph view closes, so a graph.json written under it by another program is
+ * overwritten (users report colour groups written to the file by hand vanishing when the graph
+ * view closes). Not public API: Engram reaches it through `app.internalPlugins` with checks.
+ */
+export class GraphPluginFake {
+  enabled = true;
+  readonly instance: { options: Record<string, unknown>; saveOptions: () => Promise<void> };
+  constructor(private readonly app: App) {
+    const path = `${app.vault.configDir}/graph.json`;
+    const file = nodePath.join(app.vault.adapter.basePath, path);
+    const options = (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {}) as Record<string, unknown>;
+    this.instance = { options, saveOptions: () => app.vault.adapter.write(path, JSON.stringify(this.instance.options, null, 2)) };
+  }
+}
+
+/** The core graph view: shows the plugin's colour groups as they were when it opened; closing it saves the options. */
+export class GraphViewFake extends ItemView {
+  groups: unknown[] = [];
+  constructor(
+    leaf: WorkspaceLeaf,
+    private readonly plugin: GraphPluginFake,
+  ) {
+    super(leaf);
+  }
+  override getViewType(): string {
+    return 'graph';
+  }
+  override async onOpen(): Promise<void> {
+    this.groups = JSON.parse(JSON.stringify(this.plugin.instance.options.colorGroups ?? [])) as unknown[];
+  }
+  override async onClose(): Promise<void> {
+    await this.plugin.instance.saveOptions();
+  }
+}
+
 export interface Command {
   id: string;
   name: string;
@@ -831,11 +869,16 @@ export class App {
     if (data === null) this.localStorage.delete(key);
     else this.localStorage.set(key, JSON.parse(JSON.stringify(data)));
   }
+  /** Obsidian's core plugins; only the graph plugin is modelled. */
+  readonly internalPlugins: { getPluginById(id: string): GraphPluginFake | null };
   constructor(basePath: string) {
     this.vault = new Vault(basePath);
+    const graph = new GraphPluginFake(this);
+    this.internalPlugins = { getPluginById: (id) => (id === 'graph' ? graph : null) };
     this.metadataCache = new MetadataCache(this.vault);
     this.fileManager = new FileManager(this.vault);
     this.workspace = new Workspace(this);
+    this.workspace.viewCreators.set('graph', (leaf) => new GraphViewFake(leaf, graph));
     // the app keeps a note's open editors in step with what is written to it
     this.vault.afterWrite = (file, data) => {
       for (const leaf of this.workspace.leaves) if (leaf.view instanceof MarkdownView && leaf.view.file === file) leaf.view.editor.setValue(data);

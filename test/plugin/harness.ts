@@ -48,9 +48,9 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => realImmediate(resolve));
 }
 
-export async function startPlugin(options: { before?: (dir: string, app: App) => Promise<void> | void; vault?: string } = {}): Promise<Harness> {
+export async function startPlugin(options: { before?: (dir: string, app: App) => Promise<void> | void; vault?: string; now?: number } = {}): Promise<Harness> {
   Notice.shown.length = 0;
-  jest.useFakeTimers({ now: NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+  jest.useFakeTimers({ now: options.now ?? NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
   fs.cpSync(options.vault ?? EXAMPLE, path.join(dir, 'memory'), { recursive: true });
   fs.mkdirSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
@@ -68,9 +68,10 @@ export async function startPlugin(options: { before?: (dir: string, app: App) =>
   const file = (p: string) => app.vault.getAbstractFileByPath(`memory/${p}`) as TFile;
   const advance = async (ms: number) => {
     // step through in slices so that what a timer starts (file writes take event-loop turns)
-    // settles before the next slice: 250 ms slices for the first 5 s, 2 s slices after that
+    // settles before the next slice: 250 ms slices for the first 5 s, 2 s slices to 10 minutes,
+    // then minutes
     for (let done = 0; done < ms; ) {
-      const step = Math.min(done < 5000 ? 250 : 2000, ms - done);
+      const step = Math.min(done < 5000 ? 250 : done < 600_000 ? 2000 : 60_000, ms - done);
       jest.advanceTimersByTime(step);
       done += step;
       await flush();

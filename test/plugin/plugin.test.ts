@@ -209,7 +209,7 @@ describe('the plugin against the fake Obsidian API', () => {
     const input = setting('Episodic half-life (days)').querySelector('input')!;
     expect(input.value).toBe('7');
     input.value = '10';
-    input.dispatchEvent(new Event('input'));
+    input.dispatchEvent(new Event('change'));
     await flush();
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'memory', '.engram', 'config.json'), 'utf8'))).toEqual({ halfLifeDays: { episodic: 10 } });
     const select = setting('Embedder').querySelector('select')!;
