@@ -6,6 +6,9 @@ module.exports = {
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node', isolatedModules: true } }],
   },
+  // tests that start processes or git run on shared, loaded machines: a generous ceiling, not a
+  // performance target (those live in `npm run bench`)
+  testTimeout: 60_000,
   globalSetup: '<rootDir>/test/global-setup.cjs',
   moduleFileExtensions: ['ts', 'js', 'json'],
   // the plugin's tests run against a fake of Obsidian's API over a real folder (test/fakes)
