@@ -115,6 +115,8 @@ export interface RecallSettings {
   dateWeight: number;
   /** A "when" or "how long" question favours memories that name a date or a duration: the query weight of that term (0: off). */
   whenWeight: number;
+  /** A question naming an entity favours memories that name it as one (recall/entities.ts): the query weight of its entity terms (0: off). */
+  entityWeight: number;
   /** Decay in ranking: score × (floor + (1 − floor) × strength), per radius. */
   decayFloor: { default: number; deep: number; all: number };
   /** ACT-R bonus: min(cap, scale × ln(1 + activation)). */
@@ -159,6 +161,7 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     roleBoost: 1.5,
     dateWeight: 1,
     whenWeight: 0.5,
+    entityWeight: 0.5,
     decayFloor: { default: 0, deep: 0.6, all: 0.8 },
     activationScale: 0.1,
     activationCap: 0.2,

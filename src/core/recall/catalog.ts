@@ -4,6 +4,7 @@ import type { LinkKind, MemoryLink } from '../links';
 import { ARCHIVE_FOLDER, bodyText, decodeNote, parseMemory, type Memory } from '../memory';
 import type { Category, Confidence, EngramSettings, Tier } from '../settings';
 import { parseTimestamp } from '../time';
+import { entityTerms } from './entities';
 import { memoryTimeTerms } from './time-terms';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
 import type { ListedFile } from './snapshot';
@@ -37,8 +38,11 @@ export interface RecallDoc {
   source: string | null;
   session: string | null;
   terms: string[];
-  /** The days, months and years the memory is about, as index terms (time-terms.ts); absent: none. */
-  timeTerms?: string[];
+  /**
+   * Index terms that are not words: the days, months and years the memory is about
+   * (time-terms.ts) and the entities it names (entities.ts). Absent: none.
+   */
+  facets?: string[];
   links: MemoryLink[];
   co_access: Record<string, number>;
   /** The body as an agent reads it; null until read (documents that came from the cache). */
@@ -67,7 +71,7 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
     source: memory.source,
     session: memory.session,
     terms: analyze(`${text} ${memory.tags.join(' ')}`).terms,
-    timeTerms: memoryTimeTerms(text, parseTimestamp(memory.created_at)!),
+    facets: [...memoryTimeTerms(text, parseTimestamp(memory.created_at)!), ...entityTerms(text)],
     links: memory.links,
     co_access: memory.co_access,
     text,
@@ -78,7 +82,7 @@ type Row = [
   path: string, size: number, mtimeMs: number, category: Category, confidence: Confidence, tier: Tier | null,
   createdMs: number, accessMs: number, activationMs: number, accessCount: number, isError: 0 | 1, halfLife: number,
   activation: number, amplitude: number, role: string | null, source: string | null, session: string | null,
-  terms: string, links: string, coAccess: string, timeTerms: string,
+  terms: string, links: string, coAccess: string, facets: string,
 ];
 type ErrorRow = [path: string, size: number, mtimeMs: number, error: string];
 
@@ -88,7 +92,7 @@ function encode(doc: RecallDoc, size: number, mtimeMs: number): Row {
     doc.access_count, doc.is_error ? 1 : 0, doc.half_life_days, doc.activation, doc.amplitude, doc.agent_role, doc.source,
     doc.session, doc.terms.join(' '), doc.links.map((l) => `${l.kind}|${l.target}`).join(' '),
     Object.entries(doc.co_access).map(([id, n]) => `${id}:${n}`).join(' '),
-    (doc.timeTerms ?? []).join(' '),
+    (doc.facets ?? []).join(' '),
   ];
 }
 
@@ -115,7 +119,7 @@ function decode(row: Row): RecallDoc {
     source: row[15],
     session: row[16],
     terms: row[17] ? row[17].split(' ') : [],
-    timeTerms: row[20] ? row[20].split(' ') : [],
+    facets: row[20] ? row[20].split(' ') : [],
     links: row[18] ? row[18].split(' ').map((s) => ({ kind: s.slice(0, s.indexOf('|')) as LinkKind, target: s.slice(s.indexOf('|') + 1) })) : [],
     co_access: coAccess,
     text: null,
@@ -138,8 +142,8 @@ export interface Catalog {
   parsed: number;
 }
 
-/** What the catalog derives from a memory's text (terms, time terms): a new version rebuilds the caches. */
-const ANALYSIS_VERSION = 2;
+/** What the catalog derives from a memory's text (terms, facets): a new version rebuilds the caches. */
+const ANALYSIS_VERSION = 3;
 
 /** What makes cached rows stale besides the files themselves. */
 function fingerprint(settings: EngramSettings): string {

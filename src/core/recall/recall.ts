@@ -9,6 +9,7 @@ import type { RecallDoc } from './catalog';
 import { docAt, tableFromDocs, type DocTable } from './doc-table';
 import { activationBonus, decayFactor } from './ranking';
 import { spreadActivation } from './spreading-activation';
+import { queryEntityTerms } from './entities';
 import { queryTime, TIME_SAID } from './time-terms';
 
 /**
@@ -95,21 +96,21 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
   const lexical = new Bm25Index(params.lexical);
   const episodes = new Bm25Index(params.episodes);
   const episodeOf = new Int32Array(docs.length).fill(-1);
-  const episodeTerms = new Map<string, { words: string[][]; times: string[][] }>();
+  const episodeTerms = new Map<string, { words: string[][]; facets: string[][] }>();
   docs.forEach((doc) => {
-    // time terms are indexed beside the words but left out of length normalisation
-    lexical.add(doc.timeTerms ? [...doc.terms, ...doc.timeTerms] : doc.terms, doc.terms.length);
+    // facets (time, entities) are indexed beside the words but left out of length normalisation
+    lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
     if (doc.session === null) return;
     let parts = episodeTerms.get(doc.session);
-    if (!parts) episodeTerms.set(doc.session, (parts = { words: [], times: [] }));
+    if (!parts) episodeTerms.set(doc.session, (parts = { words: [], facets: [] }));
     parts.words.push(doc.terms);
-    if (doc.timeTerms) parts.times.push(doc.timeTerms);
+    if (doc.facets) parts.facets.push(doc.facets);
   });
   const episodeNames: string[] = [];
   const episodeIndex = new Map<string, number>();
   for (const [name, parts] of episodeTerms) {
     const words = parts.words.flat();
-    episodeIndex.set(name, episodes.add([...words, ...parts.times.flat()], words.length));
+    episodeIndex.set(name, episodes.add([...words, ...parts.facets.flat()], words.length));
     episodeNames.push(name);
   }
   docs.forEach((doc, i) => {
@@ -209,7 +210,7 @@ export class RecallEngine {
     const r = this.settings.recall;
     const allowed = radiusCodes(options.radius);
     const inRadius = (i: number) => allowed.has(this.tierCode(i, now));
-    const terms = queryTerms(query, now, r);
+    const terms = queryTerms(query, now, r, (term) => this.lexical.df(term) > 0);
 
     // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
     //    members of the episodes that match the query best are lifted (by up to
@@ -303,15 +304,17 @@ export function prominent(engine: RecallEngine, limit: number, radius: Radius, n
 }
 
 /**
- * A query's terms and their weights: its words, its dates as time terms, and, for a "when"
- * question, the term of memories that name a time (time-terms.ts).
+ * A query's terms and their weights: its words, its dates as time terms, for a "when"
+ * question the term of memories that name a time (time-terms.ts), and the entities it names
+ * among those memories name (`known`, entities.ts).
  */
-export function queryTerms(query: string, now: number, r: RecallSettings): Map<string, number> {
+export function queryTerms(query: string, now: number, r: RecallSettings, known: (term: string) => boolean): Map<string, number> {
   const terms = new Map<string, number>();
   for (const term of analyze(query).terms) terms.set(term, (terms.get(term) ?? 0) + 1);
   const time = r.dateWeight > 0 || r.whenWeight > 0 ? queryTime(query, now) : null;
   if (time && r.dateWeight > 0) for (const t of time.terms) terms.set(t, r.dateWeight);
   if (time?.asksWhen && r.whenWeight > 0) terms.set(TIME_SAID, r.whenWeight);
+  if (r.entityWeight > 0) for (const e of queryEntityTerms(query, known)) terms.set(e, r.entityWeight);
   return terms;
 }
 

@@ -74,7 +74,7 @@ describe('recall with time terms', () => {
     // a memory naming a day scores like one of as many words naming only a year
     const a = memory(5, '2022-06-01T09:00:00Z', 'Deploys freeze from May 3 2022 the week after');
     const b = memory(6, '2022-06-01T09:00:00Z', 'Deploys freeze from red 3 2022 the sky after');
-    expect([a.timeTerms!.length, b.timeTerms!.length]).toEqual([6, 4]);
+    expect([a.facets!.length, b.facets!.length]).toEqual([6, 4]);
     const hits = new RecallEngine([a, b], S).recall('deploys freeze', options, now);
     expect(hits[0]!.explain.lexical).toBe(hits[1]!.explain.lexical);
   });

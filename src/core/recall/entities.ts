@@ -1,0 +1,118 @@
+import { analyze } from '../analyzer';
+
+/**
+ * Entities a text names, found without a model (English): proper names, a capitalised word or
+ * a run of them that does not merely start a sentence ("Max", "Fort Wayne", "Lord of the
+ * Rings"); acronyms ("LGBTQ", "NYC"); and quoted titles ("Nothing is Impossible", 'Embracing
+ * Identity'). Not entities: the pronoun I, month and weekday names (dates are time terms, see
+ * time-terms.ts), and a single capitalised word that starts a sentence or follows a line's
+ * "Speaker:" label, which is capitalised for that reason alone. A comma or any other
+ * punctuation ends a name ("Wow, Caroline" names Caroline).
+ *
+ * Each entity is indexed as one term, `entity:` and its analysed words joined by "_"
+ * (`entity:fort_wayn`), beside the words: a question that names an entity favours the
+ * memories that name it as one (a person addressed or spoken of, a place, a title) over those
+ * that only share a word, and a name of several words matches as a phrase.
+ */
+
+export const ENTITY_PREFIX = 'entity:';
+
+const NOT_NAMES = new Set([
+  'i', 'im', 'ive', 'id', 'ill',
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+]);
+/** Small words that continue a capitalised name: "Lord of the Rings", "Bank of America". */
+const CONNECTORS = new Set(['of', 'the', 'de', 'da', 'van', 'von']);
+/** Abbreviations whose full stop does not end a sentence. */
+const TITLES = new Set(['mr', 'mrs', 'ms', 'dr', 'st', 'prof', 'mt']);
+
+interface Word {
+  text: string;
+  /** Whether a sentence (or a line, or a "Speaker:" label) ends right before it. */
+  initial: boolean;
+  /** Whether only spaces separate it from the word before (a name runs on only over spaces). */
+  joined: boolean;
+}
+
+function words(text: string): Word[] {
+  const out: Word[] = [];
+  let initial = true;
+  let joined = false;
+  for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{N}'’-]*|[^\p{L}\p{N}\s]/gu)) {
+    const token = m[0];
+    if (!/^[\p{L}\p{N}]/u.test(token)) {
+      const previous = out[out.length - 1];
+      if (/[.!?:;]/.test(token) && !(token === '.' && previous && TITLES.has(previous.text.toLowerCase()))) initial = true;
+      joined = token === '.' && !initial;
+      continue;
+    }
+    if (/\n\s*$/.test(text.slice(0, m.index))) initial = true;
+    out.push({ text: token, initial, joined: joined && !initial });
+    initial = false;
+    joined = true;
+  }
+  return out;
+}
+
+/** A capitalised word that can be (part of) a name. */
+const name = (w: string) => /^\p{Lu}/u.test(w) && !NOT_NAMES.has(w.toLowerCase().replace(/['’]/g, ''));
+const acronym = (w: string) => /^\p{Lu}{2,}$/u.test(w.replace(/['’]s$/, ''));
+
+function key(name: string): string | null {
+  const terms = analyze(name).terms;
+  if (terms.length === 0 || (terms.length === 1 && NOT_NAMES.has(terms[0]!))) return null;
+  return `${ENTITY_PREFIX}${terms.join('_')}`;
+}
+
+/** The entity terms of a text, each once, in order of appearance. */
+export function entityTerms(text: string): string[] {
+  const found = new Set<string>();
+  const add = (name: string) => {
+    const k = key(name);
+    if (k) found.add(k);
+  };
+  for (const m of text.matchAll(/["“]([^"”\n]{2,80})["”]|(?<![\p{L}\p{N}])['‘]([^'’\n]{2,80})['’](?![\p{L}\p{N}])/gu)) {
+    const title = m[1] ?? m[2]!;
+    if (title.split(/\s+/).length <= 8) add(title);
+  }
+  const list = words(text);
+  for (let i = 0; i < list.length; i++) {
+    const w = list[i]!;
+    if (!name(w.text)) continue;
+    // a run of capitalised words, possibly joined by connectors ("Lord of the Rings")
+    let end = i + 1;
+    for (;;) {
+      let k = end;
+      while (k < list.length && list[k]!.joined && CONNECTORS.has(list[k]!.text.toLowerCase())) k++;
+      if (k < list.length && list[k]!.joined && name(list[k]!.text)) end = k + 1;
+      else break;
+    }
+    const run = list.slice(i, end);
+    i = end - 1;
+    if (w.initial && run.length === 1 && !acronym(w.text)) continue;
+    // a run that starts a sentence drops a leading article ("The Lord of the Rings")
+    // a run that starts a sentence may owe its first capital to that ("Hey Mel", "The Lord of
+    // the Rings", "Fort Wayne is…"): it is indexed with and without its first word
+    const parts = run.map((x) => x.text);
+    if (w.initial) add(parts.slice(1).join(' '));
+    if (!w.initial || !/^(the|a|an)$/i.test(parts[0]!)) add(parts.join(' '));
+  }
+  return [...found];
+}
+
+/**
+ * The entity terms of a question: the entities it names, written as in a memory, and, since
+ * questions are often typed in lower case, its words and pairs of adjacent words that memories
+ * name as entities (`known`).
+ */
+export function queryEntityTerms(query: string, known: (term: string) => boolean): string[] {
+  const found = new Set(entityTerms(query).filter(known));
+  const terms = analyze(query).terms;
+  for (let i = 0; i < terms.length; i++) {
+    for (const k of [`${ENTITY_PREFIX}${terms[i]}`, `${ENTITY_PREFIX}${terms[i]}_${terms[i + 1]}`]) {
+      if (!k.endsWith('_undefined') && known(k)) found.add(k);
+    }
+  }
+  return [...found];
+}

@@ -1,0 +1,60 @@
+import { parseMemory } from '../../../src/core/memory';
+import { toRecallDoc } from '../../../src/core/recall/catalog';
+import { entityTerms, queryEntityTerms } from '../../../src/core/recall/entities';
+import { RecallEngine } from '../../../src/core/recall/recall';
+import { DEFAULT_SETTINGS, resolveSettings } from '../../../src/core/settings';
+
+describe('entities named in a text', () => {
+  it('finds names, runs of capitalised words and acronyms, not the word that starts a sentence', () => {
+    expect(entityTerms('Joanna: I took that pic on a hike last summer near Fort Wayne. Max loved it, thanks Nate!')).toEqual([
+      'entity:fort_wayn', 'entity:nate',
+    ]);
+    expect(entityTerms('Caroline: Since we last spoke, I went to an LGBTQ+ pride parade in NYC with Mel.')).toEqual(['entity:lgbtq', 'entity:nyc', 'entity:mel']);
+    // a comma ends a name: "Wow, Caroline" names Caroline, not "Wow Caroline"
+    expect(entityTerms('Melanie: Wow, Caroline! Thanks, Nate Smith.\nHey Mel')).toEqual(['entity:carolin', 'entity:nate_smith', 'entity:mel', 'entity:hey_mel']);
+  });
+
+  it('keeps connectors inside a name and drops a leading article at the start of a sentence', () => {
+    expect(entityTerms('The Lord of the Rings was long. I watched Lord of the Rings twice.')).toEqual(['entity:lord_ring']);
+    expect(entityTerms('Fort Wayne is lovely.')).toEqual(['entity:wayn', 'entity:fort_wayn']);
+    expect(entityTerms('We met Dr. Seuss fans at the Bank of America stadium.')).toEqual(['entity:dr_seuss', 'entity:bank_america']);
+  });
+
+  it('reads quoted titles, in double or single quotes, but not apostrophes', () => {
+    expect(entityTerms('I read "Nothing is Impossible" and \'Embracing Identity\', the kids\' favourite, isn\'t it?')).toEqual([
+      'entity:imposs', 'entity:embrac_ident',
+    ]);
+  });
+
+  it('leaves out I, months and weekdays', () => {
+    expect(entityTerms("Yes, I'm sure: on Friday in May I'll go, I've said.")).toEqual([]);
+  });
+
+  it('finds the entities of a lower-case question among those memories name', () => {
+    const known = new Set(['entity:max', 'entity:fort_wayn', 'entity:nate']);
+    expect(queryEntityTerms('what does max like near fort wayne?', (k) => known.has(k))).toEqual(['entity:max', 'entity:fort_wayn']);
+    expect(queryEntityTerms('What did Nate tell Max?', (k) => known.has(k))).toEqual(['entity:nate', 'entity:max']);
+    expect(queryEntityTerms('What did Joanna write?', (k) => known.has(k))).toEqual([]);
+  });
+});
+
+describe('recall with entity terms', () => {
+  const id = (n: number) => `mem-${String(n).padStart(12, '0')}`;
+  const memory = (n: number, body: string) =>
+    toRecallDoc(parseMemory(`episodic/${id(n)}.md`, `---\nid: ${id(n)}\ncategory: episodic\ncreated_at: "2022-06-0${n + 1}T09:00:00Z"\n---\n${body}\n`, DEFAULT_SETTINGS), false);
+  const docs = [
+    memory(0, 'Joanna: The hike near Fort Wayne was lovely.'),
+    memory(1, 'Joanna: The fort near the wayne was lovely.'),
+    memory(2, 'Nate: I played games all day.'),
+  ];
+  const now = Date.parse('2022-06-10T00:00:00Z');
+  const ask = (settings: typeof DEFAULT_SETTINGS) => new RecallEngine(docs, settings).recall('what did joanna like near fort wayne', { limit: 2, radius: 'all' }, now);
+
+  it('matches a name of several words as a phrase, in a question typed in lower case', () => {
+    expect(docs[0]!.facets).toContain('entity:fort_wayn');
+    expect(docs[1]!.facets).not.toContain('entity:fort_wayn');
+    expect(ask(DEFAULT_SETTINGS).map((h) => h.doc.id)).toEqual([id(0), id(1)]);
+    // without entities, the query words match both and the shorter memory leads
+    expect(ask(resolveSettings({ recall: { entityWeight: 0 } })).map((h) => h.doc.id)).toEqual([id(1), id(0)]);
+  });
+});
