@@ -27,6 +27,7 @@ import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
 import { MERGE_COMMANDS } from './merge-commands';
+import { DOCTOR_COMMANDS } from './doctor';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
 
 function formatUse(results: UseResult[]): string {
@@ -89,6 +90,7 @@ async function saveEmbedderModel(runtime: Runtime, model: string): Promise<void>
 function formatConsolidation(report: ConsolidationReport): string {
   const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
   const verb: Record<string, (s: StepReport) => string> = {
+    copies: (s) => `merged ${s.count} sync-conflict copies`,
     prune: (s) => `pruned ${s.count} (moved to archive/)`,
     git: (s) => `downgraded ${s.count} → stale`,
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
@@ -526,4 +528,5 @@ export const COMMANDS: Record<string, Command> = {
   ...CURATION_COMMANDS,
   export: unavailable('export', 'maintain'),
   ...MERGE_COMMANDS,
+  ...DOCTOR_COMMANDS,
 };

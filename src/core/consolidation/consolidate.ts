@@ -10,6 +10,7 @@ import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, 
 import { formatTimestamp, parseTimestamp } from '../time';
 import { LAYOUT, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
+import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
 
 /**
  * Sleep (SPEC §8): `engram consolidate`. Holds a lock so two runs never overlap, writes its
@@ -21,7 +22,7 @@ import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 export const PLAN_PATH = '.engram/consolidation-plan.json';
 
 export interface StepReport {
-  step: 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
+  step: 'copies' | 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
   count: number;
   total?: number;
   ms: number;
@@ -78,6 +79,8 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
       resumed = true;
     }
   }
+  const copies = await mergeSyncCopies(vault, options);
+  if (copies) steps.push(copies);
   const { memories } = await vault.loadAll();
   const previous = await lastRun(vault);
   const plan = buildPlan(memories, now, startedAt, vault.settings);
@@ -161,6 +164,24 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   }
   if (options.listChanges) for (const step of steps) step.changes = planChanges(plan, step.step);
   return report;
+}
+
+/**
+ * Files that share a memory's id (sync tools' conflict copies, issue 14) are merged into the one
+ * named by the id and moved to `.engram/sync-copies/` before anything is planned, so that the
+ * run sees one memory each. A step of the report only when there were some.
+ */
+async function mergeSyncCopies(vault: Vault, options: ConsolidateOptions): Promise<StepReport | null> {
+  const t = options.elapsed();
+  const groups = await findDuplicates(vault);
+  if (groups.length === 0) return null;
+  const found = groups.reduce((n, g) => n + g.copies.length, 0);
+  if (options.dryRun) return { step: 'copies', count: found, ms: round1(options.elapsed() - t), note: `${groups.length} memories have copies: dry run` };
+  const merged = await mergeAllDuplicates(vault);
+  const moved = merged.reduce((n, m) => n + m.moved.length, 0);
+  const skipped = merged.reduce((n, m) => n + m.skipped.length, 0);
+  const note = `of ${merged.length} memories, moved to ${COPIES_FOLDER}/${skipped > 0 ? `; ${skipped} unreadable left in place` : ''}`;
+  return { step: 'copies', count: moved, ms: round1(options.elapsed() - t), note };
 }
 
 async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {

@@ -28,9 +28,12 @@ export interface MemoryMerge {
 
 export interface MemoryMergeOptions {
   settings: EngramSettings;
-  mergeText: TextMerger;
+  /** The line merge for the three-way case (the headless runner's is git's own). */
+  mergeText?: TextMerger;
   /** The file's path in the vault (its folder decides a category clash). */
   path?: string;
+  /** Names for the two sides in conflict markers of a merge without base (default ours, theirs). */
+  labels?: { ours: string; theirs: string };
 }
 
 interface Version {
@@ -64,20 +67,21 @@ export function mergeMemoryText(base: string | null, ours: string, theirs: strin
   const folder = options.path?.split('/').slice(-2, -1)[0];
   const merged = mergeFields(b?.fields ?? null, o.fields, t.fields, { settings: options.settings, folder });
 
-  const body = b ? options.mergeText(b.split.body, o.split.body, t.split.body) : mergeWithoutBase(o.split.body, t.split.body, options.mergeText);
+  if (b && !options.mergeText) throw new Error('a three-way merge needs a line merge (mergeText)');
+  const body = b ? options.mergeText!(b.split.body, o.split.body, t.split.body) : mergeWithoutBase(o.split.body, t.split.body, options.labels ?? { ours: 'ours', theirs: 'theirs' });
   if (merged.rehash && body.conflicts === 0) merged.fields.content_hash = contentHash(body.text);
 
   const removed = [...new Set([...Object.keys(o.fields), ...Object.keys(t.fields)])].filter((k) => !(k in merged.fields));
   const frontOf = (v: Version) => withFields(v, merged.fields, removed);
   const oursFront = frontOf(o);
   let front = oursFront;
-  try {
-    const theirsFront = frontOf(t);
-    const baseFront = b ? frontOf(b) : oursFront;
-    const lines = options.mergeText(baseFront, oursFront, theirsFront);
-    if (lines.conflicts === 0 && same(readFrontmatter(lines.text), merged.fields)) front = lines.text;
-  } catch {
-    // theirs' or the base's layout could not take the values: ours' layout it is
+  if (b) {
+    try {
+      const lines = options.mergeText!(frontOf(b), oursFront, frontOf(t));
+      if (lines.conflicts === 0 && same(readFrontmatter(lines.text), merged.fields)) front = lines.text;
+    } catch {
+      // theirs' or the base's layout could not take the values: ours' layout it is
+    }
   }
   return { text: o.split.head + front + o.split.fence + body.text, bodyConflicts: body.conflicts, clashes: merged.clashes };
 }
@@ -98,20 +102,25 @@ function withFields(version: Version, fields: Fields, removed: string[]): string
 }
 
 /**
- * Two bodies without a base: equal, or one extends the other (lines appended on one copy), or
- * a line merge over their common leading and trailing lines, which leaves the differing
- * middle in one conflict block: both texts stay visible, nothing is dropped.
+ * Two bodies without a base: equal, or one holds the other (lines appended on one copy, or a
+ * copy merged before), or else their common leading and trailing lines around one conflict
+ * block holding both middles: both texts stay visible, nothing is dropped. (What git's line
+ * merge makes of the two over a base of their common lines, built here without git, so that
+ * the plugin can do it too.)
  */
-function mergeWithoutBase(ours: string, theirs: string, mergeText: TextMerger): { text: string; conflicts: number } {
-  if (ours === theirs) return { text: ours, conflicts: 0 };
-  if (theirs.startsWith(ours)) return { text: theirs, conflicts: 0 };
-  if (ours.startsWith(theirs)) return { text: ours, conflicts: 0 };
+function mergeWithoutBase(ours: string, theirs: string, labels: { ours: string; theirs: string }): { text: string; conflicts: number } {
+  if (ours.includes(theirs)) return { text: ours, conflicts: 0 };
+  if (theirs.includes(ours)) return { text: theirs, conflicts: 0 };
+  const eol = ours.includes('\r\n') ? '\r\n' : '\n';
   const a = ours.split('\n');
   const c = theirs.split('\n');
   let head = 0;
   while (head < a.length - 1 && head < c.length - 1 && a[head] === c[head]) head++;
   let tail = 0;
   while (tail < a.length - head - 1 && tail < c.length - head - 1 && a[a.length - 1 - tail] === c[c.length - 1 - tail]) tail++;
-  const base = [...a.slice(0, head), ...a.slice(a.length - tail)].join('\n');
-  return mergeText(base, ours, theirs);
+  const middle = (lines: string[]) => lines.slice(head, lines.length - tail).map((l) => `${l.replace(/\r$/, '')}${eol}`).join('');
+  const before = a.slice(0, head).map((l) => `${l}\n`).join('');
+  const after = a.slice(a.length - tail).join('\n');
+  const text = `${before}<<<<<<< ${labels.ours}${eol}${middle(a)}=======${eol}${middle(c)}>>>>>>> ${labels.theirs}${eol}${after}`;
+  return { text, conflicts: 1 };
 }

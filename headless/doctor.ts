@@ -1,0 +1,210 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import * as nodePath from 'node:path';
+import { examineVault, type Check, type Finding } from '../src/core/doctor';
+import { MEMORY_FOLDERS, LAYOUT } from '../src/core/vault';
+import type { Command } from './command';
+import { processAlive } from './fs-files';
+import { gitTextMerger } from './git-merge';
+import { ATTRIBUTE_RULES, engramCommand, setupGit } from './git-setup';
+import { openVault, type Runtime } from './runtime';
+
+/**
+ * `engram doctor [--fix]` (issue 14): the core's checks of the notes (src/core/doctor.ts) and
+ * what only this machine can see: locks left by processes that died, temp files of writes that
+ * were killed, a git repository without the merge driver.
+ */
+
+/** A lock is stale when its holder is a dead process of this machine, or it was not refreshed for this long. */
+const STALE_LOCK_MS = 10_000;
+const TEMP_NAME = /^\..+\.(\d+)\.\d+\.tmp$/;
+
+function staleLocks(root: string, fix: boolean): Finding[] {
+  const dir = nodePath.join(root, LAYOUT.machine, 'locks');
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+  const host = hostname();
+  const findings: Finding[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.lock')) continue;
+    const path = nodePath.join(dir, name);
+    const st = fs.lstatSync(path, { throwIfNoEntry: false });
+    if (!st) continue;
+    const owner = st.isDirectory() ? holderOf(path.replace(/\.lock$/, '.holder.json')) : ownerOf(path);
+    const age = Date.now() - st.mtimeMs;
+    const dead = owner !== null && owner.host === host && !processAlive(owner.pid);
+    if (!dead && age <= STALE_LOCK_MS) continue;
+    if (owner !== null && owner.host === host && processAlive(owner.pid)) continue;
+    const who = owner ? `pid ${owner.pid} on ${owner.host}${dead ? ', no longer running' : ''}` : 'an unknown holder';
+    const finding: Finding = {
+      check: 'stale-lock',
+      path: nodePath.relative(root, path),
+      problem: `a lock left by ${who}, ${Math.round(age / 1000)} s old`,
+      fix: 'remove it (the next writer would take it over after 10 s)',
+    };
+    if (fix) {
+      fs.rmSync(path, { recursive: true, force: true });
+      if (st.isDirectory()) fs.rmSync(path.replace(/\.lock$/, '.holder.json'), { force: true });
+      finding.fixed = true;
+    }
+    findings.push(finding);
+  }
+  return findings;
+}
+
+function ownerOf(path: string): { pid: number; host: string } | null {
+  try {
+    const m = /^(\d+)@(.+)$/.exec(fs.readFileSync(path, 'utf8').trim());
+    return m ? { pid: Number(m[1]), host: m[2]! } : null;
+  } catch {
+    return null;
+  }
+}
+
+function holderOf(path: string): { pid: number; host: string } | null {
+  try {
+    const holder = JSON.parse(fs.readFileSync(path, 'utf8')) as { pid?: unknown; host?: unknown };
+    return typeof holder.pid === 'number' && typeof holder.host === 'string' ? { pid: holder.pid, host: holder.host } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Temp files of atomic writes whose writer died (the file port sweeps the same ones). */
+async function tempFiles(runtime: Runtime, fix: boolean): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const folder of [...new Set([...MEMORY_FOLDERS, ...LAYOUT.folders, '.'])]) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(nodePath.join(runtime.root, folder)).sort();
+    } catch {
+      continue;
+    }
+    const left = names.filter((name) => {
+      const m = TEMP_NAME.exec(name);
+      if (!m) return false;
+      const st = fs.lstatSync(nodePath.join(runtime.root, folder, name), { throwIfNoEntry: false });
+      if (!st?.isFile()) return false;
+      const age = Date.now() - st.mtimeMs;
+      return (age > 60_000 && !processAlive(Number(m[1]))) || age > 3_600_000;
+    });
+    if (left.length === 0) continue;
+    const finding: Finding = { check: 'temp-file', path: folder === '.' ? left[0]! : `${folder}/${left[0]}`, problem: `${left.length} temp file${left.length === 1 ? '' : 's'} of writes that were killed${left.length > 1 ? ` (${left.slice(0, 3).join(', ')}${left.length > 3 ? ', ...' : ''})` : ''}`, fix: 'remove them' };
+    if (fix) {
+      await runtime.files.sweepTemp(folder);
+      finding.fixed = true;
+    }
+    findings.push(finding);
+  }
+  return findings;
+}
+
+/** A vault in a git repository without the merge driver merges memory files as plain text. */
+function gitSetup(root: string, env: Record<string, string | undefined>, fix: boolean): Finding[] {
+  const git = (args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    git(['rev-parse', '--show-toplevel']);
+  } catch {
+    return [];
+  }
+  let driver = '';
+  try {
+    driver = git(['config', 'merge.engram.driver']);
+  } catch {
+    driver = '';
+  }
+  const probe = `${MEMORY_FOLDERS[0]}/mem-000000000000.md`;
+  let attribute = '';
+  try {
+    attribute = git(['check-attr', 'merge', '--', probe]);
+  } catch {
+    attribute = '';
+  }
+  const missing = [...(driver === '' ? ['the merge driver is not in this clone\'s git config'] : []), ...(!attribute.endsWith(': engram') ? ['.gitattributes does not send memory files to it'] : [])];
+  if (missing.length === 0) return [];
+  const finding: Finding = {
+    check: 'git-setup',
+    path: '.gitattributes',
+    problem: `the vault is in a git repository, but ${missing.join(', and ')}: two machines that touch one memory will conflict`,
+    fix: `engram init --git (${ATTRIBUTE_RULES.length} rules, the driver in the repository's config)`,
+  };
+  if (fix) {
+    setupGit(root, engramCommand(env));
+    finding.fixed = true;
+  }
+  return [finding];
+}
+
+/** A conflicted file's versions from git's index (stage 1 base, 2 ours, 3 theirs). */
+function gitVersions(root: string, path: string): { base: string | null; ours: string; theirs: string } | null {
+  const git = (args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 });
+  try {
+    const stages = new Set(git(['ls-files', '-u', '--', path]).split('\n').filter(Boolean).map((line) => line.split(/\s+/)[2]));
+    if (!stages.has('2') || !stages.has('3')) return null;
+    return { base: stages.has('1') ? git(['show', `:1:./${path}`]) : null, ours: git(['show', `:2:./${path}`]), theirs: git(['show', `:3:./${path}`]) };
+  } catch {
+    return null;
+  }
+}
+
+const ORDER: Check[] = ['git-setup', 'duplicate-id', 'conflict-markers', 'unreadable', 'merge-clash', 'archived-alive', 'missing-link', 'interrupted-consolidation', 'stale-cache', 'stale-lock', 'temp-file'];
+
+export async function runDoctor(runtime: Runtime, env: Record<string, string | undefined>, fix: boolean): Promise<Finding[]> {
+  const findings = [
+    ...gitSetup(runtime.root, env, fix),
+    ...(await examineVault(runtime.vault, {
+      fix,
+      mergeText: gitTextMerger(),
+      versions: (path) => gitVersions(runtime.root, path),
+      resolved: (path) => execFileSync('git', ['-C', runtime.root, 'add', '--', path], { stdio: 'ignore' }),
+    })),
+    ...staleLocks(runtime.root, fix),
+    ...(await tempFiles(runtime, fix)),
+  ];
+  return findings.sort((a, b) => ORDER.indexOf(a.check) - ORDER.indexOf(b.check) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export function formatDoctor(findings: Finding[], fix: boolean): string {
+  if (findings.length === 0) return 'no problems found';
+  const width = Math.max(...findings.map((f) => f.check.length));
+  const lines = findings.map((f) => {
+    const state = f.fixed ? 'fixed: ' : '';
+    const then = !f.fixed && f.fix ? `\n  ${' '.repeat(width)}  --fix: ${f.fix}` : '';
+    return `${f.check.padEnd(width)}  ${f.path}: ${state}${f.problem}${then}`;
+  });
+  const fixed = findings.filter((f) => f.fixed).length;
+  const fixable = findings.filter((f) => !f.fixed && f.fix).length;
+  const left = findings.length - fixed;
+  const summary = fix
+    ? `fixed ${fixed} of ${findings.length}; ${left === 0 ? 'nothing left' : `${left} left for a person`}`
+    : `${findings.length} problem${findings.length === 1 ? '' : 's'}${fixable > 0 ? `, ${fixable} fixable: run engram doctor --fix` : ''}`;
+  return [...lines, summary].join('\n');
+}
+
+export const DOCTOR_COMMANDS: Record<string, Command> = {
+  doctor: {
+    group: 'maintain',
+    summary: 'what would confuse Engram or Obsidian; --fix repairs what loses nothing',
+    details:
+      'Checks: files sharing an id (sync conflict copies), conflict markers, files that do not parse,\n' +
+      'clashes of two people\'s edits (merge_clash), archived memories still in use, links to memories\n' +
+      'that exist nowhere, an interrupted consolidation, caches that contradict the notes, stale locks,\n' +
+      'temp files of killed writes, a git repository without the merge driver. Exit 1 while problems remain.\n' +
+      'json: {"findings": [{"check", "path", "problem", "fix"?, "fixed"?}], "fixed", "remaining"}',
+    options: { fix: { type: 'boolean', help: 'repair what can be repaired without losing anything' } },
+    async run(context) {
+      const fix = Boolean(context.options.fix);
+      const runtime = openVault(context.runtime);
+      const findings = await runDoctor(runtime, context.io.env, fix);
+      const fixed = findings.filter((f) => f.fixed).length;
+      const remaining = findings.length - fixed;
+      context.io.stdout(context.json ? `${JSON.stringify({ findings, fixed, remaining })}\n` : `${formatDoctor(findings, fix)}\n`);
+      return remaining === 0 ? 0 : 1;
+    },
+  },
+};

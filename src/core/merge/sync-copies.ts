@@ -1,0 +1,184 @@
+import { WriteConflictError } from '../errors';
+import { readFrontmatter, splitFrontmatter } from '../frontmatter';
+import { isMemoryId } from '../ids';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from '../memory';
+import { formatTimestamp } from '../time';
+import { MEMORY_FOLDERS, type Vault } from '../vault';
+import { mergeMemoryText } from './memory-merge';
+
+/**
+ * Memory files that share an id (issue 14): the conflict copies sync tools leave beside a note
+ * two machines changed (Syncthing's `NAME.sync-conflict-DATE-TIME-DEVICE.md`, Dropbox's
+ * `NAME (Laptop's conflicted copy DATE).md`, Obsidian Sync's `NAME (Conflicted copy DEVICE
+ * DATE).md`), numbered duplicates (`NAME 1.md`), a memory renamed by hand, the same memory in
+ * two folders. Each would be a second memory with the same id. They are merged into the one
+ * file named by the id, with the field rules of a merge without base (counters by the larger,
+ * sets by union, times by the later; a body that differs kept whole between conflict markers),
+ * and each extra copy is moved, not deleted, to `.engram/sync-copies/` (out of Obsidian's and
+ * recall's sight), with a line in `.engram/sync-copies.jsonl`.
+ */
+export const COPIES_FOLDER = '.engram/sync-copies';
+export const COPIES_LOG = '.engram/sync-copies.jsonl';
+
+export interface DuplicateGroup {
+  id: string;
+  /** The file that stays: `<folder>/<id>.md` (it may not exist yet when only copies do). */
+  keep: string;
+  /** The other files holding the same memory. */
+  copies: string[];
+}
+
+export interface CopiesMerged {
+  id: string;
+  kept: string;
+  /** Each copy merged, and where it went. */
+  moved: Array<{ from: string; to: string; kind: string }>;
+  /** Copies that could not be merged (no readable frontmatter), left where they are. */
+  skipped: string[];
+  clashes: string[];
+  body_conflicts: number;
+}
+
+/** What made a copy, from its name. */
+export function copyKind(name: string): string {
+  if (/\.sync-conflict-\d{8}-\d{6}/.test(name)) return 'Syncthing conflict copy';
+  if (/\(conflicted copy/i.test(name)) return /\(Conflicted copy [^)]*\d{12}\)/.test(name) ? 'Obsidian Sync conflict copy' : 'Dropbox conflicted copy';
+  if (/(?: \d+| \(\d+\))\.md$/.test(name)) return 'numbered duplicate';
+  if (/^mem-[a-z0-9]{12}\.md$/.test(name)) return 'same id in another folder';
+  return 'another file name';
+}
+
+function frontmatterId(text: string): string | null {
+  const split = splitFrontmatter(text);
+  if (!split) return null;
+  try {
+    const data = readFrontmatter(split.yaml) as Record<string, unknown> | null;
+    const id = data && typeof data === 'object' ? data.id : null;
+    return typeof id === 'string' && isMemoryId(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every id held by more than one file in the memory folders. */
+export async function findDuplicates(vault: Vault): Promise<DuplicateGroup[]> {
+  const named = new Map<string, string[]>();
+  const copies = new Map<string, string[]>();
+  for (const folder of MEMORY_FOLDERS) {
+    for (const name of (await vault.ports.files.list(folder)).sort()) {
+      if (!name.endsWith('.md') || name.startsWith('.')) continue;
+      const path = `${folder}/${name}`;
+      const base = name.slice(0, -3);
+      if (isMemoryId(base)) {
+        named.set(base, [...(named.get(base) ?? []), path]);
+        continue;
+      }
+      const text = await vault.readText(path).catch(() => null);
+      const id = text ? frontmatterId(text) : null;
+      if (id) copies.set(id, [...(copies.get(id) ?? []), path]);
+    }
+  }
+  const groups: DuplicateGroup[] = [];
+  for (const id of [...new Set([...named.keys(), ...copies.keys()])].sort()) {
+    const own = named.get(id) ?? [];
+    const others = copies.get(id) ?? [];
+    if (own.length + others.length < 2 && others.length === 0) continue;
+    const keep = await keeperOf(vault, id, own, others);
+    groups.push({ id, keep, copies: [...own, ...others].filter((p) => p !== keep) });
+  }
+  return groups;
+}
+
+/**
+ * The file that stays: the one named by the id in its category's folder, else in another
+ * living folder, else in the archive; when only copies exist, the id's name in the first
+ * copy's folder.
+ */
+async function keeperOf(vault: Vault, id: string, own: string[], others: string[]): Promise<string> {
+  if (own.length === 1) return own[0]!;
+  if (own.length > 1) {
+    for (const path of own) {
+      const text = await vault.readText(path).catch(() => null);
+      const category = text ? categoryOf(text) : null;
+      if (category && path === `${CATEGORY_FOLDERS[category]}/${id}.md`) return path;
+    }
+    return own.find((p) => !p.startsWith(`${ARCHIVE_FOLDER}/`)) ?? own[0]!;
+  }
+  return `${others[0]!.split('/')[0]}/${id}.md`;
+}
+
+function categoryOf(text: string): keyof typeof CATEGORY_FOLDERS | null {
+  try {
+    const data = readFrontmatter(splitFrontmatter(text)?.yaml ?? '') as Record<string, unknown> | null;
+    const category = data?.category;
+    return typeof category === 'string' && category in CATEGORY_FOLDERS ? (category as keyof typeof CATEGORY_FOLDERS) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Merge one group into its keeper and move the copies away. Under the memory's lock; the keeper
+ * is written with compare-and-swap before any copy moves, so a run stopped half-way is finished
+ * by the next one (merging a copy again changes nothing: counters by the larger, sets by union,
+ * a body already holding the copy's text stays as it is).
+ */
+export async function mergeDuplicates(vault: Vault, group: DuplicateGroup): Promise<CopiesMerged> {
+  return vault.ports.locks.withLock(group.id, async () => {
+    const { files } = vault.ports;
+    const result: CopiesMerged = { id: group.id, kept: group.keep, moved: [], skipped: [], clashes: [], body_conflicts: 0 };
+    const original = await vault.readText(group.keep);
+    let merged = original;
+    const merges: string[] = [];
+    for (const copy of group.copies) {
+      const text = await vault.readText(copy);
+      if (text === null) continue;
+      if (merged === null) {
+        merged = text;
+        merges.push(copy);
+        continue;
+      }
+      const outcome = mergeMemoryText(null, merged, text, { settings: vault.settings, path: group.keep, labels: { ours: group.keep, theirs: copy } });
+      if (!outcome || frontmatterId(text) !== group.id) {
+        result.skipped.push(copy);
+        continue;
+      }
+      merged = outcome.text;
+      merges.push(copy);
+      for (const clash of outcome.clashes) if (!result.clashes.includes(clash)) result.clashes.push(clash);
+      result.body_conflicts += outcome.bodyConflicts;
+    }
+    if (merged === null || merges.length === 0) return result;
+    if (merged !== original) await files.write(group.keep, merged, { expect: original });
+    for (const from of merges) {
+      const to = await freeName(vault, `${COPIES_FOLDER}/${from}`);
+      await files.mkdir(to.slice(0, to.lastIndexOf('/')));
+      try {
+        await files.move(from, to);
+      } catch (error) {
+        if (!(error instanceof WriteConflictError)) throw error;
+        continue;
+      }
+      result.moved.push({ from, to, kind: copyKind(from.split('/').pop()!) });
+    }
+    const line = { at: formatTimestamp(vault.now()), ...result };
+    const log = (await vault.readText(COPIES_LOG)) ?? '';
+    await files.write(COPIES_LOG, `${log}${log && !log.endsWith('\n') ? '\n' : ''}${JSON.stringify(line)}\n`);
+    return result;
+  });
+}
+
+async function freeName(vault: Vault, path: string): Promise<string> {
+  if (!(await vault.ports.files.stat(path))) return path;
+  for (let n = 2; ; n++) {
+    const candidate = path.replace(/\.md$/, ` (${n}).md`);
+    if (!(await vault.ports.files.stat(candidate))) return candidate;
+  }
+}
+
+/** Merge every group of files that share an id. */
+export async function mergeAllDuplicates(vault: Vault): Promise<CopiesMerged[]> {
+  const out: CopiesMerged[] = [];
+  for (const group of await findDuplicates(vault)) out.push(await mergeDuplicates(vault, group));
+  return out;
+}

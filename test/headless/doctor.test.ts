@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { readFrontmatter, setFrontmatterFields, splitFrontmatter } from '../../src/core/frontmatter';
+import { engram, tempDir } from '../helpers/cli';
+import { git, tryGit } from '../helpers/git';
+
+/** `engram doctor`: what would confuse Engram or Obsidian, and `--fix` for what loses nothing. */
+const NOW = '2026-11-29T12:00:00Z';
+const fields = (file: string) => readFrontmatter(splitFrontmatter(readFileSync(file, 'utf8'))!.yaml) as Record<string, unknown>;
+
+describe('engram doctor', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  const remember = async (text: string, at = '2026-11-20T10:00:00Z') => (await engram(vault, ['--json', '--now', at, 'remember', text])).json().id as string;
+  beforeEach(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+  });
+  afterEach(() => cleanup());
+
+  it('resolves a frontmatter conflict git left (no driver installed) from the index\'s three versions, stages it, and installs the driver', async () => {
+    git(vault, 'init', '-q', '-b', 'main');
+    const id = await remember('The release train leaves on Tuesdays.');
+    git(vault, 'add', '-A');
+    git(vault, 'commit', '-q', '-m', 'seed');
+    git(vault, 'checkout', '-q', '-b', 'laptop');
+    await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', id]);
+    git(vault, 'commit', '-q', '-am', 'laptop');
+    git(vault, 'checkout', '-q', 'main');
+    await engram(vault, ['--now', '2026-11-22T10:00:00Z', 'touch', id]);
+    git(vault, 'commit', '-q', '-am', 'desk');
+    expect(tryGit(vault, 'merge', '--no-edit', 'laptop').status).toBe(1);
+    const file = path.join(vault, 'episodic', `${id}.md`);
+    expect(splitFrontmatter(readFileSync(file, 'utf8'))!.yaml).toContain('<<<<<<< HEAD');
+
+    const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
+    expect(found.code).toBe(1);
+    expect(found.json().findings.map((f: { check: string; path: string; fix?: string }) => [f.check, f.path, Boolean(f.fix)])).toEqual([
+      ['git-setup', '.gitattributes', true],
+      ['conflict-markers', `episodic/${id}.md`, true],
+    ]);
+    const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
+    expect(fixed.json()).toMatchObject({ fixed: 2, remaining: 0 });
+    expect(fields(file)).toMatchObject({ access_count: 2, last_accessed_at: '2026-11-22T10:00:00Z' });
+    expect(git(vault, 'diff', '--name-only', '--diff-filter=U')).toBe('');
+    expect(git(vault, 'config', 'merge.engram.driver')).toContain('merge-file %O %A %B %P');
+    git(vault, 'commit', '-q', '--no-edit');
+  });
+
+  it('reports clashes, links to nothing, an interrupted consolidation and files that do not parse; fixes what loses nothing', async () => {
+    const a = await remember('The cache warmer runs at midnight.');
+    const b = await remember('Payments retries use exponential backoff.');
+    const c = await remember('Old note about the build cache.', '2026-05-01T10:00:00Z');
+    const fa = path.join(vault, 'episodic', `${a}.md`);
+    writeFileSync(fa, setFrontmatterFields(readFileSync(fa, 'utf8'), { merge_clash: ['confidence: observed or verified (kept observed)'], co_access: { 'mem-00000000gone': 2 } }));
+    // a memory a merge left in archive/ although it was used since
+    const fc = path.join(vault, 'episodic', `${c}.md`);
+    writeFileSync(path.join(vault, 'archive', `${c}.md`), setFrontmatterFields(readFileSync(fc, 'utf8'), { tier: 'warm', last_accessed_at: '2026-11-28T10:00:00Z', access_count: 1 }));
+    require('node:fs').unlinkSync(fc);
+    writeFileSync(path.join(vault, 'episodic', 'mem-badbadbadbad.md'), '---\nid: mem-badbadbadbad\ncategory: episodic\n');
+    writeFileSync(path.join(vault, '.engram', 'consolidation-plan.json'), '{"format":1}');
+    // a lock and a temp file left by processes that died
+    mkdirSync(path.join(vault, '.engram', 'locks'), { recursive: true });
+    writeFileSync(path.join(vault, '.engram', 'locks', `${b}.lock`), `999999@${require('node:os').hostname()}`);
+    const temp = path.join(vault, 'episodic', `.${b}.md.999999.3.tmp`);
+    writeFileSync(temp, 'half a write');
+    utimesSync(temp, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+
+    const found = (await engram(vault, ['--json', '--now', NOW, 'doctor'])).json();
+    expect(found.findings.map((f: { check: string; path: string; fix?: string }) => [f.check, f.path, Boolean(f.fix)])).toEqual([
+      ['unreadable', 'episodic/mem-badbadbadbad.md', false],
+      ['merge-clash', `episodic/${a}.md`, false],
+      ['archived-alive', `archive/${c}.md`, true],
+      ['missing-link', `episodic/${a}.md`, false],
+      ['interrupted-consolidation', '.engram/consolidation-plan.json', false],
+      ['stale-lock', `.engram/locks/${b}.lock`, true],
+      ['temp-file', `episodic/.${b}.md.999999.3.tmp`, true],
+    ]);
+    expect(found.findings[3].problem).toBe('links to mem-00000000gone, which no file holds');
+    const human = await engram(vault, ['--now', NOW, 'doctor']);
+    expect(human.code).toBe(1);
+    expect(human.stdout.trim().split('\n').pop()).toBe('7 problems, 3 fixable: run engram doctor --fix');
+
+    const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
+    expect(fixed.code).toBe(1);
+    expect(fixed.json()).toMatchObject({ fixed: 3, remaining: 4 });
+    expect(existsSync(path.join(vault, 'episodic', `${c}.md`))).toBe(true);
+    expect(existsSync(path.join(vault, '.engram', 'locks', `${b}.lock`))).toBe(false);
+    expect(existsSync(temp)).toBe(false);
+  });
+
+  it('a catalog that trusts a file replaced with its size and time kept is dropped (rebuilt at the next recall)', async () => {
+    const id = await remember('The cache warmer runs at midnight.');
+    await engram(vault, ['--now', NOW, 'recall', 'cache warmer']);
+    const file = path.join(vault, 'episodic', `${id}.md`);
+    const { mtime } = statSync(file);
+    // the same size: 'active' and 'warm  ' are six characters each
+    writeFileSync(file, readFileSync(file, 'utf8').replace('tier: active', 'tier: warm  '));
+    utimesSync(file, mtime, mtime);
+    const found = (await engram(vault, ['--json', '--now', NOW, 'doctor'])).json();
+    expect(found.findings).toEqual([
+      { check: 'stale-cache', path: '.engram/cache/catalog.json', problem: '1 catalog rows disagree with their files (replaced with their times kept)', fix: 'remove the catalog and the recall snapshot: rebuilt at the next recall' },
+    ]);
+    expect((await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix'])).json()).toMatchObject({ fixed: 1, remaining: 0 });
+    expect(existsSync(path.join(vault, '.engram', 'cache', 'catalog.json'))).toBe(false);
+  });
+});
