@@ -21,9 +21,6 @@ export const ATTRIBUTE_RULES = [
 
 const ATTRIBUTES_HEADER = '# Engram (engram init --git): memory files merge field by field, daily logs keep both sides\' lines';
 
-/** Machine data stays per clone: caches, locks, logs, vectors and models are rebuilt from the notes. */
-export const MACHINE_IGNORE = MACHINE_GITIGNORE;
-
 export interface GitSetupReport {
   repository: string;
   /** The folder was not in a repository: \`git init\` made one. */
@@ -107,10 +104,10 @@ export function setupGit(root: string, command: string): GitSetupReport {
     kept.push(`${folder}/.gitkeep`);
   }
   let machineIgnore: string | null = null;
-  const ignore = nodePath.join(root, '.engram', '.gitignore');
+  const ignore = nodePath.join(root, LAYOUT.gitignore);
   if (!existsSync(ignore)) {
     mkdirSync(nodePath.dirname(ignore), { recursive: true });
-    writeFileSync(ignore, MACHINE_IGNORE);
+    writeFileSync(ignore, MACHINE_GITIGNORE);
     machineIgnore = nodePath.relative(root, ignore);
   }
   const driver = `${command} merge-file %O %A %B %P`;
