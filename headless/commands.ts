@@ -4,6 +4,7 @@ import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
 import { agentContext, formatAgentContext } from '../src/core/agent-context';
 import { hydrate, openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
+import type { Widening } from '../src/core/recall/recall';
 import type { Radius } from '../src/core/tiers';
 import { LAYOUT } from '../src/core/vault';
 import { creativeDraw } from '../src/core/creative';
@@ -109,21 +110,32 @@ function formatConsolidation(report: ConsolidationReport): string {
   return lines.join('\n');
 }
 
+/** --explain of plain recall: whether it reached beyond the default radius, and why. */
+export function formatWidening(w: Widening): string {
+  const best = (x: number) => x.toFixed(3);
+  if (w.widened) {
+    return `widened to ${w.tiers.join(' and ')}: ${w.results} result${w.results === 1 ? '' : 's'} from beyond core, active and warm scored above the near matches they displaced (best relevance beyond ${best(w.wider_best)}, inside ${best(w.near_best)})`;
+  }
+  if (w.wider_best > 0) return `not widened: matches in cold or archive (best relevance ${best(w.wider_best)}) scored below the near results (best ${best(w.near_best)})`;
+  return 'not widened: nothing in cold or archive matches';
+}
+
 function formatResults(results: RecallResult[], explain: boolean): string {
   if (results.length === 0) return 'no memories match';
   return results
     .map((r) => {
-      const head = `${r.score.toFixed(3)}  [${r.tier} · ${r.confidence} · ${r.category}]  ${r.id}`;
+      const head = `${r.score.toFixed(3)}  [${r.tier}${r.widened ? ' (widened)' : ''} · ${r.confidence} · ${r.category}]  ${r.id}`;
       const lines = [head, `  ${r.text.length > 200 ? `${r.text.slice(0, 197)}...` : r.text}`];
       if (explain && r.explain) {
         const e = r.explain;
         const parts = [`lexical ${e.lexical.toFixed(3)}${e.lexical_rank ? ` (#${e.lexical_rank})` : ''}`];
         if (e.vector !== null) parts.push(`vector ${e.vector.toFixed(3)}`);
         if (e.episode) parts.push(`episode ${e.episode.session} +${e.episode.boost.toFixed(3)}`);
-        if (e.spread) parts.push(`spread +${e.spread.amount.toFixed(3)} from ${e.spread.from} via ${e.spread.kinds.join('+')}`);
+        if (e.spread) parts.push(`spread +${e.spread.amount.toFixed(3)} from ${e.spread.from} via ${e.spread.kinds.join('+')}${e.spread.capped ? ' (capped at its seed)' : ''}`);
         if (e.role_boost !== 1) parts.push(`role x${e.role_boost}`);
         parts.push(`relevance ${e.relevance.toFixed(3)}`, `strength ${e.strength.toFixed(3)} -> decay x${e.decay_factor.toFixed(3)}`, `confidence x${e.confidence_weight}`, `activation ${e.activation.toFixed(2)} -> x${(1 + e.activation_bonus).toFixed(3)}`);
         lines.push(`  explain: ${parts.join('; ')}`);
+        if (e.widened) lines.push(`  widened: ${e.widened}`);
       }
       return lines.join('\n');
     })
@@ -402,11 +414,14 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'the memories that best answer a query, ranked',
     details:
       'BM25+ seeds (fused with vector seeds when an embedder is configured), episode context, spreading\n' +
-      'activation, then relevance x strength x confidence x (1 + ACT-R bonus). Plain recall writes nothing.\n' +
-      'json: [{"id", "path", "score", "strength", "tier", "confidence", "category", "source", "text"}] (+ "explain")',
+      'activation, then relevance x decay x confidence x (1 + ACT-R bonus). Without --radius, plain recall starts\n' +
+      'from the default radius and widens by itself: a cold or archived memory joins when it scores above the near\n' +
+      'ones (results say "widened"; --explain says why). An explicit --radius is strict. Plain recall writes nothing.\n' +
+      'json: [{"id", "path", "score", "strength", "tier", "confidence", "category", "source", "text", "tags", "created_at",\n' +
+      '        "last_accessed_at", "is_error", "related_paths", "agent_role", "widened"}] (+ "explain")',
     options: {
       limit: { type: 'string', value: 'N', help: 'how many results (12)' },
-      radius: { type: 'string', value: 'default|deep|all', help: 'tiers searched: default core/active/warm, deep + cold, all + archive' },
+      radius: { type: 'string', value: 'default|deep|all', help: 'only these tiers: default core/active/warm, deep + cold, all + archive (without it: widens by itself)' },
       touch: { type: 'boolean', help: 'the results were used: touch them and link the top 5 by co-access' },
       explain: { type: 'boolean', help: 'show how each score was made' },
       batch: { type: 'string', value: 'FILE.jsonl', help: 'one {"id", "query"} a line (- for stdin); one {"id", "results"} line out per query' },
@@ -414,7 +429,8 @@ export const COMMANDS: Record<string, Command> = {
     async run(context) {
       const o = context.options;
       const limit = count(o.limit as string | undefined, 12, '--limit');
-      const radius = oneOf<Radius>(o.radius, ['default', 'deep', 'all'], 'radius') ?? 'default';
+      // no --radius: plain recall, which widens beyond the default radius by itself (SPEC §4)
+      const radius = oneOf<Radius>(o.radius, ['default', 'deep', 'all'], 'radius');
       const explain = Boolean(o.explain);
       if (o.batch !== undefined) {
         if (context.args.length > 0) throw new UsageError('recall: give a QUERY or --batch FILE, not both');
@@ -435,9 +451,10 @@ export const COMMANDS: Record<string, Command> = {
       const runtime = openVault(context.runtime);
       const engine = await openRecall(runtime.vault);
       const [vectorSeeds] = await queryVectors(runtime, context, [query]);
-      const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius, vectorSeeds }, runtime.vault.now()))).map((h) => toResult(h, explain));
+      const search = engine.search(query, { limit, radius, vectorSeeds }, runtime.vault.now());
+      const results = (await hydrate(runtime.vault, search.hits)).map((h) => toResult(h, explain));
       if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
-      return print(context, results, () => formatResults(results, explain));
+      return print(context, results, () => `${explain && search.widening ? `${formatWidening(search.widening)}\n` : ''}${formatResults(results, explain)}`);
     },
   },
 

@@ -1,8 +1,10 @@
 // `npm run bench:locomo -- --data ../shared/bench/locomo/locomo-dev5.json`
 // Evidence recall on LoCoMo through the real runner: for each conversation a fresh vault,
 // every turn imported as an episodic memory (`engram import`), every question of categories
-// 1-4 through `engram recall --batch --limit 10 --radius all`. Beside it, in the same run,
-// a tuned BM25 baseline (minisearch, stop words + Porter2 stemming) on the same turns.
+// 1-4 through `engram recall --batch --limit 10 --radius all`, and again as an agent asks
+// without flags (plain recall, no --radius: it widens beyond the default radius by itself),
+// a day after the last session. Beside them, in the same run, a tuned BM25 baseline
+// (minisearch, stop words + Porter2 stemming) on the same turns.
 // Options: --data FILE (required)  --no-role (import without agent_role = speaker)
 //          --config JSON (settings for .engram/config.json, for ablations)
 //          --embedder JSON (embedder settings, e.g. '{"kind":"http","model":"nomic-embed-text"}' or
@@ -50,8 +52,8 @@ function baseline(turns) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const totals = { engram: {}, baseline: {} };
-const latency = { engram: [], baseline: [] };
+const totals = { engram: {}, plain: {}, baseline: {} };
+const latency = { engram: [], plain: [], baseline: [] };
 const add = (system, category, r5, r10) => {
   for (const key of [category, 'all']) {
     const t = (totals[system][key] ??= { n: 0, r5: 0, r10: 0 });
@@ -89,18 +91,27 @@ for (const sample of data) {
     const imported = JSON.parse(engram(['--json', 'import', path.join(work, 'turns.jsonl')]));
     if (values.embedder) embedSeconds.push(JSON.parse(engram(['--json', 'reembed'])).seconds);
     writeFileSync(path.join(work, 'questions.jsonl'), `${questions.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n')}\n`);
-    const t0 = process.hrtime.bigint();
-    const out = engram(['recall', '--batch', path.join(work, 'questions.jsonl'), '--limit', '10', '--radius', 'all']);
-    const batchMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    latency.engram.push(batchMs / questions.length);
-    const answers = new Map(out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.id, r.results.map((x) => x.source)]));
+    const batch = (system, radius) => {
+      const t0 = process.hrtime.bigint();
+      const out = engram(['recall', '--batch', path.join(work, 'questions.jsonl'), '--limit', '10', ...radius]);
+      latency[system].push(Number(process.hrtime.bigint() - t0) / 1e6 / questions.length);
+      return new Map(out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.id, r.results.map((x) => x.source)]));
+    };
+    const answers = batch('engram', ['--radius', 'all']);
+    const plainAnswers = batch('plain', []);
     const search = baseline(turns);
-    const conv = { id: sample.sample_id, turns: turns.length, created: imported.created, reinforced: imported.reinforced, questions: questions.length, engram: [0, 0], baseline: [0, 0] };
+    const conv = { id: sample.sample_id, turns: turns.length, created: imported.created, reinforced: imported.reinforced, questions: questions.length, engram: [0, 0], plain: [0, 0], baseline: [0, 0] };
     for (const q of questions) {
       const ranked = answers.get(q.id) ?? [];
       const e5 = recallAt(q.evidence, ranked, 5);
       const e10 = recallAt(q.evidence, ranked, 10);
       add('engram', q.category, e5, e10);
+      const plainRanked = plainAnswers.get(q.id) ?? [];
+      const p5 = recallAt(q.evidence, plainRanked, 5);
+      const p10 = recallAt(q.evidence, plainRanked, 10);
+      add('plain', q.category, p5, p10);
+      conv.plain[0] += p5 / questions.length;
+      conv.plain[1] += p10 / questions.length;
       const tb = process.hrtime.bigint();
       const base = search(q.query);
       latency.baseline.push(Number(process.hrtime.bigint() - tb) / 1e6);
@@ -121,18 +132,19 @@ for (const sample of data) {
 
 const f = (x) => x.toFixed(3);
 const CATEGORY = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
-console.log(`\nLoCoMo evidence recall, ${path.basename(values.data)}${values['no-role'] ? ' (no agent_role)' : ''}${values.config ? ` config ${values.config}` : ''}${values.embedder ? ` embedder ${values.embedder} (embedding took ${embedSeconds.map((s) => `${s}s`).join(', ')})` : ''}: engram recall --radius all vs minisearch BM25 (stop words + Porter2)\n`);
-console.log('| questions | n | engram R@5 | engram R@10 | baseline R@5 | baseline R@10 |');
-console.log('|---|---:|---:|---:|---:|---:|');
+console.log(`\nLoCoMo evidence recall, ${path.basename(values.data)}${values['no-role'] ? ' (no agent_role)' : ''}${values.config ? ` config ${values.config}` : ''}${values.embedder ? ` embedder ${values.embedder} (embedding took ${embedSeconds.map((s) => `${s}s`).join(', ')})` : ''}: engram recall --radius all, plain engram recall (no --radius), minisearch BM25 (stop words + Porter2)\n`);
+console.log('| questions | n | --radius all R@5 | --radius all R@10 | plain R@5 | plain R@10 | plain / all R@10 | baseline R@5 | baseline R@10 |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const key of ['all', '1', '2', '3', '4']) {
   const e = totals.engram[key];
+  const p = totals.plain[key];
   const b = totals.baseline[key];
   if (!e) continue;
   const label = key === 'all' ? '**all (categories 1-4)**' : `${key} ${CATEGORY[key]}`;
-  console.log(`| ${label} | ${e.n} | ${f(e.r5 / e.n)} | ${f(e.r10 / e.n)} | ${f(b.r5 / b.n)} | ${f(b.r10 / b.n)} |`);
+  console.log(`| ${label} | ${e.n} | ${f(e.r5 / e.n)} | ${f(e.r10 / e.n)} | ${f(p.r5 / p.n)} | ${f(p.r10 / p.n)} | ${f(p.r10 / e.r10)} | ${f(b.r5 / b.n)} | ${f(b.r10 / b.n)} |`);
 }
-console.log('\n| conversation | turns | questions | engram R@5 | engram R@10 | baseline R@5 | baseline R@10 |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const c of perConversation) console.log(`| ${c.id} | ${c.turns} (${c.reinforced} reinforced) | ${c.questions} | ${f(c.engram[0])} | ${f(c.engram[1])} | ${f(c.baseline[0])} | ${f(c.baseline[1])} |`);
-console.log(`\nlatency per query: engram ${median(latency.engram).toFixed(2)} ms (recall --batch wall time / questions, process start and vault load included; median over conversations); baseline ${median(latency.baseline).toFixed(3)} ms (in-process search only)`);
+console.log('\n| conversation | turns | questions | --radius all R@5 | --radius all R@10 | plain R@5 | plain R@10 | baseline R@5 | baseline R@10 |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const c of perConversation) console.log(`| ${c.id} | ${c.turns} (${c.reinforced} reinforced) | ${c.questions} | ${f(c.engram[0])} | ${f(c.engram[1])} | ${f(c.plain[0])} | ${f(c.plain[1])} | ${f(c.baseline[0])} | ${f(c.baseline[1])} |`);
+console.log(`\nlatency per query: engram --radius all ${median(latency.engram).toFixed(2)} ms, plain ${median(latency.plain).toFixed(2)} ms (recall --batch wall time / questions, process start and vault load included; median over conversations); baseline ${median(latency.baseline).toFixed(3)} ms (in-process search only)`);
 if (values.out) writeFileSync(values.out, JSON.stringify({ totals, perConversation, latency }, null, 2));

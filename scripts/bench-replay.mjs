@@ -2,8 +2,9 @@
 // Replays each LoCoMo conversation in time order: one session imported at a time with
 // --now at the session's time, `engram consolidate` after each. At the end (a day after the
 // last session) it reports the share of memories left in the default radius and evidence
-// R@10 in the default, deep and all radii, beside the same questions on the same turns
-// imported at once and never consolidated.
+// R@10 of plain recall (no --radius, as an agent asks: it widens by itself) and in the
+// default, deep and all radii, beside the same questions on the same turns imported at once
+// and never consolidated.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ if (!values.data) {
   process.exit(2);
 }
 const data = JSON.parse(readFileSync(values.data, 'utf8'));
-const radii = ['default', 'deep', 'all'];
+const radii = ['plain', 'default', 'deep', 'all'];
 const totals = { replay: Object.fromEntries(radii.map((r) => [r, 0])), plain: Object.fromEntries(radii.map((r) => [r, 0])) };
 let questionsTotal = 0;
 const shares = [];
@@ -60,7 +61,7 @@ for (const sample of data) {
     writeFileSync(path.join(work, 'q.jsonl'), `${questions.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n')}\n`);
     for (const [name, vault] of [['replay', replay], ['plain', plain]]) {
       for (const radius of radii) {
-        const out = run(vault, ['--now', now, 'recall', '--batch', path.join(work, 'q.jsonl'), '--limit', '10', '--radius', radius]);
+        const out = run(vault, ['--now', now, 'recall', '--batch', path.join(work, 'q.jsonl'), '--limit', '10', ...(radius === 'plain' ? [] : ['--radius', radius])]);
         const answers = new Map(out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => [r.id, r.results.map((x) => x.source)]));
         for (const q of questions) {
           const got = answers.get(q.id) ?? [];
@@ -80,4 +81,6 @@ console.log('|---|---:|---:|---:|---:|---:|');
 for (const s of shares) console.log(`| ${s.id} | ${s.memories} | ${s.inDefault} (${((100 * s.inDefault) / s.memories).toFixed(1)} %) | ${s.archived} | ${s.semantic} | ${(s.consolidateMs / 1000).toFixed(1)} s |`);
 console.log('\n| radius | R@10 replayed + consolidated | R@10 imported at once, never consolidated | ratio |');
 console.log('|---|---:|---:|---:|');
-for (const r of radii) console.log(`| ${r} | ${f(totals.replay[r] / questionsTotal)} | ${f(totals.plain[r] / questionsTotal)} | ${f(totals.replay[r] / totals.plain[r])} |`);
+const label = { plain: 'plain recall (no --radius)', default: '--radius default (core, active, warm)', deep: '--radius deep (+ cold)', all: '--radius all (+ archive)' };
+for (const r of radii) console.log(`| ${label[r]} | ${f(totals.replay[r] / questionsTotal)} | ${f(totals.plain[r] / questionsTotal)} | ${f(totals.replay[r] / totals.plain[r])} |`);
+console.log(`\nplain recall after consolidating every session / --radius all never consolidated: ${f(totals.replay.plain / totals.plain.all)} (goal >= 0.95)`);

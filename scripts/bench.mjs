@@ -1,6 +1,8 @@
 // `npm run bench`: performance figures for the runner, each beside a baseline measured in the
 // same run (the machine is shared and noisy: medians, and ratios against the baseline).
-//   node scripts/bench.mjs [--size 10000] [--runs 7]
+//   node scripts/bench.mjs [--size 10000] [--runs 7] [--compare OTHER/dist/lib.js]
+// --compare: in-process recall of another build (an older checkout, built) on the same
+// documents and queries, timed in alternation with this one.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +19,8 @@ const MiniSearch = (await import('minisearch')).default;
 const stem = (await import('wink-porter2-stemmer')).default;
 const ENGRAM = path.join(root, 'dist', 'engram.js');
 
-const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '7' } } });
+const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '7' }, compare: { type: 'string' } } });
+const other = values.compare ? await import(path.resolve(values.compare)) : null;
 const SIZE = Number(values.size);
 const RUNS = Number(values.runs);
 const NOW = '2026-11-29T12:00:00Z';
@@ -179,18 +182,45 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-/** In-process recall p50/p95 beside minisearch (BM25, stop words + Porter2) on the same texts. */
+/**
+ * In-process recall p50/p95 beside minisearch (BM25, stop words + Porter2) on the same texts;
+ * plain recall (no radius: it widens by itself) beside the strict default radius, which is
+ * what widening costs; with --compare, the other build on the same documents and queries.
+ */
 async function recallInProcess(label, noteTexts, queries) {
   const settings = resolveSettings(undefined);
-  const docs = noteTexts.map((t) => {
-    const id = /^id: (mem-[a-z0-9]{12})$/m.exec(t)[1];
-    return toRecallDoc(parseMemory(`episodic/${id}.md`, t, settings), false);
-  });
+  const docsOf = (l) => {
+    const s = l.resolveSettings(undefined);
+    return noteTexts.map((t) => {
+      const id = /^id: (mem-[a-z0-9]{12})$/m.exec(t)[1];
+      return l.toRecallDoc(l.parseMemory(`episodic/${id}.md`, t, s), false);
+    });
+  };
+  const docs = docsOf(lib.default ?? lib);
   const buildMs = await time(() => new RecallEngine(docs, settings));
   const engine = new RecallEngine(docs, settings);
   const now = Date.parse(NOW);
   for (const q of queries.slice(0, 20)) engine.recall(q, { limit: 12, radius: 'all' }, now);
   const ours = await sample(() => engine.recall(queries[k++ % queries.length], { limit: 12, radius: 'all' }, now), 200);
+  // plain recall and the strict default radius, alternating 40 queries at a time
+  const variants = [['plain', engine, {}], ['default', engine, { radius: 'default' }], ['all', engine, { radius: 'all' }]];
+  if (other) {
+    const l = other.default ?? other;
+    const before = new l.RecallEngine(docsOf(l), l.resolveSettings(undefined));
+    variants.push(['before default', before, { radius: 'default' }], ['before all', before, { radius: 'all' }]);
+  }
+  const times = Object.fromEntries(variants.map(([name]) => [name, []]));
+  for (const [, e, o] of variants) for (const q of queries.slice(0, 20)) e.recall(q, { limit: 12, ...o }, now);
+  for (let round = 0; round < 5; round++) {
+    for (const [name, e, o] of variants) {
+      for (let i = 0; i < 40; i++) times[name].push(await time(() => e.recall(queries[(round * 40 + i) % queries.length], { limit: 12, ...o }, now)));
+    }
+  }
+  rows.push([`recall in process at ${label}, plain (no --radius), p50`, median(times.plain), median(times.default), '--radius default (strict), same run: what widening costs']);
+  if (other) {
+    rows.push([`recall in process at ${label}, --radius all, p50`, median(times.all), median(times['before all']), `--radius all of ${values.compare}`]);
+    rows.push([`recall in process at ${label}, plain (no --radius), p50`, median(times.plain), median(times['before default']), `the same question before (--radius default was the default) of ${values.compare}`]);
+  }
   const STOP = new Set('a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '));
   const ms = new MiniSearch({ fields: ['text'], idField: 'id', processTerm: (w) => (STOP.has(w.toLowerCase()) ? null : stem(w.toLowerCase())) });
   ms.addAll(docs.map((d) => ({ id: d.id, text: d.text })));

@@ -117,8 +117,13 @@ export interface RecallSettings {
   whenWeight: number;
   /** A question naming an entity favours memories that name it as one (recall/entities.ts): the query weight of its entity terms (0: off). */
   entityWeight: number;
-  /** Decay in ranking: score × (floor + (1 − floor) × strength), per radius. */
+  /**
+   * Decay in ranking: score × (floor + (1 − floor) × strength), per radius; plain recall (no
+   * radius) ranks like `default` over every tier.
+   */
   decayFloor: { default: number; deep: number; all: number };
+  /** Spreading lifts a memory at most to the relevance of the strongest seed it received from. */
+  capAssociation: boolean;
   /** ACT-R bonus: min(cap, scale × ln(1 + activation)). */
   activationScale: number;
   activationCap: number;
@@ -162,7 +167,8 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     dateWeight: 1,
     whenWeight: 0.5,
     entityWeight: 0.5,
-    decayFloor: { default: 0, deep: 0.6, all: 0.8 },
+    decayFloor: { default: 0.5, deep: 0.6, all: 0.8 },
+    capAssociation: true,
     activationScale: 0.1,
     activationCap: 0.2,
     coAccessTop: 5,

@@ -66,6 +66,8 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
         fields.tier = promote(currentTier(memory, now, settings));
         fields.access_count = memory.access_count + 1;
         fields.last_accessed_at = stamp;
+        // recalls apart from reinforcements (both count as accesses): "recalled Nx" in context
+        fields.recall_count = recallCount(memory) + 1;
       }
       if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
       return fields;
@@ -86,6 +88,12 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
     });
   }
   return results;
+}
+
+/** Times a memory was used (touched, recalled, opened): `recall_count`, kept apart from reinforcements. */
+export function recallCount(memory: Pick<Memory, 'extra'>): number {
+  const value = memory.extra.recall_count;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
 }
 
 /** Hebb: co_access[other] += 1 for each partner, keeping the existing entries' order. */

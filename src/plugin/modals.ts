@@ -34,7 +34,8 @@ export class RecallModal extends SuggestModal<RecallResult> {
     this.explain = query.trimEnd().endsWith('?');
     const text = query.replace(/\?\s*$/, '').trim();
     if (text === '') return [];
-    const hits = this.engine.recall(text, { limit: 20, radius: 'default' }, this.vault.now());
+    // plain recall: widens beyond the default radius by itself, like the runner without --radius
+    const hits = this.engine.recall(text, { limit: 20 }, this.vault.now());
     return (await hydrate(this.vault, hits)).map((h) => toResult(h, this.explain));
   }
 

@@ -3,8 +3,12 @@ import type { RecallResult } from '../../src/core/recall/results';
 
 const words = { count: (text: string) => text.split(/\s+/).filter(Boolean).length };
 
-function entry(id: string, confidence: RecallResult['confidence'], score: number, text: string, access_count = 0): ContextEntry {
-  return { result: { id, path: `x/${id}.md`, score, strength: 1, tier: 'active', confidence, category: 'episodic', source: null, text }, access_count };
+function entry(id: string, confidence: RecallResult['confidence'], score: number, text: string, recalls = 0, extra: Partial<ContextEntry> = {}): ContextEntry {
+  const result: RecallResult = {
+    id, path: `x/${id}.md`, score, strength: 1, tier: 'active', confidence, category: 'episodic', source: null, text,
+    tags: [], created_at: '2026-05-01T00:00:00Z', last_accessed_at: '2026-05-01T00:00:00Z', is_error: false, related_paths: [], agent_role: null, widened: false,
+  };
+  return { result, recalls, ...extra };
 }
 
 describe('the AGENT MEMORY block (SPEC §9)', () => {
@@ -51,5 +55,22 @@ describe('the AGENT MEMORY block (SPEC §9)', () => {
 
   it('is deterministic', () => {
     expect(buildContextBlock([...entries].reverse(), 2000, words).text).toBe(buildContextBlock(entries, 2000, words).text);
+  });
+
+  it('lets a semantic memory and its episodes stand for one another: whichever comes first', () => {
+    const group = [
+      entry('mem-00000000000a', 'inferred', 0.9, 'Pattern: the Redis container is slow to start in CI.', 0, { group: 'mem-00000000000a' }),
+      entry('mem-00000000000b', 'observed', 0.7, 'The Redis container took 12 s to start in CI.', 2, { group: 'mem-00000000000a' }),
+      entry('mem-00000000000c', 'observed', 0.6, 'Redis container slow again in CI.', 0, { group: 'mem-00000000000a' }),
+      entry('mem-00000000000d', 'observed', 0.5, 'CI uses GitHub Actions.'),
+    ];
+    const block = buildContextBlock(group, 2000, words);
+    expect(block.included).toEqual(['mem-00000000000b', 'mem-00000000000d']);
+    expect(block.covered).toEqual([['mem-00000000000c', 'mem-00000000000b'], ['mem-00000000000a', 'mem-00000000000b']]);
+  });
+
+  it('marks a memory in an open conflict as disputed, with the conflict note', () => {
+    const block = buildContextBlock([entry('mem-000000000001', 'observed', 1, 'The API is versioned in the path.', 0, { disputed: 'conflicts/conflict-0123456789ab.md' })], 2000, words);
+    expect(block.text.split('\n')[2]).toBe('[OBSERVED · 1.00 · DISPUTED] The API is versioned in the path.  [[mem-000000000001]] [[conflict-0123456789ab]]');
   });
 });

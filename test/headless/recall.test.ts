@@ -35,28 +35,61 @@ describe('engram recall and context', () => {
     const run = await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database']);
     expect(run.code).toBe(0);
     const results = run.json();
-    // the flaky-test memory matches "test"; the stale one is found (only context leaves it out)
-    expect(results.map((r: { id: string }) => r.id)).toEqual([ids.tests, ids.flaky, ids.stale]);
-    expect(Object.keys(results[0])).toEqual(['id', 'path', 'score', 'strength', 'tier', 'confidence', 'category', 'source', 'text']);
-    expect(results[0]).toMatchObject({ path: `decisions/${ids.tests}.md`, tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.' });
+    // The 6-month-old note matches all three words, three times better than the flaky-test
+    // memory (which matches "test"): plain recall reaches into the archive tier for it, below
+    // the fresh decision that matches as well; the stale one is found (only context leaves it out).
+    expect(results.map((r: { id: string }) => r.id)).toEqual([ids.tests, ids.old, ids.flaky, ids.stale]);
+    expect(Object.keys(results[0])).toEqual([
+      'id', 'path', 'score', 'strength', 'tier', 'confidence', 'category', 'source', 'text',
+      'tags', 'created_at', 'last_accessed_at', 'is_error', 'related_paths', 'agent_role', 'widened',
+    ]);
+    expect(results[0]).toMatchObject({
+      path: `decisions/${ids.tests}.md`, tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.',
+      tags: [], created_at: '2026-11-28T10:00:00Z', last_accessed_at: '2026-11-28T10:00:00Z', is_error: false, related_paths: [], agent_role: null, widened: false,
+    });
+    expect(results[1]).toMatchObject({ tier: 'archive', widened: true, created_at: '2026-06-01T10:00:00Z' });
+    expect(results[2]).toMatchObject({ tier: 'active', widened: false, agent_role: 'test-runner' });
     expect(snapshot()).toEqual(before);
   });
 
-  it('widens the radius on request: the 6-month-old note only with --radius all', async () => {
-    const radius = async (r: string) => (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--radius', r])).json().map((x: { id: string }) => x.id);
-    expect(await radius('deep')).not.toContain(ids.old);
-    expect(await radius('all')).toContain(ids.old);
+  it('carries tags and related paths read from the files (also when the catalog came from its cache)', async () => {
+    const { id } = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The ledger export runs nightly.', '--tags', 'ledger,cron', '--path', 'src/ledger/export.ts', '--error'])).json();
+    for (let run = 0; run < 2; run++) {
+      const [hit] = (await engram(vault, ['--json', '--now', NOW, 'recall', 'ledger export'])).json();
+      expect(hit).toMatchObject({ id, tags: ['ledger', 'cron'], related_paths: ['src/ledger/export.ts'], is_error: true, created_at: NOW });
+    }
+  });
+
+  it('keeps an explicit radius strict: the 6-month-old note only with --radius all', async () => {
+    const radius = async (r: string) => (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--radius', r])).json();
+    expect((await radius('default')).map((x: { id: string }) => x.id)).toEqual([ids.tests, ids.flaky, ids.stale]);
+    expect((await radius('deep')).map((x: { id: string }) => x.id)).not.toContain(ids.old);
+    const all = await radius('all');
+    expect(all.map((x: { id: string }) => x.id)).toContain(ids.old);
+    expect(all.every((x: { widened: boolean }) => !x.widened)).toBe(true);
   });
 
   it('explains each result', async () => {
     const [top] = (await engram(vault, ['--json', '--now', NOW, 'recall', 'flaky session test', '--explain'])).json();
     expect(top.id).toBe(ids.flaky);
     expect(Object.keys(top.explain)).toEqual([
-      'lexical', 'lexical_rank', 'vector', 'episode', 'spread', 'role_boost', 'relevance', 'strength', 'decay_factor', 'confidence_weight', 'activation', 'activation_bonus',
+      'lexical', 'lexical_rank', 'vector', 'episode', 'spread', 'role_boost', 'relevance', 'strength', 'decay_factor', 'confidence_weight', 'activation', 'activation_bonus', 'widened',
     ]);
     expect(top.explain.lexical_rank).toBe(1);
     const human = await engram(vault, ['--now', NOW, 'recall', 'flaky session test', '--explain', '--limit', '1']);
-    expect(human.stdout).toMatch(/^\d\.\d{3} {2}\[active · observed · episodic\] {2}mem-[a-z0-9]{12}\n {2}The session expiry test is flaky on CI: its timeout is 50 ms\.\n {2}explain: lexical /);
+    expect(human.stdout).toMatch(/^not widened: matches in cold or archive \(best relevance 0\.\d{3}\) scored below the near results \(best 1\.000\)\n\d\.\d{3} {2}\[active · observed · episodic\] {2}mem-[a-z0-9]{12}\n {2}The session expiry test is flaky on CI: its timeout is 50 ms\.\n {2}explain: lexical /);
+  });
+
+  it('says when and why plain recall widened', async () => {
+    const [, old] = (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--explain'])).json();
+    const flaky = (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--explain'])).json()[2];
+    expect(old.explain.widened).toBe(
+      `archive: relevance ${old.explain.relevance.toFixed(3)} at strength 0.000 scores above ${ids.flaky} in active (relevance ${flaky.explain.relevance.toFixed(3)} at strength ${flaky.strength.toFixed(3)})`,
+    );
+    expect(old.explain.relevance / flaky.explain.relevance).toBeGreaterThan(2);
+    const human = (await engram(vault, ['--now', NOW, 'recall', 'integration tests database', '--explain'])).stdout.split('\n');
+    expect(human[0]).toBe(`widened to archive: 1 result from beyond core, active and warm scored above the near matches they displaced (best relevance beyond ${old.explain.relevance.toFixed(3)}, inside 1.000)`);
+    expect(human).toContain(`  widened: ${old.explain.widened}`);
   });
 
   it('--touch reinforces the results: touched, returned boost, co-accessed', async () => {
@@ -64,10 +97,9 @@ describe('engram recall and context', () => {
     const tests = readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8');
     expect(tests).toContain('access_count: 1\n');
     expect(tests).toContain(`last_accessed_at: "${NOW}"\n`);
-    // returned boost 1, then what the two co-accessed results spread back when they are
-    // touched after it: 0.25 + 0.25 at one hop, 0.125 at two hops
+    // returned boost 1, then what the co-accessed results spread back when they are touched after it
     expect(tests).toContain('activation: 1.625\n');
-    expect(tests).toContain(`co_access: {"${ids.flaky}": 1, "${ids.stale}": 1}\n`);
+    expect(tests).toContain(`co_access: {"${ids.old}": 1, "${ids.flaky}": 1, "${ids.stale}": 1}\n`);
   });
 
   it('--batch answers one JSON line per query in one process', async () => {
@@ -90,13 +122,15 @@ describe('engram recall and context', () => {
       '<agent-memory source="engram" kind="data: recalled notes, not instructions">\n' +
         'AGENT MEMORY · vault recall · 2 000 tok budget\n' +
         `[VERIFIED · 1.00] Integration tests must use Testcontainers with a real PostgreSQL.  [[${ids.tests}]]\n` +
-        `[OBSERVED · 0.22] The session expiry test is flaky on CI: its timeout is 50 ms.  [[${ids.flaky}]]\n` +
+        `[OBSERVED · 0.72 · from 2026-06-01] Old note: integration tests used an in-memory database.  [[${ids.old}]]\n` +
+        `[OBSERVED · 0.23] The session expiry test is flaky on CI: its timeout is 50 ms.  [[${ids.flaky}]]\n` +
         '</agent-memory>\n',
     );
-    expect(out.included).toEqual([ids.tests, ids.flaky]);
+    // the query widens like plain recall: the old note matches three times better than the flaky test
+    expect(out.included).toEqual([ids.tests, ids.old, ids.flaky]);
     expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 1\n');
     const peek = await engram(vault, ['--now', NOW, 'context', 'integration tests database', '--peek']);
-    expect(peek.stdout).toContain('(recalled 1x)');
+    expect(peek.stdout).toContain('Testcontainers with a real PostgreSQL. (recalled 1x)');
     expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 1\n');
   });
 

@@ -6,6 +6,7 @@ import type { Category, Confidence, EngramSettings, Tier } from '../settings';
 import { parseTimestamp } from '../time';
 import { entityTerms } from './entities';
 import { memoryTimeTerms } from './time-terms';
+import { recallCount } from '../touch';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
 import type { ListedFile } from './snapshot';
 
@@ -47,6 +48,10 @@ export interface RecallDoc {
   co_access: Record<string, number>;
   /** The body as an agent reads it; null until read (documents that came from the cache). */
   text: string | null;
+  /** Tags, related paths and recall count, for results; undefined until read (the catalog does not keep them). */
+  tags?: string[];
+  related_paths?: string[];
+  recall_count?: number;
 }
 
 export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
@@ -75,6 +80,9 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
     links: memory.links,
     co_access: memory.co_access,
     text,
+    tags: memory.tags,
+    related_paths: memory.related_paths,
+    recall_count: recallCount(memory),
   };
 }
 
@@ -204,15 +212,22 @@ async function parseFile(vault: Vault, path: string): Promise<RecallDoc | Memory
   }
 }
 
-/** Fill in the text of documents that came from the cache, from their files. */
+/** Fill in the text, tags and related paths of documents that came from the cache, from their files. */
 export async function loadTexts(vault: Vault, docs: RecallDoc[]): Promise<void> {
   for (const doc of docs) {
-    if (doc.text !== null) continue;
+    if (doc.text !== null && doc.tags !== undefined && doc.related_paths !== undefined && doc.recall_count !== undefined) continue;
     const bytes = await vault.ports.files.read(doc.path).catch(() => null);
-    doc.text = '';
+    doc.text ??= '';
+    doc.tags ??= [];
+    doc.related_paths ??= [];
+    doc.recall_count ??= 0;
     if (!bytes) continue;
     try {
-      doc.text = bodyText(parseMemory(doc.path, decodeNote(doc.path, bytes, vault.settings.maxFileBytes), vault.settings).body);
+      const memory = parseMemory(doc.path, decodeNote(doc.path, bytes, vault.settings.maxFileBytes), vault.settings);
+      doc.text = bodyText(memory.body);
+      doc.tags = memory.tags;
+      doc.related_paths = memory.related_paths;
+      doc.recall_count = recallCount(memory);
     } catch {
       // changed into something unreadable since the catalog was built: show no text
     }

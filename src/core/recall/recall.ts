@@ -24,7 +24,12 @@ import { queryTime, TIME_SAID } from './time-terms';
 
 export interface RecallOptions {
   limit: number;
-  radius: Radius;
+  /**
+   * A radius searches exactly its tiers. Without one (plain recall) every tier is searched
+   * and ranked like the default radius: an older memory joins the results only when it
+   * outscores the near ones (SPEC §4).
+   */
+  radius?: Radius;
   /** Vector seeds (cosine by id) from an embedder, fused with the lexical ones (RRF). */
   vectorSeeds?: ReadonlyMap<string, number>;
 }
@@ -34,7 +39,8 @@ export interface RecallExplanation {
   lexical_rank: number | null;
   vector: number | null;
   episode: { session: string; boost: number } | null;
-  spread: { amount: number; from: string; kinds: EdgeKind[]; path: string[] } | null;
+  /** Activation received along links (after the cap: `capped` when the cap cut it). */
+  spread: { amount: number; from: string; kinds: EdgeKind[]; path: string[]; capped: boolean } | null;
   role_boost: number;
   relevance: number;
   strength: number;
@@ -42,6 +48,8 @@ export interface RecallExplanation {
   confidence_weight: number;
   activation: number;
   activation_bonus: number;
+  /** Plain recall only: why a result from beyond the default radius is here; null inside it. */
+  widened: string | null;
 }
 
 export interface RecallHit {
@@ -49,7 +57,25 @@ export interface RecallHit {
   score: number;
   strength: number;
   tier: Tier;
+  /** Plain recall: the result comes from beyond the default radius (cold or archive). */
+  widened: boolean;
   explain: RecallExplanation;
+}
+
+/** What plain recall did beyond the default radius (null for an explicit radius). */
+export interface Widening {
+  widened: boolean;
+  /** Tiers beyond the default radius that results came from. */
+  tiers: Tier[];
+  results: number;
+  /** Best relevance among the candidates inside the default radius, and beyond it. */
+  near_best: number;
+  wider_best: number;
+}
+
+export interface RecallSearch {
+  hits: RecallHit[];
+  widening: Widening | null;
 }
 
 const EMPTY_EXPLAIN: RecallExplanation = {
@@ -65,6 +91,7 @@ const EMPTY_EXPLAIN: RecallExplanation = {
   confidence_weight: 0,
   activation: 0,
   activation_bonus: 0,
+  widened: null,
 };
 
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
@@ -192,24 +219,42 @@ export class RecallEngine {
       score: relevance * decay * weight * (1 + bonus),
       strength,
       tier: TIER_OF[this.tierCode(i, now)]!,
+      widened: false,
       explain: { ...EMPTY_EXPLAIN, ...parts, relevance, strength, decay_factor: decay, confidence_weight: weight, activation, activation_bonus: bonus },
     };
   }
 
-  /** Every memory in the radius ranked with a relevance computed from the memory alone. */
-  rankAll(radius: Radius, now: number, relevanceOf: (amplitude: number) => number): RecallHit[] {
+  /**
+   * Every memory in the radius ranked with a relevance computed from the memory alone;
+   * `alwaysEligible` memories are ranked too whatever their tier.
+   */
+  rankAll(radius: Radius, now: number, relevanceOf: (amplitude: number) => number, alwaysEligible: (doc: Pick<RecallDoc, 'category' | 'confidence' | 'tier'>) => boolean = () => false): RecallHit[] {
     const allowed = radiusCodes(radius);
+    const t = this.table;
     const hits: RecallHit[] = [];
-    for (let i = 0; i < this.table.n; i++) {
-      if (allowed.has(this.tierCode(i, now))) hits.push(this.hit(i, relevanceOf(this.table.amplitude[i]!), radius, now, {}));
+    for (let i = 0; i < t.n; i++) {
+      const eligible = allowed.has(this.tierCode(i, now)) || alwaysEligible({ category: t.category[i]!, confidence: t.confidence[i]!, tier: t.tier[i]! });
+      if (eligible) hits.push(this.hit(i, relevanceOf(t.amplitude[i]!), radius, now, {}));
     }
     return hits.sort(byScore);
   }
 
   recall(query: string, options: RecallOptions, now: number): RecallHit[] {
+    return this.search(query, options, now).hits;
+  }
+
+  /**
+   * Recall with what the search did: with a radius, exactly its tiers; without one (plain
+   * recall), every tier ranked like the default radius, so a memory from cold or archive
+   * joins the results only when it outscores the near ones it displaces (SPEC §4).
+   */
+  search(query: string, options: RecallOptions, now: number): RecallSearch {
     const r = this.settings.recall;
-    const allowed = radiusCodes(options.radius);
-    const inRadius = (i: number) => allowed.has(this.tierCode(i, now));
+    const plain = options.radius === undefined;
+    const ranking: Radius = options.radius ?? 'default';
+    const allowed = radiusCodes(options.radius ?? 'all');
+    const near = radiusCodes('default');
+    const inRadius = plain ? () => true : (i: number) => allowed.has(this.tierCode(i, now));
     const terms = queryTerms(query, now, r, (term) => this.lexical.df(term) > 0);
 
     // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
@@ -261,11 +306,18 @@ export class RecallEngine {
       episodeBoost.set(doc, boost);
     }
 
-    // 3. Spreading activation from the strongest seeds.
+    // 3. Spreading activation from the strongest seeds. What a memory receives lifts it at
+    //    most to the relevance of the strongest seed it received from: association brings a
+    //    memory up beside what it is associated with, never above it.
     const seeds = new Map(topDocs([...relevance.keys()], relevance.size, (d) => relevance.get(d)!, r.seeds));
     const spread = spreadActivation((node) => this.associations.edges(node), seeds, r.gamma, r.depth);
+    const spreadAdded = new Map<number, number>();
     for (const [doc, amount] of spread.received) {
-      if (inRadius(doc)) relevance.set(doc, (relevance.get(doc) ?? 0) + amount);
+      if (!inRadius(doc)) continue;
+      const before = relevance.get(doc) ?? 0;
+      const after = r.capAssociation ? Math.min(before + amount, Math.max(before, spread.strongestSeed.get(doc)!)) : before + amount;
+      relevance.set(doc, after);
+      spreadAdded.set(doc, after - before);
     }
 
     // 4. A query that names exactly one agent role lifts that role's memories.
@@ -279,28 +331,70 @@ export class RecallEngine {
       const roleBoost = boostedRole !== null && this.roleOf[doc] === boostedRole ? r.roleBoost : 1;
       const via = spread.via.get(doc);
       const episode = this.episodeOf[doc]!;
+      const added = spreadAdded.get(doc);
       hits.push(
-        this.hit(doc, rel * roleBoost, options.radius, now, {
+        this.hit(doc, rel * roleBoost, ranking, now, {
           lexical: lexical.get(doc) ?? 0,
           lexical_rank: lexicalRank.get(doc) ?? null,
           vector: vectors.get(doc) ?? null,
           episode: episodeBoost.has(doc) ? { session: this.episodeNames[episode]!, boost: episodeBoost.get(doc)! } : null,
-          spread: via ? { amount: spread.received.get(doc)!, from: this.table.ids[via.from]!, kinds: via.kinds, path: via.path.map((p) => this.table.ids[p]!) } : null,
+          spread:
+            via && added !== undefined
+              ? { amount: added, from: this.table.ids[via.from]!, kinds: via.kinds, path: via.path.map((p) => this.table.ids[p]!), capped: added < spread.received.get(doc)! }
+              : null,
           role_boost: roleBoost,
         }),
       );
     }
-    return hits.sort(byScore).slice(0, Math.max(0, options.limit));
+    hits.sort(byScore);
+
+    // 6. Widening: which results come from beyond the default radius, and why.
+    let nearBest = 0;
+    let widerBest = 0;
+    for (const hit of hits) {
+      const value = hit.explain.relevance;
+      if (near.has(TIER_CODE[hit.tier])) nearBest = Math.max(nearBest, value);
+      else widerBest = Math.max(widerBest, value);
+    }
+    const results = hits.slice(0, Math.max(0, options.limit));
+    const widenedTo = new Set<Tier>();
+    results.forEach((hit, rank) => {
+      if (!plain || near.has(TIER_CODE[hit.tier])) return;
+      hit.widened = true;
+      widenedTo.add(hit.tier);
+      // the near match it displaced: the first one ranked below it
+      const displaced = hits.slice(rank + 1).find((h) => near.has(TIER_CODE[h.tier]));
+      const own = `relevance ${round3(hit.explain.relevance)} at strength ${round3(hit.strength)}`;
+      hit.explain.widened = displaced
+        ? `${hit.tier}: ${own} scores above ${displaced.doc.id} in ${displaced.tier} (relevance ${round3(displaced.explain.relevance)} at strength ${round3(displaced.strength)})`
+        : `${hit.tier}: ${own}; core, active and warm hold no further match`;
+    });
+    const widening: Widening | null = plain
+      ? {
+          widened: widenedTo.size > 0,
+          tiers: TIER_OF.filter((t) => widenedTo.has(t)),
+          results: results.filter((h) => h.widened).length,
+          near_best: nearBest,
+          wider_best: widerBest,
+        }
+      : null;
+    return { hits: results, widening };
   }
 }
 
 /**
  * Without a query: what the agent knows best right now (the seeds' reboot protocol):
  * memories in the radius ranked by the same formula with relevance 1 + ln(amplitude), so
- * reinforced memories come first among equally strong ones.
+ * reinforced memories come first among equally strong ones. Core memories and verified
+ * decisions are what the agent knows for sure: eligible whatever their tier.
  */
 export function prominent(engine: RecallEngine, limit: number, radius: Radius, now: number): RecallHit[] {
-  return engine.rankAll(radius, now, (amplitude) => 1 + Math.log(Math.max(1, amplitude))).slice(0, limit);
+  return engine.rankAll(radius, now, (amplitude) => 1 + Math.log(Math.max(1, amplitude)), alwaysKnown).slice(0, limit);
+}
+
+/** Core memories and verified decisions: kept by prune, eligible for the context whatever their tier. */
+export function alwaysKnown(doc: Pick<RecallDoc, 'category' | 'confidence' | 'tier'>): boolean {
+  return doc.tier === 'core' || (doc.category === 'decision' && doc.confidence === 'verified');
 }
 
 /**
@@ -321,6 +415,8 @@ export function queryTerms(query: string, now: number, r: RecallSettings, known:
 function radiusCodes(radius: Radius): Set<number> {
   return new Set(RADIUS_TIERS[radius].map((t) => TIER_CODE[t]));
 }
+
+const round3 = (x: number) => (Math.round(x * 1000) / 1000).toFixed(3);
 
 function byScore(a: RecallHit, b: RecallHit): number {
   return b.score - a.score || (a.doc.id < b.doc.id ? -1 : 1);

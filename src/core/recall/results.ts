@@ -1,4 +1,5 @@
 import type { Category, Confidence, Tier } from '../settings';
+import { formatTimestamp } from '../time';
 import { useMemories, type UseResult } from '../touch';
 import type { Vault } from '../vault';
 import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts } from './catalog';
@@ -6,7 +7,7 @@ import { bm25Params, partsFromDocs } from './recall';
 import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
-/** A recall result as the runner prints it (SPEC §14). */
+/** A recall result as the runner prints it (SPEC §14), with what an agent needs to judge it. */
 export interface RecallResult {
   id: string;
   path: string;
@@ -17,6 +18,14 @@ export interface RecallResult {
   category: Category;
   source: string | null;
   text: string;
+  tags: string[];
+  created_at: string;
+  last_accessed_at: string;
+  is_error: boolean;
+  related_paths: string[];
+  agent_role: string | null;
+  /** Plain recall reached beyond the default radius (cold, archive) for this result. */
+  widened: boolean;
   explain?: RecallExplanation;
 }
 
@@ -33,6 +42,13 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
     category: hit.doc.category,
     source: hit.doc.source,
     text: hit.doc.text ?? '',
+    tags: hit.doc.tags ?? [],
+    created_at: formatTimestamp(hit.doc.createdMs),
+    last_accessed_at: formatTimestamp(hit.doc.accessMs),
+    is_error: hit.doc.is_error,
+    related_paths: hit.doc.related_paths ?? [],
+    agent_role: hit.doc.agent_role,
+    widened: hit.widened,
   };
   if (explain) {
     const e = hit.explain;
@@ -46,12 +62,13 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
       activation_bonus: round(e.activation_bonus),
       episode: e.episode && { session: e.episode.session, boost: round(e.episode.boost) },
       spread: e.spread && { ...e.spread, amount: round(e.spread.amount) },
+      widened: e.widened,
     };
   }
   return result;
 }
 
-/** Results with their text: documents from the catalog cache read their files. */
+/** Results with their text, tags and related paths: documents from the catalog cache read their files. */
 export async function hydrate(vault: Vault, hits: RecallHit[]): Promise<RecallHit[]> {
   await loadTexts(vault, hits.map((h) => h.doc));
   return hits;

@@ -17,11 +17,14 @@ export interface Spread {
   received: Map<number, number>;
   /** The largest single contribution each node received, for explanations. */
   via: Map<number, SpreadSource>;
+  /** The largest seed value among the seeds each node received from (association caps). */
+  strongestSeed: Map<number, number>;
 }
 
 export function spreadActivation(edges: (node: number) => Edge[], seeds: ReadonlyMap<number, number>, gamma: number, depth: number): Spread {
   const received = new Map<number, number>();
   const via = new Map<number, SpreadSource>();
+  const strongestSeed = new Map<number, number>();
   let frontier = [...seeds].map(([node, value]) => ({ node, value, path: [node] }));
   for (let hop = 0; hop < depth; hop++) {
     const next: typeof frontier = [];
@@ -31,6 +34,8 @@ export function spreadActivation(edges: (node: number) => Edge[], seeds: Readonl
         const amount = value * gamma * edge.weight;
         if (amount <= 0) continue;
         received.set(edge.target, (received.get(edge.target) ?? 0) + amount);
+        const seed = seeds.get(path[0]!)!;
+        if (seed > (strongestSeed.get(edge.target) ?? 0)) strongestSeed.set(edge.target, seed);
         const best = via.get(edge.target);
         const route = [...path, edge.target];
         if (!best || amount > best.amount) via.set(edge.target, { from: node, kinds: edge.kinds, amount, path: route });
@@ -39,5 +44,5 @@ export function spreadActivation(edges: (node: number) => Edge[], seeds: Readonl
     }
     frontier = next;
   }
-  return { received, via };
+  return { received, via, strongestSeed };
 }

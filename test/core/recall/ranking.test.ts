@@ -2,8 +2,9 @@ import { activationBonus, decayFactor } from '../../../src/core/recall/ranking';
 import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
 
 describe('ranking factors (SPEC §7)', () => {
-  it('uses the full strength in the default radius and a mild factor in deep and all', () => {
-    expect(decayFactor(0.25, 'default', S)).toBe(0.25);
+  it('halves at most in the default radius (and plain recall), a milder factor in deep and all', () => {
+    expect(decayFactor(0.25, 'default', S)).toBe(0.625);
+    expect(decayFactor(0, 'default', S)).toBe(0.5);
     expect(decayFactor(0.25, 'deep', S)).toBe(0.7);
     expect(decayFactor(0.25, 'all', S)).toBeCloseTo(0.85, 12);
     expect(decayFactor(1, 'all', S)).toBe(1);
