@@ -66,8 +66,6 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
         fields.tier = promote(currentTier(memory, now, settings));
         fields.access_count = memory.access_count + 1;
         fields.last_accessed_at = stamp;
-        // recalls apart from reinforcements (both count as accesses): "recalled Nx" in context
-        fields.recall_count = recallCount(memory) + 1;
       }
       if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
       return fields;
@@ -90,9 +88,18 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
   return results;
 }
 
-/** Times a memory was used (touched, recalled, opened): `recall_count`, kept apart from reinforcements. */
-export function recallCount(memory: Pick<Memory, 'extra'>): number {
-  const value = memory.extra.recall_count;
+/**
+ * Times a memory was recalled (touched: returned and used, injected, opened, named): its
+ * accesses less the times the same text was remembered again (`remembered_again`, written by
+ * remember's reinforcement, which counts as an access too).
+ */
+export function recallCount(memory: Pick<Memory, 'access_count' | 'extra'>): number {
+  return Math.max(0, memory.access_count - rememberedAgain(memory));
+}
+
+/** How many times remembering reinforced this memory (frontmatter `remembered_again`). */
+export function rememberedAgain(memory: Pick<Memory, 'extra'>): number {
+  const value = memory.extra.remembered_again;
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0;
 }
 

@@ -54,7 +54,6 @@ describe('the plugin against the fake Obsidian API', () => {
       'tier: warm',
       'activation: 0.25',
       'activation_at: "2026-11-29T12:00:00Z"',
-      'recall_count: 1', // a new field: appended at the end of the frontmatter
     ]);
     expect(plugin.touch!.writes).toBe(1);
   });

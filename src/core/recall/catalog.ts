@@ -48,7 +48,7 @@ export interface RecallDoc {
   co_access: Record<string, number>;
   /** The body as an agent reads it; null until read (documents that came from the cache). */
   text: string | null;
-  /** Tags, related paths and recall count, for results; undefined until read (the catalog does not keep them). */
+  /** Tags, related paths and recalls (accesses less reinforcements), for results; undefined until read (the catalog does not keep them). */
   tags?: string[];
   related_paths?: string[];
   recall_count?: number;
