@@ -239,33 +239,34 @@ export const COMMANDS: Record<string, Command> = {
     group: 'write',
     args: 'FILE.jsonl | -',
     arity: [1, 1],
-    summary: 'bulk remember: one JSON object a line',
+    summary: 'bulk remember: one JSON object a line; importing the same lines again changes nothing',
     details:
       'Each line: {"text", "category"?, "created_at"?, "tags"?, "source"?, "session"?, "confidence"?,\n' +
-      '"is_error"?, "related_paths"?, "agent_role"?}. Every line is checked before anything is written.\n' +
-      'Lines that share a "session" are one episode: each is linked to its neighbours as related.\n' +
-      'json: {"lines", "created", "reinforced", "conflicts", "results": [remember results]}',
-    options: {},
+      '"is_error"?, "related_paths"?, "agent_role"?}. Every line is checked first and every bad line is\n' +
+      'reported (file:line: reason), with nothing written. Lines already imported (by an earlier run,\n' +
+      'or a run that was killed) are left as they are; a write that fails undoes the run. Lines that\n' +
+      'share a "session" are one episode: each is linked to its neighbours as related.\n' +
+      'json: {"lines", "created", "reinforced", "conflicts", "unchanged", "dry_run", "results": [{"id", "path", "action"}]}',
+    options: {
+      'dry-run': { type: 'boolean', help: 'check and decide every line, write nothing' },
+      reinforce: { type: 'boolean', help: 'lines already imported reinforce their memory again (count repeats)' },
+    },
     async run(context) {
-      if (context.args.length !== 1) throw new UsageError('import: give one JSONL file (or - for standard input)');
       const file = context.args[0]!;
-      let jsonl: string;
-      if (file === '-') jsonl = context.io.readStdin();
-      else {
-        jsonl = readInput(context, file, 'import');
-      }
-      let lines;
-      try {
-        lines = parseImport(jsonl, file);
-      } catch (error) {
-        // a bad line is a file that cannot be imported (exit 1), not a bad command line
-        throw error instanceof UsageError ? new EngramError(error.message) : error;
-      }
+      const jsonl = readInput(context, file, 'import');
       const runtime = openVault(context.runtime);
-      const summary = await importLines(runtime.vault, lines, createEmbedder(runtime.vault.settings.embedder, runtime.root));
-      return print(context, summary, () => `imported ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts`);
+      const lines = parseImport(jsonl, file, runtime.vault.settings.maxFileBytes);
+      const summary = await importLines(runtime.vault, lines, {
+        embedder: createEmbedder(runtime.vault.settings.embedder, runtime.root),
+        dryRun: Boolean(context.options['dry-run']),
+        reinforceRepeats: Boolean(context.options.reinforce),
+      });
+      return print(context, summary, () =>
+        `${summary.dry_run ? 'would import' : 'imported'} ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts, ${summary.unchanged} already imported${summary.dry_run ? ' (dry run: nothing written)' : ''}`,
+      );
     },
   },
+
 
   touch: useCommand(
     'touch',

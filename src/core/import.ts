@@ -1,56 +1,116 @@
-import { UsageError } from './errors';
+import { openConflict } from './conflicts';
+import { forgottenMemories } from './curation';
+import { EngramError, NotFoundError, WriteConflictError } from './errors';
+import { setFrontmatterFields } from './frontmatter';
+import { deriveMemoryId, sha256Hex } from './ids';
 import type { MemoryLink } from './links';
+import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
+import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
-import { applyRemember, loadWriteContext, normaliseInput, planRemember, vectorMatches, type PlannedWrite, type RememberInput, type RememberResult } from './remember';
-import type { Vault } from './vault';
+import { loadWriteContext, normaliseInput, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { reinforcedAmplitude } from './resonance';
+import { memoryHistory } from './versions';
+import { assertWritable, type Vault } from './vault';
 
 /**
- * Bulk remember (SPEC §14 `import`): one JSON object a line. Every line is checked before
- * anything is written, so a bad line writes nothing. Lines that share a `session` are one
- * episode: each memory is linked to its neighbours in that session as `related`.
+ * Bulk remember (SPEC §14 `import`): one JSON object a line.
+ *
+ * - Every line is checked before anything is written, and every bad line is reported (line
+ *   number and reason) in the same run: a person fixes the file in one pass.
+ * - Importing the same lines again changes nothing. Each line has an identity: its id is
+ *   derived from its text and its `created_at` (or, without one, the line's whole content and
+ *   its occurrence in the file), so a memory a line created is found again; a line that
+ *   reinforced an existing memory leaves its key in that memory's `import_keys` in the same
+ *   write. A run killed half-way and run again writes only what is missing, and counts
+ *   nothing twice. `reinforceRepeats` counts lines already imported as reinforcement instead.
+ * - All or nothing: ids are chosen clear of every file in the memory folders (unreadable ones
+ *   included), and a write that fails undoes the writes of the run before the error is
+ *   reported. (A killed run cannot undo; running it again completes it.)
+ * - Lines that share a `session` are one episode: each memory is linked to its neighbours in
+ *   that session as `related`.
  */
 
 const WRITE_CONCURRENCY = 16;
+/** How many import keys a memory keeps (the most recent): enough for any re-run of recent imports. */
+export const MAX_IMPORT_KEYS = 50;
 
 const FIELDS = new Set(['text', 'category', 'created_at', 'tags', 'source', 'session', 'confidence', 'is_error', 'related_paths', 'agent_role']);
 
 export interface ImportLine extends RememberInput {
   session?: string;
+  /** 1-based line number in the file (for messages). */
+  line?: number;
 }
 
+export interface ImportProblem {
+  line: number;
+  reason: string;
+}
 
-/** Parse and check JSONL; errors name the line. */
-export function parseImport(jsonl: string, name: string): ImportLine[] {
+/** Bad lines in an import file: every one, with its reason. Nothing was written. */
+export class ImportError extends EngramError {
+  constructor(
+    readonly file: string,
+    readonly problems: ImportProblem[],
+    total: number,
+  ) {
+    super(
+      `${problems.map((p) => `${file}:${p.line}: ${p.reason}`).join('\n')}\n` +
+        `${problems.length} bad ${problems.length === 1 ? 'line' : 'lines'} of ${total}: nothing imported (fix ${problems.length === 1 ? 'it' : 'them'} and run the same command again)`,
+    );
+  }
+}
+
+function checkLine(raw: string, maxFileBytes: number | undefined): ImportLine | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return `not valid JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'expected a JSON object';
+  const record = value as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((key) => !FIELDS.has(key));
+  if (unknown.length > 0) return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`;
+  if (typeof record.text !== 'string') return 'field "text" must be a string';
+  for (const key of ['source', 'agent_role', 'category', 'confidence', 'created_at'] as const) {
+    if (record[key] !== undefined && typeof record[key] !== 'string') return `field "${key}" must be a string`;
+  }
+  if (record.is_error !== undefined && typeof record.is_error !== 'boolean') return 'field "is_error" must be true or false';
+  if (record.session !== undefined && typeof record.session !== 'string' && typeof record.session !== 'number') return 'field "session" must be a string or a number';
+  const line = { ...record, session: record.session === undefined ? undefined : String(record.session) } as ImportLine;
+  try {
+    normaliseInput(line, 0, maxFileBytes);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  return line;
+}
+
+/** Parse and check JSONL. Throws ImportError listing every bad line; nothing is decided before all are good. */
+export function parseImport(jsonl: string, name: string, maxFileBytes?: number): ImportLine[] {
   const lines: ImportLine[] = [];
+  const problems: ImportProblem[] = [];
+  let total = 0;
   jsonl.split('\n').forEach((raw, index) => {
-    const where = `${name}:${index + 1}`;
     if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      throw new UsageError(`${where}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${where}: expected a JSON object`);
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) if (!FIELDS.has(key)) throw new UsageError(`${where}: unknown field "${key}"`);
-    if (typeof record.text !== 'string') throw new UsageError(`${where}: field "text" must be a string`);
-    for (const key of ['source', 'agent_role', 'category', 'confidence', 'created_at'] as const) {
-      if (record[key] !== undefined && typeof record[key] !== 'string') throw new UsageError(`${where}: field "${key}" must be a string`);
-    }
-    if (record.is_error !== undefined && typeof record.is_error !== 'boolean') throw new UsageError(`${where}: field "is_error" must be true or false`);
-    if (record.session !== undefined && typeof record.session !== 'string' && typeof record.session !== 'number') {
-      throw new UsageError(`${where}: field "session" must be a string or a number`);
-    }
-    const line = { ...record, session: record.session === undefined ? undefined : String(record.session) } as ImportLine;
-    try {
-      normaliseInput(line, 0);
-    } catch (error) {
-      throw new UsageError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    lines.push(line);
+    total++;
+    const checked = checkLine(raw, maxFileBytes);
+    if (typeof checked === 'string') problems.push({ line: index + 1, reason: checked });
+    else lines.push({ ...checked, line: index + 1 });
   });
+  if (problems.length > 0) throw new ImportError(name, problems, total);
   return lines;
+}
+
+export type ImportAction = RememberResult['action'] | 'unchanged';
+
+export interface ImportResult {
+  id: string;
+  path: string;
+  action: ImportAction;
+  conflict_with?: string;
+  conflict_path?: string;
 }
 
 export interface ImportSummary {
@@ -58,37 +118,236 @@ export interface ImportSummary {
   created: number;
   reinforced: number;
   conflicts: number;
-  results: RememberResult[];
+  /** Lines already imported (nothing written for them). */
+  unchanged: number;
+  dry_run: boolean;
+  results: ImportResult[];
 }
 
-export async function importLines(vault: Vault, lines: ImportLine[], embedder?: Embedder | null): Promise<ImportSummary> {
-  const context = await loadWriteContext(vault, embedder);
+export interface ImportOptions {
+  embedder?: Embedder | null;
+  /** Decide and report, write nothing. */
+  dryRun?: boolean;
+  /** Lines already imported reinforce their memory again (a repeat counted as an event). */
+  reinforceRepeats?: boolean;
+}
+
+/** What the import will do with one line. */
+type Plan =
+  | { kind: 'unchanged'; id: string; path: string }
+  | { kind: 'create'; id: string; memory: NewMemory; conflictWith: string | null }
+  | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null };
+
+/** A line's anchor: what its id is derived from besides its text. */
+function anchors(lines: ImportLine[], memories: NewMemory[]): string[] {
+  const seen = new Map<string, number>();
+  return lines.map((line, i) => {
+    const memory = memories[i]!;
+    const canonical = JSON.stringify([memory.text, memory.category, line.created_at ?? null, memory.tags, memory.source, memory.session, memory.confidence, memory.is_error, memory.related_paths, memory.agent_role]);
+    const occurrence = seen.get(canonical) ?? 0;
+    seen.set(canonical, occurrence + 1);
+    const base = line.created_at !== undefined ? memory.created_at : `import:${sha256Hex(canonical).slice(0, 16)}`;
+    return occurrence === 0 ? base : `${base}#${occurrence}`;
+  });
+}
+
+export async function importLines(vault: Vault, lines: ImportLine[], options: ImportOptions | Embedder | null = {}): Promise<ImportSummary> {
+  const opts: ImportOptions = options && 'embed' in options ? { embedder: options } : ((options) ?? {});
+  const context = await loadWriteContext(vault, opts.embedder);
   const now = vault.now();
-  const memories = lines.map((line) => normaliseInput(line, now));
-  const matches = await vectorMatches(context, memories, vault.settings.resonance.vectorThreshold);
-  const plans = memories.map((memory, i) => planRemember(context.index, memory, context.taken, matches[i]));
-  linkSessions(lines, plans);
-  // New files are independent: write them a few at a time. Reinforcements and conflicts
-  // touch existing files and run after, in input order.
-  const results: RememberResult[] = new Array<RememberResult>(plans.length);
-  const creates = plans.flatMap((plan, i) => (plan.resonance.kind === 'new' ? [i] : []));
-  for (let start = 0; start < creates.length; start += WRITE_CONCURRENCY) {
-    const batch = creates.slice(start, start + WRITE_CONCURRENCY);
-    const written = await Promise.all(batch.map((i) => applyRemember(vault, plans[i]!)));
-    batch.forEach((i, j) => (results[i] = written[j]!));
-  }
-  for (let i = 0; i < plans.length; i++) if (!results[i]) results[i] = await applyRemember(vault, plans[i]!);
+  const memories = lines.map((line) => normaliseInput(line, now, vault.settings.maxFileBytes));
+  const plans = await planImport(vault, context, lines, memories, opts);
+  const results = opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(vault, plans);
   return {
     lines: lines.length,
     created: results.filter((r) => r.action === 'created').length,
     reinforced: results.filter((r) => r.action === 'reinforced').length,
     conflicts: results.filter((r) => r.action === 'conflict').length,
+    unchanged: results.filter((r) => r.action === 'unchanged').length,
+    dry_run: Boolean(opts.dryRun),
     results,
   };
 }
 
+async function planImport(vault: Vault, context: WriteContext, lines: ImportLine[], memories: NewMemory[], options: ImportOptions): Promise<Plan[]> {
+  const byId = new Map<string, Memory>(context.memories.map((m) => [m.id, m]));
+  for (const m of await forgottenMemories(vault)) {
+    byId.set(m.id, m); // a forgotten memory was imported: importing again does not bring it back
+    context.taken.add(m.id);
+  }
+  const keyOwner = new Map<string, Memory>();
+  for (const m of context.memories) {
+    const keys = m.extra.import_keys;
+    if (Array.isArray(keys)) for (const key of keys) if (typeof key === 'string') keyOwner.set(key, m);
+  }
+  const lineAnchors = anchors(lines, memories);
+  const found = await Promise.all(memories.map((memory, i) => findImported(vault, byId, context.taken, memory, lineAnchors[i]!)));
+  const fresh = memories.map((_, i) => i).filter((i) => !found[i]!.memory && !keyOwner.has(found[i]!.key));
+  const matches = await vectorMatches(context, fresh.map((i) => memories[i]!), vault.settings.resonance.vectorThreshold);
+  const vectorMatchOf = new Map(fresh.map((i, k) => [i, matches[k]]));
+  const plans: Plan[] = [];
+  for (const [i, memory] of memories.entries()) {
+    const { memory: existing, key, freeId } = found[i]!;
+    const previous = existing ?? keyOwner.get(key);
+    if (previous) {
+      plans.push(options.reinforceRepeats ? { kind: 'reinforce', id: previous.id, path: previous.path, similarity: 1, key: null } : { kind: 'unchanged', id: previous.id, path: previous.path });
+      continue;
+    }
+    const vector = vectorMatchOf.get(i);
+    const resonance = vector ? { kind: 'reinforce' as const, ...vector } : context.index.resonate(memory.text, memory.category);
+    if (resonance.kind === 'reinforce') {
+      const target = byId.get(resonance.id);
+      plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? `${CATEGORY_FOLDERS[memory.category]}/${resonance.id}.md`, similarity: resonance.similarity, key });
+      continue;
+    }
+    // free when found; taken meanwhile only if two lines of this file derive the same id
+    let id = freeId;
+    for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
+    context.taken.add(id);
+    context.index.add(id, memory.text, memory.category);
+    plans.push({ kind: 'create', id, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null });
+  }
+  linkSessions(lines, plans);
+  return plans;
+}
+
+/**
+ * Whether a line's memory is in the vault: the files at the ids its identity derives to
+ * (attempt 0, 1, …) are checked in turn; one that holds the line's text (now, or as its first
+ * version when it was edited since) or its created_at is it. Unreadable files and other
+ * memories are stepped over. Returns the free id a new memory would take, and the line's key.
+ */
+async function findImported(vault: Vault, byId: Map<string, Memory>, taken: Set<string>, memory: NewMemory, anchor: string): Promise<{ memory: Memory | null; key: string; freeId: string }> {
+  const key = deriveMemoryId(memory.text, anchor, 0);
+  const text = bodyText(memory.text);
+  for (let attempt = 0; ; attempt++) {
+    const id = attempt === 0 ? key : deriveMemoryId(memory.text, anchor, attempt);
+    if (!taken.has(id)) return { memory: null, key, freeId: id };
+    const existing = byId.get(id);
+    if (!existing || existing.category !== memory.category) continue;
+    if (memoryText(existing) === text || existing.created_at === memory.created_at) return { memory: existing, key, freeId: id };
+    const first = (await memoryHistory(vault, id).catch(() => []))[0];
+    if (first && bodyText(first.body) === text) return { memory: existing, key, freeId: id };
+  }
+}
+
+function dryResult(plan: Plan): ImportResult {
+  if (plan.kind === 'unchanged') return { id: plan.id, path: plan.path, action: 'unchanged' };
+  if (plan.kind === 'reinforce') return { id: plan.id, path: plan.path, action: 'reinforced' };
+  const path = `${CATEGORY_FOLDERS[plan.memory.category]}/${plan.id}.md`;
+  return plan.conflictWith ? { id: plan.id, path, action: 'conflict', conflict_with: plan.conflictWith } : { id: plan.id, path, action: 'created' };
+}
+
+/** A file this run wrote, to be put back if a later write fails: `before` null for a file it created. */
+interface Undo {
+  path: string;
+  before: string | null;
+  after: string;
+}
+
+async function applyImport(vault: Vault, plans: Plan[]): Promise<ImportResult[]> {
+  const results: ImportResult[] = new Array<ImportResult>(plans.length);
+  const undo: Undo[] = [];
+  try {
+    // New files are independent: a few at a time. Reinforcements and conflicts touch
+    // existing files and run after, in input order.
+    const creates = plans.flatMap((plan, i) => (plan.kind === 'create' ? [i] : []));
+    for (let start = 0; start < creates.length; start += WRITE_CONCURRENCY) {
+      const batch = creates.slice(start, start + WRITE_CONCURRENCY);
+      const settled = await Promise.allSettled(batch.map((i) => createMemory(vault, plans[i] as Extract<Plan, { kind: 'create' }>, undo)));
+      const failed = settled.find((s) => s.status === 'rejected');
+      if (failed) throw (failed).reason;
+      batch.forEach((i, j) => (results[i] = (settled[j] as PromiseFulfilledResult<ImportResult>).value));
+    }
+    for (const [i, plan] of plans.entries()) {
+      if (plan.kind === 'unchanged') results[i] = { id: plan.id, path: plan.path, action: 'unchanged' };
+      else if (plan.kind === 'reinforce') results[i] = await reinforce(vault, plan, undo);
+      else if (plan.conflictWith) results[i] = await conflict(vault, plan, results[i]!, undo);
+    }
+    return results;
+  } catch (error) {
+    const undone = await rollBack(vault, undo);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new EngramError(`import stopped: ${reason}; nothing imported (${undone} ${undone === 1 ? 'write' : 'writes'} of this run undone)`);
+  }
+}
+
+async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, undo: Undo[]): Promise<ImportResult> {
+  const path = `${CATEGORY_FOLDERS[plan.memory.category]}/${plan.id}.md`;
+  const text = renderMemoryFile(plan.id, plan.memory, vault.settings, vault.now());
+  try {
+    await vault.createFile(path, text);
+  } catch (error) {
+    if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a file with this id appeared meanwhile)`);
+    throw error;
+  }
+  undo.push({ path, before: null, after: text });
+  return { id: plan.id, path, action: 'created' };
+}
+
+/**
+ * Reinforce an existing memory (SPEC §6), recording the line's key in the same write so that
+ * the line is never counted twice. Under the memory's lock, with compare-and-swap; the texts
+ * before and after are kept for a roll-back.
+ */
+async function reinforce(vault: Vault, plan: Extract<Plan, { kind: 'reinforce' }>, undo: Undo[]): Promise<ImportResult> {
+  return vault.ports.locks.withLock(plan.id, async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const path = await vault.locate(plan.id);
+      if (!path) throw new NotFoundError(`no memory with id ${plan.id} (it was to be reinforced)`);
+      const loaded = await vault.read(path, { stable: true });
+      if (!loaded) continue;
+      const { memory, text } = loaded;
+      const keys = Array.isArray(memory.extra.import_keys) ? memory.extra.import_keys.filter((k): k is string => typeof k === 'string') : [];
+      if (plan.key && keys.includes(plan.key)) return { id: plan.id, path, action: 'unchanged' }; // another run of the same import got here first
+      const next = setFrontmatterFields(text, {
+        amplitude: reinforcedAmplitude(memory.amplitude, plan.similarity, vault.settings),
+        access_count: memory.access_count + 1,
+        ...(plan.key ? { import_keys: [...keys, plan.key].slice(-MAX_IMPORT_KEYS) } : {}),
+      });
+      assertWritable(path, next, vault.settings.maxFileBytes, memory.body);
+      try {
+        await vault.ports.files.write(path, next, { expect: text });
+      } catch (error) {
+        if (error instanceof WriteConflictError) continue;
+        throw error;
+      }
+      undo.push({ path, before: text, after: next });
+      return { id: plan.id, path, action: 'reinforced' };
+    }
+    throw new WriteConflictError(plan.id);
+  });
+}
+
+async function conflict(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, created: ImportResult, undo: Undo[]): Promise<ImportResult> {
+  const existing = await vault.resolve(plan.conflictWith!);
+  const before = await vault.ports.files.list('conflicts');
+  const conflictPath = await openConflict(vault, existing, { id: plan.id, text: plan.memory.text }, 'one negates the other on the same subject');
+  if (!before.includes(conflictPath.slice(conflictPath.lastIndexOf('/') + 1))) {
+    const text = await vault.readText(conflictPath);
+    if (text !== null) undo.push({ path: conflictPath, before: null, after: text });
+  }
+  return { ...created, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath };
+}
+
+/** Put back what this run wrote, newest first, where nobody changed it since. Returns how many files. */
+async function rollBack(vault: Vault, undo: Undo[]): Promise<number> {
+  let undone = 0;
+  for (const step of undo.reverse()) {
+    try {
+      if ((await vault.readText(step.path)) !== step.after) continue;
+      if (step.before === null) await vault.ports.files.remove(step.path);
+      else await vault.ports.files.write(step.path, step.before, { expect: step.after });
+      undone++;
+    } catch {
+      // best effort: what cannot be put back stays, and the error says the run stopped
+    }
+  }
+  return undone;
+}
+
 /** Link each new memory of a session to its previous and next neighbours (`related`). */
-function linkSessions(lines: ImportLine[], plans: PlannedWrite[]): void {
+function linkSessions(lines: ImportLine[], plans: Plan[]): void {
   const sessions = new Map<string, number[]>();
   lines.forEach((line, i) => {
     if (line.session === undefined) return;
@@ -99,7 +358,7 @@ function linkSessions(lines: ImportLine[], plans: PlannedWrite[]): void {
   for (const members of sessions.values()) {
     members.forEach((lineIndex, position) => {
       const plan = plans[lineIndex]!;
-      if (plan.resonance.kind === 'reinforce') return;
+      if (plan.kind !== 'create') return;
       const links: MemoryLink[] = [];
       for (const neighbour of [members[position - 1], members[position + 1]]) {
         if (neighbour === undefined) continue;

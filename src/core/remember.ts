@@ -1,8 +1,8 @@
 import { UsageError, WriteConflictError } from './errors';
-import { deriveMemoryId } from './ids';
+import { deriveMemoryId, isMemoryId } from './ids';
 import { loadVectors, type StoredVectors } from './embeddings/store';
 import { searchVectors } from './embeddings/vector-search';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText } from './memory';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
 import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
@@ -96,6 +96,8 @@ export interface WriteContext {
   categoryOf: Map<string, Category>;
   /** Stored vectors of the configured model, with the embedder that made them. */
   vectors?: { stored: StoredVectors; embedder: Embedder };
+  /** Every memory read (archived ones too), for callers that need more than the index. */
+  memories: Memory[];
 }
 
 /**
@@ -114,14 +116,19 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   const index = new ResonanceIndex(vault.settings);
   const taken = new Set<string>();
   const categoryOf = new Map<string, Category>();
-  const { memories } = await vault.loadAll();
+  const { memories, problems } = await vault.loadAll();
+  // an unreadable file still holds its name: a new memory must not collide with it
+  for (const problem of problems) {
+    const name = problem.path.slice(problem.path.lastIndexOf('/') + 1, -3);
+    if (isMemoryId(name)) taken.add(name);
+  }
   for (const memory of memories) {
     taken.add(memory.id);
     if (memory.path.startsWith(`${ARCHIVE_FOLDER}/`)) continue;
     index.add(memory.id, memoryText(memory), memory.category);
     categoryOf.set(memory.id, memory.category);
   }
-  const context: WriteContext = { index, taken, categoryOf };
+  const context: WriteContext = { index, taken, categoryOf, memories };
   if (embedder) {
     const { vectors } = await loadVectors(vault);
     if (vectors && vectors.model === embedder.model) context.vectors = { stored: vectors, embedder };
