@@ -228,6 +228,19 @@ async function recallInProcess(label, noteTexts, queries) {
   const theirs = await sample(() => ms.search(queries[k++ % queries.length]).slice(0, 12), 200);
   rows.push([`recall in process at ${label}, p50 (engine built in ${buildMs.toFixed(0)} ms)`, median(ours), median(theirs), 'minisearch search p50']);
   rows.push([`recall in process at ${label}, p95`, p95(ours), p95(theirs), 'minisearch search p95']);
+  // The engine as it was before dates and entities (issue 16): no facets indexed, their weights
+  // 0. Interleaved query by query with the current one, so both see the same machine load.
+  const before = new RecallEngine(docs.map((d) => ({ ...d, facets: [] })), resolveSettings({ recall: { dateWeight: 0, whenWeight: 0, entityWeight: 0 } }));
+  const now2 = [[], []];
+  for (let i = 0; i < 400; i++) {
+    const q = queries[i % queries.length];
+    const [first, second] = i % 2 === 0 ? [engine, before] : [before, engine];
+    const a = await time(() => first.recall(q, { limit: 12, radius: 'all' }, now));
+    const b = await time(() => second.recall(q, { limit: 12, radius: 'all' }, now));
+    now2[first === engine ? 0 : 1].push(a);
+    now2[second === engine ? 0 : 1].push(b);
+  }
+  rows.push([`recall in process at ${label}, p50, beside the engine without dates and entities`, median(now2[0]), median(now2[1]), 'same engine without facets, date/when/entity weights 0 (interleaved)']);
 }
 
 console.log(`\nEngram benchmarks: ${SIZE} memories, medians of ${RUNS} runs unless noted (ms)\n`);

@@ -423,6 +423,14 @@ class Parser {
   }
 }
 
+/** Words that can begin a date expression or a duration (besides numbers): everything else is skipped at once. */
+const STARTERS = new Set([
+  ...MONTHS, ...MONTH_ABBREVIATIONS, 'sept', ...WEEKDAYS, ...WEEKDAY_ABBREVIATIONS, 'tues', 'thur', 'thurs', ...Object.keys(SEASONS),
+  ...Object.keys(NUMBER_WORDS), ...Object.keys(ORDINAL_WORDS), 'yesterday', 'today', 'tonight', 'tomorrow', 'last', 'past', 'previous',
+  'this', 'next', 'the', 'between', 'early', 'late', 'mid', 'beginning', 'start', 'end', 'middle', 'day', 'week', 'weekend', 'month', 'year',
+]);
+const canStart = (t: Token) => t.value !== null || STARTERS.has(t.text);
+
 /** Every date expression and duration in `text`, resolved against `anchor` (ms). */
 export function findDates(text: string, anchor: number): DateFindings {
   const tokens = tokenize(text);
@@ -430,6 +438,10 @@ export function findDates(text: string, anchor: number): DateFindings {
   const mentions: DateMention[] = [];
   const durations: DateFindings['durations'] = [];
   for (let i = 0; i < tokens.length; ) {
+    if (!canStart(tokens[i]!)) {
+      i++;
+      continue;
+    }
     const parsed = parser.at(i);
     if (parsed?.span) {
       const last = tokens[i + parsed.length - 1]!;
