@@ -8,6 +8,7 @@ import { openRecall } from '../core/recall/results';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
 import { GRAPH_VIEW_TYPE } from './graph/graph-view';
+import { RELATED_VIEW_TYPE } from './related-view';
 import { installTierGroups, tierColours } from './graph-groups';
 import type EngramPlugin from './main';
 import { CreativeModal, RecallModal, ReportModal } from './modals';
@@ -30,8 +31,8 @@ export function registerCommands(plugin: EngramPlugin): void {
     callback: () =>
       run(async () => {
         const { vault } = service();
-        const engine = await openRecall(vault);
-        new RecallModal(app, vault, engine, (result) =>
+        await plugin.index.load();
+        new RecallModal(app, vault, plugin.index.engine(), (result) =>
           run(async () => {
             await plugin.openMemory(result.path);
             // opening is the touch; with touch on open switched off, choosing a result still is one
@@ -69,7 +70,6 @@ export function registerCommands(plugin: EngramPlugin): void {
             checkpoint: (point) => notice.setMessage(`Engram: consolidating (${point.replace(/-/g, ' ')})`),
           });
           new ReportModal(app, report).open();
-          plugin.status?.refresh();
         } finally {
           notice.hide();
         }
@@ -160,6 +160,19 @@ export function registerCommands(plugin: EngramPlugin): void {
         const existing = app.workspace.getLeavesOfType(GRAPH_VIEW_TYPE)[0];
         const leaf = existing ?? app.workspace.getLeaf('tab');
         if (!existing) await leaf.setViewState({ type: GRAPH_VIEW_TYPE, active: true });
+        await app.workspace.revealLeaf(leaf);
+      }),
+  });
+
+  plugin.addCommand({
+    id: 'open-related',
+    name: 'Open related memories (sidebar)',
+    callback: () =>
+      run(async () => {
+        const existing = app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)[0];
+        const leaf = existing ?? app.workspace.getRightLeaf(false);
+        if (!leaf) return;
+        if (!existing) await leaf.setViewState({ type: RELATED_VIEW_TYPE, active: true });
         await app.workspace.revealLeaf(leaf);
       }),
   });

@@ -1,9 +1,12 @@
-import { MarkdownView, Notice, Plugin, TFile, type WorkspaceLeaf } from 'obsidian';
-import { loadCatalog } from '../core/recall/catalog';
+import { MarkdownView, Notice, Platform, Plugin, TFile, type WorkspaceLeaf } from 'obsidian';
+import type { RecallDoc } from '../core/recall/catalog';
 import { currentTier } from '../core/tiers';
 import { MEMORY_FOLDERS } from '../core/vault';
 import { registerCommands } from './commands';
+import { firstWords } from './graph/graph-model';
 import { GRAPH_VIEW_TYPE, MemoryGraphView } from './graph/graph-view';
+import { MemoryIndex } from './memory-index';
+import { RelatedView, RELATED_VIEW_TYPE } from './related-view';
 import { NoteOpens } from './note-opens';
 import { QuietWrites } from './quiet-writes';
 import { EngramService } from './service';
@@ -34,6 +37,9 @@ export default class EngramPlugin extends Plugin {
   deferred: QuietWrites | null = null;
   status: TierStatusBar | null = null;
   private settingTab: EngramSettingTab | null = null;
+  /** Every memory, in memory: the status bar, graph, sidebar and recall read from here. */
+  index!: MemoryIndex;
+  private engineTimer: number | null = null;
   private readonly opens = new NoteOpens<WorkspaceLeaf>();
   private saveQueueTimer: number | null = null;
   private tierPassTimer: number | null = null;
@@ -42,11 +48,15 @@ export default class EngramPlugin extends Plugin {
   override async onload(): Promise<void> {
     this.settings = resolvePluginSettings(await this.loadData());
     this.service = new EngramService(this.app, this.settings, this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`);
-    this.registerView(GRAPH_VIEW_TYPE, (leaf) => new MemoryGraphView(leaf, this.service, (path) => this.openMemory(path)));
+    this.index = new MemoryIndex(() => this.service.vault);
+    // a phone has no status bar: the tier counts and progress go to the sidebar there
+    this.status = new TierStatusBar(Platform.isMobile ? null : this.addStatusBarItem(), this.service, this.index);
+    const labelOf = (doc: RecallDoc) => this.labelOf(doc);
+    this.registerView(GRAPH_VIEW_TYPE, (leaf) => new MemoryGraphView(leaf, this.service, this.index, labelOf, (id) => this.index.get(id)?.text ?? null, (path) => this.openMemory(path)));
+    this.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedView(leaf, this.service, this.index, labelOf, this.status, Platform.isMobile, (path) => this.openMemory(path)));
     registerCommands(this);
     this.settingTab = new EngramSettingTab(this.app, this);
     this.addSettingTab(this.settingTab);
-    this.status = new TierStatusBar(this.addStatusBarItem(), this.service);
     this.app.workspace.onLayoutReady(() => void this.start());
   }
 
@@ -88,15 +98,39 @@ export default class EngramPlugin extends Plugin {
         if (file instanceof TFile && this.service.memoryIdOf(file)) void this.onModify(file);
       }),
     );
-    this.registerEvent(this.app.metadataCache.on('changed', (file) => this.status?.changed(file)));
+    // the in-memory index follows every change Obsidian reports (rename sends no `changed`)
+    this.register(this.index.subscribe((changes) => {
+      this.status?.changed(changes);
+      this.buildEngineSoon();
+    }));
+    this.registerEvent(
+      this.app.metadataCache.on('changed', (file, data) => {
+        const path = this.memoryPath(file);
+        if (path) this.index.changed(path, data);
+      }),
+    );
+    this.registerEvent(
+      this.app.vault.on('rename', (file, oldPath) => {
+        const before = this.service.files.relative(oldPath);
+        if (before && this.index.idAt(before)) this.index.renamed(before, file instanceof TFile ? this.memoryPath(file) : null);
+        else if (file instanceof TFile && this.memoryPath(file)) void this.app.vault.cachedRead(file).then((text) => this.index.changed(this.memoryPath(file)!, text));
+      }),
+    );
+    this.registerEvent(
+      this.app.vault.on('delete', (file) => {
+        const path = this.service.files.relative(file.path);
+        if (path) this.index.removed(path);
+      }),
+    );
     // .engram/ is hidden from Obsidian's file events: the shared settings file is checked every
     // few seconds (one stat) so that changes made by the runner or another device apply
     this.registerInterval(window.setInterval(() => void this.checkConfig(), CONFIG_CHECK_MS));
     // the written tier kept true (Obsidian's own graph colours by it): when the vault opens, then daily
     this.tiers = new TierUpkeep(
       async () => {
+        await this.index.load();
         const { vault } = this.service;
-        return { docs: (await loadCatalog(vault)).docs, now: vault.now(), settings: vault.settings };
+        return { docs: [...this.index.all()], now: vault.now(), settings: vault.settings };
       },
       (id) => this.deferred?.addTier(id),
       { get: () => numberOrNull(this.app.loadLocalStorage(TIER_PASS_KEY)), set: (at) => this.app.saveLocalStorage(TIER_PASS_KEY, at) },
@@ -107,7 +141,38 @@ export default class EngramPlugin extends Plugin {
       void this.tiers?.maybeRun(true).catch(report);
     }, TIER_PASS_DELAY_MS);
     this.registerInterval(window.setInterval(() => void this.tiers?.maybeRun(false).catch(report), 3_600_000));
-    this.status?.refresh();
+    void this.index
+      .load()
+      .then(() => {
+        this.status?.start();
+        this.buildEngineSoon();
+      })
+      .catch(report);
+  }
+
+  /** The vault-relative memory path of a note that is a memory, else null. */
+  memoryPath(file: TFile): string | null {
+    return this.service.memoryIdOf(file) ? this.service.files.relative(file.path) : null;
+  }
+
+  /** A memory's label: its title (the first `aliases` entry) or its first words, else its id. */
+  labelOf(doc: RecallDoc): string {
+    const aliases: unknown = this.app.metadataCache.getCache(this.service.files.full(doc.path))?.frontmatter?.aliases;
+    const title = Array.isArray(aliases) ? aliases[0] : aliases;
+    if (typeof title === 'string' && title.trim()) return title.trim();
+    return doc.text ? firstWords(doc.text) : doc.id;
+  }
+
+  /**
+   * The recall engine is rebuilt in the background 10 s after the last change (at 10,000
+   * memories a build takes 0.5-1 s), so that opening recall finds it ready.
+   */
+  private buildEngineSoon(): void {
+    if (this.engineTimer !== null) window.clearTimeout(this.engineTimer);
+    this.engineTimer = window.setTimeout(() => {
+      this.engineTimer = null;
+      if (this.index.loaded && !this.index.engineReady) this.index.engine();
+    }, 10_000);
   }
 
   /** `.engram/config.json` changed outside this plugin: read it again. */
@@ -116,7 +181,14 @@ export default class EngramPlugin extends Plugin {
     await this.service.reloadSettings();
     if (this.service.settingsProblem) new Notice(`Engram: ${this.service.settingsProblem}`);
     this.settingTab?.refresh();
-    this.status?.refresh();
+    await this.reloadIndex();
+  }
+
+  /** Settings or the memory folder changed: the index is read again. */
+  async reloadIndex(): Promise<void> {
+    this.index.reset();
+    await this.index.load();
+    this.status?.recount();
   }
 
   /** data.json changed on disk (Sync, another device): the plugin's own settings are read again. */
@@ -127,7 +199,7 @@ export default class EngramPlugin extends Plugin {
     if (folderChanged) {
       this.service.files.setRoot(next.folder);
       await this.service.reloadSettings();
-      this.status?.refresh();
+      await this.reloadIndex();
     }
     this.settingTab?.refresh();
   }
@@ -213,12 +285,14 @@ export default class EngramPlugin extends Plugin {
     await this.saveSettings();
     this.service.files.setRoot(folder);
     await this.service.reloadSettings();
-    this.status?.refresh();
+    await this.reloadIndex();
   }
 
   override onunload(): void {
     if (this.tierPassTimer !== null) window.clearTimeout(this.tierPassTimer);
     this.tierPassTimer = null;
+    if (this.engineTimer !== null) window.clearTimeout(this.engineTimer);
+    this.engineTimer = null;
     this.touch?.dispose();
     this.touch = null;
     this.saveQueue();

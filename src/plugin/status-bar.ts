@@ -1,65 +1,92 @@
-import type { TFile } from 'obsidian';
-import { loadCatalog } from '../core/recall/catalog';
+import type { Tier } from '../core/settings';
 import { tierAt } from '../core/tiers';
+import type { RecallDoc } from '../core/recall/catalog';
 import { tierCounts } from './graph/graph-model';
+import type { IndexChange, MemoryIndex } from './memory-index';
 import type { EngramService } from './service';
 
-/** The status-bar item: memories per tier, refreshed (debounced) when memories change. */
+/**
+ * Memories per tier, from the in-memory index: a change moves one memory between counts
+ * (O(changed)); a full count runs when the index loads and every 10 minutes (tiers decay with
+ * time, not only with changes). On a phone, where there is no status bar, the same text goes
+ * to the sidebar (see `text`).
+ */
 export class TierStatusBar {
-  private timer: number | null = null;
   /** Text shown while a long job (embedding) reports progress; null: the tier counts. */
   private job: string | null = null;
-  counts: Record<string, number> | null = null;
+  counts: Record<Tier, number> | null = null;
+  private timer: number | null = null;
+  /** Called when the text changed (the sidebar shows it on mobile). */
+  onChange: (() => void) | null = null;
 
   constructor(
-    readonly el: HTMLElement,
+    readonly el: HTMLElement | null,
     private readonly service: EngramService,
+    private readonly index: MemoryIndex,
   ) {
-    el.addClass('engram-status');
-    el.setText('Engram');
+    el?.addClass('engram-status');
+    el?.setText('Engram');
   }
 
-  changed(file: TFile): void {
-    if (this.service.memoryIdOf(file)) this.refresh(1000);
+  private tierOf(doc: RecallDoc, now: number): Tier {
+    return doc.archived ? 'archive' : tierAt(doc, doc.accessMs, now, this.service.vault.settings);
   }
 
-  refresh(delayMs = 0): void {
-    if (this.timer !== null) window.clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => {
-      this.timer = null;
-      void this.count();
-    }, delayMs);
-  }
-
-  /** From the catalog: only notes changed since the last count are parsed again. */
-  private async count(): Promise<void> {
-    const { vault } = this.service;
-    const { docs } = await loadCatalog(vault);
-    const now = vault.now();
-    this.counts = tierCounts(docs.map((d) => ({ tier: tierAt(d, d.accessMs, now, vault.settings) })));
+  /** Count every memory again (at load, and every 10 minutes). */
+  recount(): void {
+    const now = this.service.vault.now();
+    const tiers: Array<{ tier: Tier }> = [];
+    for (const doc of this.index.all()) tiers.push({ tier: this.tierOf(doc, now) });
+    this.counts = tierCounts(tiers);
     this.render();
+  }
+
+  /** Memories changed: move each between counts. */
+  changed(changes: IndexChange[]): void {
+    if (!this.counts || changes.length > 100) {
+      this.recount();
+      return;
+    }
+    const now = this.service.vault.now();
+    for (const { before, after } of changes) {
+      if (before) this.counts[this.tierOf(before, now)]--;
+      if (after) this.counts[this.tierOf(after, now)]++;
+    }
+    this.render();
+  }
+
+  /** Start counting: now, and every 10 minutes. */
+  start(): void {
+    this.recount();
+    this.timer = window.setInterval(() => this.recount(), 600_000);
   }
 
   /** Show a job's progress instead of the counts (null: back to the counts). */
   setJob(text: string | null, onClick?: () => void): void {
     this.job = text;
-    this.el.onclick = text && onClick ? onClick : null;
+    if (this.el) this.el.onclick = text && onClick ? onClick : null;
+    this.cancel = text && onClick ? onClick : null;
     this.render();
   }
 
-  private render(): void {
-    if (this.job) {
-      this.el.setText(this.job);
-      return;
-    }
+  /** What a click on the job cancels (the sidebar offers it on mobile). */
+  cancel: (() => void) | null = null;
+
+  /** What the status bar shows. */
+  get text(): string {
+    if (this.job) return this.job;
     const c = this.counts;
-    if (!c) return;
-    this.el.setText(`core ${c.core} · active ${c.active} · warm ${c.warm} · cold ${c.cold} · archive ${c.archive}`);
-    this.el.setAttribute('aria-label', 'Memories per tier');
+    return c ? `core ${c.core} · active ${c.active} · warm ${c.warm} · cold ${c.cold} · archive ${c.archive}` : 'Engram';
+  }
+
+  private render(): void {
+    this.el?.setText(this.text);
+    this.el?.setAttribute('aria-label', this.job ? 'Click to cancel' : 'Memories per tier');
+    this.onChange?.();
   }
 
   dispose(): void {
-    if (this.timer !== null) window.clearTimeout(this.timer);
+    if (this.timer !== null) window.clearInterval(this.timer);
     this.timer = null;
   }
 }

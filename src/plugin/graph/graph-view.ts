@@ -1,20 +1,41 @@
-import { ItemView, TFile, TFolder, type WorkspaceLeaf } from 'obsidian';
-import { parseMemory } from '../../core/memory';
+import { ItemView, MarkdownView, TFile, TFolder, type WorkspaceLeaf } from 'obsidian';
+import type { RecallDoc } from '../../core/recall/catalog';
 import type { EngramService } from '../service';
+import type { MemoryIndex } from '../memory-index';
 import { forceAtlas2Layout } from './fa2-layout';
-import { MemoryGraphCanvas } from './graph-canvas';
-import { buildGraphModel, graphNode } from './graph-model';
+import { demotionOf } from './graph-model';
+import { GraphRenderer, readPalette } from './graph-renderer';
+import { MemoryGraph } from './memory-graph';
 
 export const GRAPH_VIEW_TYPE = 'engram-memory-graph';
 
-/** The memory graph as an Obsidian view: the canvas, fed from the vault and kept current. */
+/** Whether this window can draw WebGL (sigma needs it). */
+function webglAvailable(doc: Document): boolean {
+  try {
+    const canvas = doc.createElement('canvas');
+    return Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The memory graph as an Obsidian view: built from the plugin's in-memory catalog (no note is
+ * read to open it), kept current from its changes (a memory created, deleted, moved to
+ * archive/ or edited), drawn with sigma.js.
+ */
 export class MemoryGraphView extends ItemView {
-  private graph: MemoryGraphCanvas | null = null;
+  model: MemoryGraph | null = null;
+  renderer: GraphRenderer | null = null;
   private observer: ResizeObserver | null = null;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(
     leaf: WorkspaceLeaf,
     private readonly service: EngramService,
+    private readonly index: MemoryIndex,
+    private readonly labelOf: (doc: RecallDoc) => string,
+    private readonly textOf: (id: string) => string | null,
     private readonly open: (path: string) => Promise<void>,
   ) {
     super(leaf);
@@ -35,57 +56,64 @@ export class MemoryGraphView extends ItemView {
   override async onOpen(): Promise<void> {
     this.contentEl.empty();
     this.contentEl.addClass('engram-graph-view');
-    this.graph = new MemoryGraphCanvas(this.contentEl, {
-      onOpen: (node) => void this.open(node.path),
+    await this.index.load();
+    const palette = readPalette(this.contentEl);
+    this.model = new MemoryGraph(palette, this.labelOf, () => this.service.vault.settings, () => this.service.vault.now());
+    this.model.setDocs([...this.index.all()], this.openConflicts());
+    this.unsubscribe = this.index.subscribe((changes) => this.model?.apply(changes, (id) => this.index.get(id)));
+    if (!webglAvailable(this.contentEl.ownerDocument)) {
+      this.contentEl.createEl('p', { cls: 'engram-graph-unavailable', text: 'The memory graph needs WebGL, which this device does not offer.' });
+      return;
+    }
+    this.renderer = new GraphRenderer(this.contentEl, this.model, palette, {
+      onOpen: (id) => {
+        const doc = this.index.get(id);
+        if (doc) void this.open(doc.path);
+      },
+      textOf: this.textOf,
+      nextDemotion: (id) => {
+        const doc = this.index.get(id);
+        return doc ? demotionOf(doc, this.service.vault.now(), this.service.vault.settings) : null;
+      },
       layout: typeof Worker === 'undefined' ? null : forceAtlas2Layout,
     });
+    const focus = this.renderer.root.querySelector('.engram-graph-controls')!.createEl('button', { cls: 'engram-graph-focus', text: 'Focus on the current note' });
+    this.registerDomEvent(focus, 'click', () => this.focusActive());
     if (typeof ResizeObserver !== 'undefined') {
-      this.observer = new ResizeObserver(() => this.fitToView());
+      this.observer = new ResizeObserver(() => this.renderer?.resize());
       this.observer.observe(this.contentEl);
     }
-    this.fitToView();
-    this.registerEvent(this.app.metadataCache.on('changed', (file, data) => this.onChanged(file, data)));
-    await this.refresh();
+    this.renderer.start();
   }
 
-  private fitToView(): void {
-    this.graph?.resize(Math.max(200, this.contentEl.clientWidth), Math.max(200, this.contentEl.clientHeight));
+  /** Highlight the memory of the note last shown in an editor, with its neighbours. */
+  focusActive(): void {
+    const file = this.app.workspace.getActiveViewOfType(MarkdownView)?.file ?? this.app.workspace.getActiveFile();
+    const id = this.service.memoryIdOf(file);
+    this.renderer?.focus(id);
   }
 
-  /** Rebuild from every memory (archive included) and the open conflict notes. */
-  async refresh(): Promise<void> {
-    const { vault } = this.service;
-    const { memories } = await vault.loadAll({ archive: true });
-    const conflicts: Array<[string, string]> = [];
+  /** Open conflict notes (`conflicts/`), as pairs of memory ids. */
+  private openConflicts(): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
     const folder = this.app.vault.getAbstractFileByPath(this.service.files.full('conflicts'));
-    if (folder instanceof TFolder) {
-      for (const child of folder.children) {
-        if (!(child instanceof TFile)) continue;
-        const fm = this.app.metadataCache.getFileCache(child)?.frontmatter;
-        const sides: unknown = fm?.sides;
-        if (fm?.status === 'open' && Array.isArray(sides) && sides.length === 2) conflicts.push([String(sides[0]), String(sides[1])]);
-      }
+    if (!(folder instanceof TFolder)) return out;
+    for (const child of folder.children) {
+      if (!(child instanceof TFile)) continue;
+      const fm = this.app.metadataCache.getFileCache(child)?.frontmatter;
+      const sides: unknown = fm?.sides;
+      if (fm?.status === 'open' && Array.isArray(sides) && sides.length === 2) out.push([String(sides[0]), String(sides[1])]);
     }
-    this.graph?.setModel(buildGraphModel(memories, conflicts, vault.now(), vault.settings));
-  }
-
-  /** A note's frontmatter changed (a touch, a person's edit): recolour its node. */
-  private onChanged(file: TFile, data: string): void {
-    if (!this.graph || !this.service.memoryIdOf(file)) return;
-    const path = this.service.files.relative(file.path);
-    if (!path) return;
-    try {
-      const memory = parseMemory(path, data, this.service.vault.settings);
-      this.graph.updateNode(graphNode(memory, this.service.vault.now(), this.service.vault.settings));
-    } catch {
-      // a note being edited may not parse for a moment: keep its node as it was
-    }
+    return out;
   }
 
   override async onClose(): Promise<void> {
     this.observer?.disconnect();
     this.observer = null;
-    this.graph?.destroy();
-    this.graph = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    this.renderer?.destroy();
+    this.renderer = null;
+    this.model = null;
   }
 }

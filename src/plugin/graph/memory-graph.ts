@@ -1,0 +1,187 @@
+import Graph from 'graphology';
+import type { RecallDoc } from '../../core/recall/catalog';
+import type { EngramSettings, Tier } from '../../core/settings';
+import type { IndexChange } from '../memory-index';
+import { edgeKey, EDGE_KINDS, GRAPH_TIERS, graphEdges, graphNode, tierCounts, type GraphEdgeKind, type GraphNode } from './graph-model';
+
+/** A node's attributes in the graphology graph (sigma reads x, y, size, color, label). */
+export interface NodeAttributes extends GraphNode {
+  x: number;
+  y: number;
+  size: number;
+  color: string;
+  label: string;
+  /** Lower-cased label and id, for search. */
+  haystack: string;
+}
+
+export interface EdgeAttributes {
+  kind: GraphEdgeKind;
+  weight: number;
+  size: number;
+  color: string;
+}
+
+export type Palette = Record<Tier | GraphEdgeKind, string>;
+
+/**
+ * The memory graph as data: a graphology graph of every memory (archive included) and its
+ * links, with the attributes sigma draws, kept current from the index's changes (a note
+ * created, deleted, moved or edited changes its node and edges, nothing else). Knows nothing
+ * of the DOM: the view renders it, the tests read it.
+ */
+export class MemoryGraph {
+  readonly graph = new Graph<NodeAttributes, EdgeAttributes>({ type: 'undirected', multi: true });
+  private conflicts: Array<[string, string]> = [];
+
+  constructor(
+    private palette: Palette,
+    /** The label of a memory: its title (first `aliases` entry) or first words. */
+    private readonly labelOf: (doc: RecallDoc) => string,
+    private readonly settings: () => EngramSettings,
+    private readonly now: () => number,
+  ) {}
+
+  /** Build from every document (and the open conflicts), laying new nodes out on a spiral by tier. */
+  setDocs(docs: RecallDoc[], conflicts: Array<[string, string]> = []): void {
+    this.graph.clear();
+    this.conflicts = conflicts;
+    const now = this.now();
+    const settings = this.settings();
+    const nodes = docs.map((doc) => ({ doc, node: graphNode(doc, now, settings) }));
+    nodes.sort((a, b) => GRAPH_TIERS.indexOf(a.node.tier) - GRAPH_TIERS.indexOf(b.node.tier) || (a.node.id < b.node.id ? -1 : 1));
+    const golden = Math.PI * (3 - Math.sqrt(5));
+    nodes.forEach(({ doc, node }, i) => {
+      const r = 10 * Math.sqrt(i + 1);
+      this.graph.addNode(node.id, this.attributes(doc, node, r * Math.cos(i * golden), r * Math.sin(i * golden)));
+    });
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    for (const edge of graphEdges(byId.values(), (id) => byId.has(id), conflicts)) this.addEdge(edge.source, edge.target, edge.kind, edge.weight);
+  }
+
+  private attributes(doc: RecallDoc, node: GraphNode, x: number, y: number): NodeAttributes {
+    const label = this.labelOf(doc);
+    return {
+      ...node,
+      x,
+      y,
+      size: 2 + 4 * Math.sqrt(Math.max(0, Math.min(1, node.strength))),
+      color: withAlpha(this.palette[node.tier], 0.35 + 0.65 * node.strength),
+      label,
+      haystack: `${label} ${node.id}`.toLowerCase(),
+    };
+  }
+
+  private addEdge(source: string, target: string, kind: GraphEdgeKind, weight: number): void {
+    const key = edgeKey(kind, source, target);
+    if (this.graph.hasEdge(key)) return;
+    this.graph.addEdgeWithKey(key, source, target, {
+      kind,
+      weight,
+      size: kind === 'co_access' ? 0.5 + Math.min(4, weight) / 2 : 0.75,
+      color: withAlpha(this.palette[kind], 0.4),
+    });
+  }
+
+  /** Apply the index's changes: nodes added, removed, moved or changed, with their edges. */
+  apply(changes: IndexChange[], lookup: (id: string) => RecallDoc | undefined): void {
+    const now = this.now();
+    const settings = this.settings();
+    for (const { id, after } of changes) {
+      if (!after) {
+        if (this.graph.hasNode(id)) this.graph.dropNode(id);
+        continue;
+      }
+      const node = graphNode(after, now, settings);
+      if (this.graph.hasNode(id)) {
+        const { x, y } = this.graph.getNodeAttributes(id);
+        this.graph.replaceNodeAttributes(id, this.attributes(after, node, x, y));
+        for (const edge of this.graph.edges(id)) {
+          if (this.graph.getEdgeAttribute(edge, 'kind') !== 'contradicts') this.graph.dropEdge(edge);
+        }
+      } else {
+        // a new memory appears beside what it links to, or near the centre
+        const near = [...after.links.map((l) => l.target), ...Object.keys(after.co_access)].find((other) => this.graph.hasNode(other));
+        const base = near ? this.graph.getNodeAttributes(near) : { x: 0, y: 0 };
+        this.graph.addNode(id, this.attributes(after, node, base.x + jitter(id), base.y + jitter(`${id}y`)));
+      }
+      // its own links and co-access, and those of others pointing at it
+      const related = new Map<string, RecallDoc>([[id, after]]);
+      for (const other of this.graph.nodes()) {
+        const doc = other === id ? after : lookup(other);
+        if (doc && (doc.links.some((l) => l.target === id) || (doc.co_access[id] ?? 0) > 0)) related.set(other, doc);
+      }
+      for (const edge of graphEdges(related.values(), (n) => this.graph.hasNode(n), [])) {
+        if (edge.source === id || edge.target === id) this.addEdge(edge.source, edge.target, edge.kind, edge.weight);
+      }
+    }
+  }
+
+  /** The node ids whose label or id contains every word of `query`. */
+  search(query: string): string[] {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    if (words.length === 0) return [];
+    const out: string[] = [];
+    this.graph.forEachNode((id, a) => {
+      if (words.every((w) => a.haystack.includes(w))) out.push(id);
+    });
+    return out;
+  }
+
+  /** A memory and the memories within `hops` links of it. */
+  neighbourhood(id: string, hops = 1): Set<string> {
+    const seen = new Set<string>();
+    if (!this.graph.hasNode(id)) return seen;
+    let frontier = [id];
+    seen.add(id);
+    for (let h = 0; h < hops; h++) {
+      const next: string[] = [];
+      for (const n of frontier) {
+        this.graph.forEachNeighbor(n, (m) => {
+          if (!seen.has(m)) {
+            seen.add(m);
+            next.push(m);
+          }
+        });
+      }
+      frontier = next;
+    }
+    return seen;
+  }
+
+  counts(): Record<Tier, number> {
+    const nodes: Array<{ tier: Tier }> = [];
+    this.graph.forEachNode((_, a) => nodes.push(a));
+    return tierCounts(nodes);
+  }
+
+  /** New colours (the theme changed): every node and edge recoloured. */
+  setPalette(palette: Palette): void {
+    this.palette = palette;
+    this.graph.updateEachNodeAttributes((_, a) => ({ ...a, color: withAlpha(palette[a.tier], 0.35 + 0.65 * a.strength) }));
+    this.graph.updateEachEdgeAttributes((_, a) => ({ ...a, color: withAlpha(palette[a.kind], 0.4) }));
+  }
+
+  get conflictPairs(): Array<[string, string]> {
+    return this.conflicts;
+  }
+}
+
+export const EDGE_KIND_LIST = EDGE_KINDS;
+
+/** A small deterministic offset from a string (new nodes do not all land on one point). */
+function jitter(text: string): number {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return ((h % 1000) / 1000) * 20;
+}
+
+/** `#rrggbb` (or `rgb(…)`) with an alpha, as `rgba(…)` (sigma reads it). */
+export function withAlpha(colour: string, alpha: number): string {
+  const a = Math.round(Math.max(0, Math.min(1, alpha)) * 100) / 100;
+  const hex = /^#([0-9a-f]{6})$/i.exec(colour.trim())?.[1];
+  if (hex) return `rgba(${parseInt(hex.slice(0, 2), 16)},${parseInt(hex.slice(2, 4), 16)},${parseInt(hex.slice(4, 6), 16)},${a})`;
+  const rgb = /^rgba?\(([^)]*)\)$/i.exec(colour.trim())?.[1];
+  if (rgb) return `rgba(${rgb.split(',').slice(0, 3).map((s) => s.trim()).join(',')},${a})`;
+  return colour;
+}
