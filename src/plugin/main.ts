@@ -158,7 +158,7 @@ export default class EngramPlugin extends Plugin {
   /** A memory's label: its title (the first `aliases` entry) or its first words, else its id. */
   labelOf(doc: RecallDoc): string {
     const aliases: unknown = this.app.metadataCache.getCache(this.service.files.full(doc.path))?.frontmatter?.aliases;
-    const title = Array.isArray(aliases) ? aliases[0] : aliases;
+    const title: unknown = Array.isArray(aliases) ? (aliases as unknown[])[0] : aliases;
     if (typeof title === 'string' && title.trim()) return title.trim();
     return doc.text ? firstWords(doc.text) : doc.id;
   }

@@ -770,9 +770,13 @@ export class Workspace extends Events {
   async revealLeaf(leaf: WorkspaceLeaf): Promise<void> {
     this.setActiveLeaf(leaf);
   }
+  /** As obsidian.d.ts: the active view's file, else the most recently active file. */
   getActiveFile(): TFile | null {
-    const view = this.activeLeaf?.view;
-    return view instanceof MarkdownView ? view.file : null;
+    for (const leaf of [this.activeLeaf, ...[...this.history].reverse()]) {
+      const view = leaf?.view;
+      if (view instanceof MarkdownView && view.file) return view.file;
+    }
+    return null;
   }
   getActiveViewOfType<T extends View>(type: abstract new (...args: any[]) => T): T | null {
     const view = this.activeLeaf?.view;

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App, Editor, MarkdownView, Modal, Notice, TFile } from '../fakes/obsidian';
 
+import { faded } from '../../src/plugin/graph/memory-graph';
 import { startPlugin, type Harness, type PluginUnderTest } from './harness';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'vault');
@@ -317,22 +318,45 @@ describe('the plugin against the fake Obsidian API', () => {
     plugin.load = () => undefined;
   });
 
-  it('opens the memory graph with a legend per tier, recolours a touched memory, and leaves no listener or worker after unload', async () => {
+  it('opens the memory graph from the in-memory catalog, keeps it current on touch, create, rename and delete, and leaves nothing after unload', async () => {
     installFakeWorkers();
     expect(app.commands.executeCommandById('engram-memory:open-graph')).toBe(true);
     await advance(10);
     expect(Notice.shown).toEqual([]);
-    const legend = () => Array.from(document.querySelectorAll('.engram-graph-legend-tier')).map((el) => el.textContent);
+    const view = app.workspace.getLeavesOfType('engram-memory-graph')[0]!.view as unknown as {
+      model: { graph: { order: number; size: number; getNodeAttributes(id: string): Record<string, unknown>; hasNode(id: string): boolean }; counts(): Record<string, number>; search(q: string): string[]; neighbourhood(id: string, hops: number): Set<string> };
+      contentEl: HTMLElement;
+    };
     await advance(1000);
-    const counts = plugin.status!.counts!;
-    expect(legend()).toEqual(['core', 'active', 'warm', 'cold', 'archive'].map((t) => `${t} (${counts[t]})`));
-    expect(document.querySelectorAll('.engram-graph-filters input[type=checkbox]')).toHaveLength(8);
-    expect(workers).toHaveLength(1); // the ForceAtlas2 layout
+    // jsdom has no WebGL: the view says so, and the model is built all the same
+    expect(view.contentEl.querySelector('.engram-graph-unavailable')!.textContent).toBe('This device cannot draw the memory graph (it needs hardware graphics).');
+    const model = view.model;
+    expect(model.graph.order).toBe(63);
+    const counts = { ...plugin.status!.counts! };
+    expect(model.counts()).toEqual(counts);
+    const a = model.graph.getNodeAttributes('mem-1b285ef1d302');
+    expect([a.tier, a.label, a.color]).toEqual(['cold', 'Node 20 LTS is the runtime until the payments…', a.color]);
+    expect(a.color).toBe(faded('#027aff', '#1e1e1e', 0.35 + 0.65 * (a.strength as number))); // cold, faded by strength
+    expect(model.search('runtime payments')).toContain('mem-1b285ef1d302');
+    // a touch recolours the node (metadata `changed`)
     await open(A);
-    await advance(1500);
+    await advance(1600);
+    expect(model.graph.getNodeAttributes('mem-1b285ef1d302').tier).toBe('warm');
+    expect(model.counts()).toEqual({ ...counts, warm: counts.warm! + 1, cold: counts.cold! - 1 });
+    expect(plugin.status!.counts).toEqual(model.counts()); // the status bar moved one memory, too
+    // a memory moved to archive/ (a rename: no metadata `changed`) keeps its node, with its new path
+    if (!app.vault.getAbstractFileByPath('memory/archive')) await app.vault.createFolder('memory/archive');
+    await app.fileManager.renameFile(file(C), 'memory/archive/mem-045ec1a2d6c2.md');
     await advance(100);
-    expect(legend()).toContain(`warm (${counts.warm! + 1})`);
-    expect(legend()).toContain(`cold (${counts.cold! - 1})`);
+    expect(model.graph.getNodeAttributes('mem-045ec1a2d6c2')).toMatchObject({ path: 'archive/mem-045ec1a2d6c2.md', tier: 'archive' });
+    // a new memory appears; a deleted one goes
+    await app.vault.create('memory/episodic/mem-aaaaaaaaaaab.md', read(B).replace('mem-e2eef83885cf', 'mem-aaaaaaaaaaab'));
+    await advance(100);
+    expect(model.graph.hasNode('mem-aaaaaaaaaaab')).toBe(true);
+    await app.vault.delete(file('episodic/mem-aaaaaaaaaaab.md'));
+    await advance(100);
+    expect(model.graph.hasNode('mem-aaaaaaaaaaab')).toBe(false);
+    expect(model.graph.order).toBe(63);
 
     plugin.unload();
     await flush();
@@ -340,7 +364,7 @@ describe('the plugin against the fake Obsidian API', () => {
     expect(app.workspace.listenerCount()).toBe(baseline.workspace);
     expect(app.vault.listenerCount()).toBe(baseline.vault);
     expect(app.metadataCache.listenerCount()).toBe(baseline.metadata);
-    expect(document.querySelectorAll('.engram-graph')).toHaveLength(0);
+    expect(document.querySelectorAll('.engram-graph-view')).toHaveLength(0);
     expect(jest.getTimerCount()).toBe(0);
     expect(Modal.openModals).toHaveLength(0);
     plugin.load = () => undefined; // afterEach unloads again: nothing left to do

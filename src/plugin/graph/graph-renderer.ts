@@ -2,8 +2,9 @@ import Graph from 'graphology';
 import Sigma from 'sigma';
 import type { Tier } from '../../core/settings';
 import { formatDay } from '../../core/time';
-import { EDGE_KINDS, GRAPH_TIERS, type GraphEdgeKind } from './graph-model';
+import { EDGE_KINDS, GRAPH_TIERS } from './graph-model';
 import type { EdgeAttributes, MemoryGraph, NodeAttributes, Palette } from './memory-graph';
+export { readPalette } from './palette';
 
 /** A layout running off the main thread over the graph's x/y attributes. */
 export interface LayoutRunner {
@@ -24,30 +25,6 @@ export interface GraphRendererOptions {
   layout: LayoutFactory | null;
   /** Stop the layout after this long. */
   layoutMs?: number;
-}
-
-export const FALLBACK_PALETTE: Palette = {
-  core: '#a882ff',
-  active: '#44cf6e',
-  warm: '#e0ac00',
-  cold: '#027aff',
-  archive: '#8a8a8a',
-  related: '#6c6c6c',
-  co_access: '#44cf6e',
-  decays_from: '#a882ff',
-  contradicts: '#fb464c',
-};
-
-/** The palette from the theme (styles.css' --engram-tier-* and --engram-edge-* variables). */
-export function readPalette(el: HTMLElement): Palette {
-  const out = { ...FALLBACK_PALETTE };
-  const style = el.ownerDocument.defaultView?.getComputedStyle(el);
-  if (!style) return out;
-  for (const key of [...GRAPH_TIERS, ...EDGE_KINDS]) {
-    const value = style.getPropertyValue(`--engram-${(GRAPH_TIERS as readonly string[]).includes(key) ? 'tier' : 'edge'}-${key.replace('_', '-')}`).trim();
-    if (/^#[0-9a-f]{6}$/i.test(value) || /^rgba?\(/i.test(value)) out[key] = value;
-  }
-  return out;
 }
 
 /**
@@ -144,8 +121,8 @@ export class GraphRenderer {
   private mirror(): void {
     const g = this.model.graph;
     const on = (event: string, fn: (e: { key: string; source?: string; target?: string; attributes?: unknown }) => void) => {
-      g.on(event as 'nodeAdded', fn as never);
-      this.cleanups.push(() => g.off(event as 'nodeAdded', fn as never));
+      g.on(event as 'nodeAdded', fn);
+      this.cleanups.push(() => g.off(event as 'nodeAdded', fn));
     };
     on('nodeAdded', ({ key }) => {
       this.display.addNode(key, g.getNodeAttributes(key));
@@ -203,7 +180,7 @@ export class GraphRenderer {
 
   /** Start the layout (first frame already drawn from the spiral). */
   start(): void {
-    this.stopLayout();
+    this.killLayout();
     if (this.options.layout && this.model.graph.order > 1) {
       this.layout = this.options.layout(this.model.graph);
       this.status.setText('Laying out…');
@@ -211,14 +188,18 @@ export class GraphRenderer {
     }
   }
 
-  stopLayout(): void {
+  private killLayout(): void {
     if (this.layoutTimer !== null) window.clearTimeout(this.layoutTimer);
     this.layoutTimer = null;
-    if (this.layout) {
-      this.layout.stop();
-      this.layout.kill();
-      this.layout = null;
-    }
+    if (!this.layout) return;
+    this.layout.stop();
+    this.layout.kill();
+    this.layout = null;
+  }
+
+  /** Stop the layout; edges and labels are drawn from now on. */
+  stopLayout(): void {
+    this.killLayout();
     if (!this.settling) return;
     this.settling = false;
     this.status.setText('');
@@ -333,7 +314,7 @@ export class GraphRenderer {
       row.appendText(text);
     };
     for (const tier of GRAPH_TIERS) item(this.palette[tier], `${tier} (${counts[tier]})`, 'tier');
-    for (const kind of EDGE_KINDS) item(this.palette[kind as GraphEdgeKind], kind.replace('_', '-'), 'edge');
+    for (const kind of EDGE_KINDS) item(this.palette[kind], kind.replace('_', '-'), 'edge');
   }
 
   destroy(): void {

@@ -4,18 +4,21 @@ import type { EngramService } from '../service';
 import type { MemoryIndex } from '../memory-index';
 import { forceAtlas2Layout } from './fa2-layout';
 import { demotionOf } from './graph-model';
-import { GraphRenderer, readPalette } from './graph-renderer';
+import type { GraphRenderer } from './graph-renderer';
+import { readPalette } from './palette';
 import { MemoryGraph } from './memory-graph';
 
 export const GRAPH_VIEW_TYPE = 'engram-memory-graph';
 
 /** Whether this window can draw WebGL (sigma needs it). */
-function webglAvailable(doc: Document): boolean {
+function webglAvailable(el: HTMLElement): boolean {
+  const canvas = el.createEl('canvas');
   try {
-    const canvas = doc.createElement('canvas');
-    return Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+    return typeof WebGL2RenderingContext !== 'undefined' && Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
   } catch {
     return false;
+  } finally {
+    canvas.remove();
   }
 }
 
@@ -61,10 +64,12 @@ export class MemoryGraphView extends ItemView {
     this.model = new MemoryGraph(palette, this.labelOf, () => this.service.vault.settings, () => this.service.vault.now());
     this.model.setDocs([...this.index.all()], this.openConflicts());
     this.unsubscribe = this.index.subscribe((changes) => this.model?.apply(changes, (id) => this.index.get(id)));
-    if (!webglAvailable(this.contentEl.ownerDocument)) {
-      this.contentEl.createEl('p', { cls: 'engram-graph-unavailable', text: 'The memory graph needs WebGL, which this device does not offer.' });
+    if (!webglAvailable(this.contentEl)) {
+      this.contentEl.createEl('p', { cls: 'engram-graph-unavailable', text: 'This device cannot draw the memory graph (it needs hardware graphics).' });
       return;
     }
+    // sigma is loaded when a graph is first drawn (its module needs WebGL at load)
+    const { GraphRenderer } = await import('./graph-renderer');
     this.renderer = new GraphRenderer(this.contentEl, this.model, palette, {
       onOpen: (id) => {
         const doc = this.index.get(id);

@@ -22,7 +22,8 @@ export interface EdgeAttributes {
   color: string;
 }
 
-export type Palette = Record<Tier | GraphEdgeKind, string>;
+/** Colours as `#rrggbb`: tiers, edge kinds, and the background they fade into. */
+export type Palette = Record<Tier | GraphEdgeKind | 'background', string>;
 
 /**
  * The memory graph as data: a graphology graph of every memory (archive included) and its
@@ -66,7 +67,7 @@ export class MemoryGraph {
       x,
       y,
       size: 2 + 4 * Math.sqrt(Math.max(0, Math.min(1, node.strength))),
-      color: withAlpha(this.palette[node.tier], 0.35 + 0.65 * node.strength),
+      color: faded(this.palette[node.tier], this.palette.background, 0.35 + 0.65 * node.strength),
       label,
       haystack: `${label} ${node.id}`.toLowerCase(),
     };
@@ -79,7 +80,7 @@ export class MemoryGraph {
       kind,
       weight,
       size: kind === 'co_access' ? 0.5 + Math.min(4, weight) / 2 : 0.75,
-      color: withAlpha(this.palette[kind], 0.4),
+      color: faded(this.palette[kind], this.palette.background, 0.5),
     });
   }
 
@@ -158,8 +159,8 @@ export class MemoryGraph {
   /** New colours (the theme changed): every node and edge recoloured. */
   setPalette(palette: Palette): void {
     this.palette = palette;
-    this.graph.updateEachNodeAttributes((_, a) => ({ ...a, color: withAlpha(palette[a.tier], 0.35 + 0.65 * a.strength) }));
-    this.graph.updateEachEdgeAttributes((_, a) => ({ ...a, color: withAlpha(palette[a.kind], 0.4) }));
+    this.graph.updateEachNodeAttributes((_, a) => ({ ...a, color: faded(palette[a.tier], palette.background, 0.35 + 0.65 * a.strength) }));
+    this.graph.updateEachEdgeAttributes((_, a) => ({ ...a, color: faded(palette[a.kind], palette.background, 0.5) }));
   }
 
   get conflictPairs(): Array<[string, string]> {
@@ -176,12 +177,23 @@ function jitter(text: string): number {
   return ((h % 1000) / 1000) * 20;
 }
 
-/** `#rrggbb` (or `rgb(…)`) with an alpha, as `rgba(…)` (sigma reads it). */
-export function withAlpha(colour: string, alpha: number): string {
-  const a = Math.round(Math.max(0, Math.min(1, alpha)) * 100) / 100;
+/**
+ * A colour faded towards the background by `amount` (1: the colour, 0: the background), as an
+ * opaque `#rrggbb`: what drawing it with that opacity over the view's background looks like.
+ * Decay shows as fading; opaque colours also keep WebGL blending out of it.
+ */
+export function faded(colour: string, background: string, amount: number): string {
+  const a = Math.max(0, Math.min(1, amount));
+  const c = rgbOf(colour);
+  const b = rgbOf(background);
+  if (!c || !b) return colour;
+  const mix = c.map((v, i) => Math.round(v * a + b[i]! * (1 - a)));
+  return `#${mix.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function rgbOf(colour: string): [number, number, number] | null {
   const hex = /^#([0-9a-f]{6})$/i.exec(colour.trim())?.[1];
-  if (hex) return `rgba(${parseInt(hex.slice(0, 2), 16)},${parseInt(hex.slice(2, 4), 16)},${parseInt(hex.slice(4, 6), 16)},${a})`;
-  const rgb = /^rgba?\(([^)]*)\)$/i.exec(colour.trim())?.[1];
-  if (rgb) return `rgba(${rgb.split(',').slice(0, 3).map((s) => s.trim()).join(',')},${a})`;
-  return colour;
+  if (hex) return [parseInt(hex.slice(0, 2), 16), parseInt(hex.slice(2, 4), 16), parseInt(hex.slice(4, 6), 16)];
+  const rgb = /^rgba?\(\s*(\d+)[\s,]+(\d+)[\s,]+(\d+)/i.exec(colour.trim());
+  return rgb ? [Number(rgb[1]), Number(rgb[2]), Number(rgb[3])] : null;
 }
