@@ -4,19 +4,25 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { PNG } from 'pngjs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
- * The memory graph view rendered in real headless Chromium: the plugin's canvas and its
- * ForceAtlas2 worker on 5,000 synthetic memories, with the plugin's styles.css. The
- * screenshot is kept in .work/graph-5000.png. Needs Debian's chromium (CI installs it).
+ * The memory graph rendered in real headless Chromium: the plugin's sigma.js renderer and its
+ * ForceAtlas2 worker on 10,000 synthetic memories, with the plugin's styles.css. Checks what a
+ * person sees (labels, the five tier colours, the legend), a hover, a search, a click; records
+ * the first frame and the main-thread tasks over 50 ms in .work/graph-10000.json (the targets
+ * are measured by `npm run bench:graph`, on a quiet machine, not asserted here: the CI machine is
+ * shared). WebGL runs on SwiftShader through the GPU process, as Obsidian runs it on a GPU;
+ * `--disable-gpu` would force software compositing, which reads every WebGL frame back on the
+ * main thread (Obsidian does that only with hardware acceleration switched off).
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.join(__dirname, '..', '..');
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) console.warn(`graph browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-background-networking', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
 
-/** The fallback tier colours of styles.css (no Obsidian theme on the test page). */
+/** Tier hues (styles.css fallbacks), to classify pixels: the graph fades colours towards the background. */
 const TIERS: Record<string, [number, number, number]> = {
   core: [0xa8, 0x82, 0xff],
   active: [0x44, 0xcf, 0x6e],
@@ -24,6 +30,34 @@ const TIERS: Record<string, [number, number, number]> = {
   cold: [0x02, 0x7a, 0xff],
   archive: [0x8a, 0x8a, 0x8a],
 };
+const BACKGROUND: [number, number, number] = [0x1e, 0x1e, 0x1e];
+
+/** Whether a pixel is the colour faded towards the background by some amount in [0.3, 1]. */
+function isFadedFrom(px: [number, number, number], colour: [number, number, number]): boolean {
+  const span = colour.map((c, i) => c - BACKGROUND[i]!);
+  const len2 = span.reduce((s, v) => s + v * v, 0);
+  const t = px.reduce((s, v, i) => s + (v - BACKGROUND[i]!) * span[i]!, 0) / len2;
+  if (t < 0.3 || t > 1.05) return false;
+  return px.every((v, i) => Math.abs(BACKGROUND[i]! + t * span[i]! - v) <= 6);
+}
+
+export async function servePage(): Promise<{ server: Server; base: string }> {
+  const bundle = await build({ entryPoints: [path.join(ROOT, 'test', 'fixtures', 'graph-page.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'chrome114', write: false, minify: true, logLevel: 'warning' });
+  const script = bundle.outputFiles[0]!.text;
+  const css = readFileSync(path.join(ROOT, 'styles.css'), 'utf8');
+  const page = `<!doctype html><html><head><style>${css} body{margin:0;background:#1e1e1e} .host{position:relative;width:1200px;height:800px}</style></head><body><script src="/graph.js"></script></body></html>`;
+  const server = createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0];
+    res.writeHead(200, { 'content-type': url === '/graph.js' ? 'text/javascript' : 'text/html' });
+    res.end(url === '/graph.js' ? script : page);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+type LongTask = { at: number; ms: number };
+const longTasksSince = (page: Page, from: number) => page.evaluate((f) => (window as unknown as { __longTasks: LongTask[] }).__longTasks.filter((t) => t.at >= f), from);
+const now = (page: Page) => page.evaluate(() => performance.now());
 
 suite('memory graph view in headless Chromium', () => {
   let server: Server;
@@ -31,18 +65,8 @@ suite('memory graph view in headless Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    const bundle = await build({ entryPoints: [path.join(ROOT, 'test', 'fixtures', 'graph-page.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'chrome114', write: false, logLevel: 'warning' });
-    const script = bundle.outputFiles[0]!.text;
-    const css = readFileSync(path.join(ROOT, 'styles.css'), 'utf8');
-    const page = `<!doctype html><html><head><style>${css} body{margin:0;background:#1e1e1e} .host{width:1200px;height:800px}</style></head><body><script src="/graph.js"></script></body></html>`;
-    server = createServer((req, res) => {
-      const url = (req.url ?? '/').split('?')[0];
-      res.writeHead(200, { 'content-type': url === '/graph.js' ? 'text/javascript' : 'text/html' });
-      res.end(url === '/graph.js' ? script : page);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    ({ server, base } = await servePage());
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 60_000);
 
   afterAll(async () => {
@@ -51,31 +75,36 @@ suite('memory graph view in headless Chromium', () => {
     await new Promise((r) => server?.close(r));
   });
 
-  it('draws 5,000 memories in the five tier colours with a legend, first frame within a second, the layout off the main thread', async () => {
+  it('draws 10,000 memories with labels and the five tier colours; hover, search and click work', async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${base}/?n=5000`);
-    await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, undefined, { timeout: 30_000 });
-    const result = await page.evaluate(() => (window as unknown as { __result: { n: number; edges: number; firstFrameMs: number; framesDuringLayout: number; medianFrameGapMs: number; maxFrameGapMs: number; moved: number; legend: string[] } }).__result);
+    await page.goto(`${base}/?n=10000&layout=3000`);
+    await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, undefined, { timeout: 60_000 });
+    const result = await page.evaluate(() => (window as unknown as { __result: { n: number; edges: number; firstFrameMs: number; legend: string[] } }).__result);
+    const layoutStart = await now(page);
+    await page.waitForFunction(() => (window as unknown as { __renderer: { settled: boolean } }).__renderer.settled, undefined, { timeout: 30_000 });
+    const duringLayout = await longTasksSince(page, layoutStart);
+    await page.waitForTimeout(500);
     const shot = await page.screenshot();
+    const labels = await page.evaluate(() => (window as unknown as { __renderer: { sigma: { getNodeDisplayedLabels(): Set<string> } } }).__renderer.sigma.getNodeDisplayedLabels().size);
 
-    // hover shows the node's details, a click opens it, the wheel zooms around the pointer
+    // hover: the tooltip names the memory with its tier, strength and last access
     type Pos = { x: number; y: number };
-    const position = (id: string) => page.evaluate((i) => (window as unknown as { __graph: { screenPosition(id: string): Pos | null } }).__graph.screenPosition(i), id);
     const ids = await page.evaluate(() => (window as unknown as { __ids: string[] }).__ids);
-    // a node away from the legend and filter boxes, with nothing drawn on top of it
+    const position = (id: string) => page.evaluate((i) => (window as unknown as { __renderer: { screenPosition(id: string): Pos | null } }).__renderer.screenPosition(i), id);
+    const hoverStart = await now(page);
     let target: string | null = null;
     let at: Pos | null = null;
-    for (const id of ids.slice(0, 400)) {
-      const p = (await position(id))!;
-      if (p.x < 320 || p.x > 1100 || p.y < 100 || p.y > 620) continue;
+    for (const id of ids.slice(0, 600)) {
+      const p = await position(id);
+      if (!p || p.x < 320 || p.x > 1150 || p.y < 140 || p.y > 620) continue;
       await page.mouse.move(p.x, p.y);
-      const text = await page.evaluate(() => {
-        const tip = document.querySelector<HTMLElement>('.engram-graph-tooltip')!;
-        return tip.hidden ? '' : tip.textContent ?? '';
+      const tip = await page.evaluate(() => {
+        const el = document.querySelector<HTMLElement>('.engram-graph-tooltip')!;
+        return el.hidden ? '' : (el.querySelector('.engram-graph-tooltip-id')?.textContent ?? '');
       });
-      if (text.startsWith(id)) {
+      if (tip === id) {
         target = id;
         at = p;
         break;
@@ -83,65 +112,56 @@ suite('memory graph view in headless Chromium', () => {
     }
     expect(target).not.toBeNull();
     const tooltip = await page.evaluate(() => Array.from(document.querySelectorAll('.engram-graph-tooltip div')).map((d) => d.textContent));
-    expect(tooltip[0]).toBe(target);
-    expect(tooltip[1]).toMatch(/^tier (core|active|warm|cold|archive) · (episodic|semantic|decision)$/);
-    expect(tooltip[2]).toMatch(/^strength \d\.\d\d · half-life \d+\.\d d$/);
-    expect(tooltip[3]).toMatch(/^last access 2026-\d\d-\d\d$/);
+    expect(tooltip[0]).toMatch(/note \d+/); // the memory's first words
+    expect(tooltip.some((t) => /^(core|active|warm|cold|archive) · (episodic|semantic|decision) · strength \d\.\d\d · half-life \d+\.\d d$/.test(t ?? ''))).toBe(true);
+    expect(tooltip.some((t) => /^last access 2026-\d\d-\d\d/.test(t ?? ''))).toBe(true);
+    const duringHover = await longTasksSince(page, hoverStart);
     await page.mouse.click(at!.x, at!.y);
+    await page.waitForTimeout(300);
     expect(await page.evaluate(() => (window as unknown as { __opened: string[] }).__opened)).toEqual([target]);
-    // a node far from the pointer, so that the pointer's whole-pixel rounding does not matter
-    let other = ids[0]!;
-    let far = 0;
-    for (const id of ids.slice(0, 400)) {
-      const p = (await position(id))!;
-      const d = Math.abs(p.x - at!.x) + Math.abs(p.y - at!.y);
-      if (Math.abs(p.x - at!.x) > 100 && Math.abs(p.y - at!.y) > 100 && d > far) {
-        far = d;
-        other = id;
-      }
-    }
-    const before = (await position(other))!;
-    await page.mouse.wheel(0, -500);
-    await page.waitForFunction((b) => (window as unknown as { __graph: { screenPosition(id: string): { x: number } } }).__graph.screenPosition(b.id).x !== b.x, { id: other, x: before.x });
-    await page.waitForTimeout(200);
-    const after = (await position(other))!;
-    // zoomed in by e (wheel 500 → ×e) around the pointer (the pointer sits on whole pixels)
-    expect((after.x - at!.x) / (before.x - at!.x)).toBeCloseTo(Math.E, 1);
-    expect((after.y - at!.y) / (before.y - at!.y)).toBeCloseTo(Math.E, 1);
-    mkdirSync(path.join(ROOT, '.work'), { recursive: true });
-    writeFileSync(path.join(ROOT, '.work', 'graph-5000.png'), shot);
-    writeFileSync(path.join(ROOT, '.work', 'graph-5000.json'), JSON.stringify(result, null, 2));
-    await page.close();
+
+    // search: typing highlights the matching memories
+    const searchStart = await now(page);
+    await page.fill('.engram-graph-search', 'note 4242');
+    await page.waitForFunction(() => document.querySelector('.engram-graph-status')?.textContent === '1 found', undefined, { timeout: 5000 });
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(600);
+    const duringSearch = await longTasksSince(page, searchStart);
     expect(errors).toEqual([]);
 
-    // memory i was last accessed 2, 14, 40 or 90 days ago (i mod 4), every 20th (all among the
-    // 2-day ones) is core; tiers follow strength: the days count in each memory's own half-life
-    // (7 to 47 days, + 2 per access, errors × 2), so the longer-lived ones stay in nearer tiers
-    expect(result.legend).toEqual(['core (250)', 'active (2655)', 'warm (1408)', 'cold (612)', 'archive (75)']);
-    expect(result.n).toBe(5000);
-    expect(result.firstFrameMs).toBeLessThan(1000);
-    // the layout ran in its worker and moved the picture while frames kept coming: the median
-    // frame while it ran is at 30 frames a second or better (the whole run's figures, long
-    // main-thread tasks included, are kept in .work/graph-5000.json)
-    expect(result.moved).toBeGreaterThan(10_000);
-    expect(result.medianFrameGapMs).toBeLessThanOrEqual(34);
-    expect(result.framesDuringLayout).toBeGreaterThan(60);
+    const figures = {
+      n: result.n,
+      edges: result.edges,
+      firstFrameMs: Math.round(result.firstFrameMs),
+      layoutLongTasks: duringLayout.length,
+      layoutLongestTaskMs: Math.max(0, ...duringLayout.map((t) => t.ms)),
+      hoverLongestTaskMs: Math.max(0, ...duringHover.map((t) => t.ms)),
+      searchLongestTaskMs: Math.max(0, ...duringSearch.map((t) => t.ms)),
+      labelsDrawn: labels,
+    };
+    mkdirSync(path.join(ROOT, '.work'), { recursive: true });
+    writeFileSync(path.join(ROOT, '.work', 'graph-10000.png'), shot);
+    writeFileSync(path.join(ROOT, '.work', 'graph-10000.json'), JSON.stringify(figures, null, 2));
+    await page.close();
+
+    // memory i was last accessed 2, 14, 40 or 90 days ago (i mod 4: active, warm, cold, archive);
+    // every 20th (all among the 2-day ones) is core
+    expect(result.legend).toEqual(['core (500)', 'active (2000)', 'warm (2500)', 'cold (2500)', 'archive (2500)']);
+    expect(result.n).toBe(10000);
+    expect(labels).toBeGreaterThan(10);
 
     const png = PNG.sync.read(shot);
-    const near = (x: number, y: number, [r, g, b]: [number, number, number]) => {
-      const i = (y * png.width + x) * 4;
-      return Math.abs(png.data[i]! - r) + Math.abs(png.data[i + 1]! - g) + Math.abs(png.data[i + 2]! - b) <= 12;
-    };
     const counts: Record<string, number> = {};
-    const colours = new Set<number>();
+    let light = 0;
     for (let y = 0; y < png.height; y++) {
-      for (let x = 0; x < png.width; x++) {
+      for (let x = 320; x < png.width; x++) {
         const i = (y * png.width + x) * 4;
-        colours.add((png.data[i]! << 16) | (png.data[i + 1]! << 8) | png.data[i + 2]!);
-        for (const [tier, rgb] of Object.entries(TIERS)) if (near(x, y, rgb)) counts[tier] = (counts[tier] ?? 0) + 1;
+        const px: [number, number, number] = [png.data[i]!, png.data[i + 1]!, png.data[i + 2]!];
+        for (const [tier, rgb] of Object.entries(TIERS)) if (isFadedFrom(px, rgb)) counts[tier] = (counts[tier] ?? 0) + 1;
+        if (px.every((v) => v > 200)) light++; // label text (#dadada)
       }
     }
-    expect(colours.size).toBeGreaterThan(100); // not blank
-    for (const tier of Object.keys(TIERS)) expect(counts[tier] ?? 0).toBeGreaterThan(200);
-  }, 60_000);
+    for (const tier of Object.keys(TIERS)) expect([tier, (counts[tier] ?? 0) > 300]).toEqual([tier, true]);
+    expect(light).toBeGreaterThan(200);
+  }, 120_000);
 });

@@ -162,11 +162,23 @@ export class GraphRenderer {
     return !this.hiddenTiers.has(data.tier) && !this.hiddenCategories.has(data.category);
   }
 
+  /**
+   * How a node is drawn: hidden by the filters; a highlighted one (a search match, or the focused
+   * note's neighbourhood) larger, outlined and labelled. Only highlighted nodes change look, so
+   * a search or a focus redraws those nodes, not all 10,000.
+   */
   private nodeLook(id: string, data: NodeAttributes): Partial<NodeAttributes & { hidden: boolean; highlighted: boolean; forceLabel: boolean }> {
     if (!this.visible(data)) return { ...data, hidden: true };
-    if (this.highlighted && !this.highlighted.has(id)) return { ...data, color: 'rgba(128,128,128,0.12)', label: '' };
-    if (this.highlighted || id === this.hovered) return { ...data, highlighted: true, forceLabel: this.highlighted ? this.highlighted.size <= 50 : true };
+    if (this.highlighted?.has(id)) return { ...data, size: data.size * 2, highlighted: true, forceLabel: this.highlighted.size <= 50 };
     return data;
+  }
+
+  /** Highlight another set of nodes, redrawing only those whose look changes. */
+  private setHighlighted(next: Set<string> | null): void {
+    const changed = new Set<string>([...(this.highlighted ?? []), ...(next ?? [])]);
+    this.highlighted = next;
+    const nodes = [...changed].filter((id) => this.display.hasNode(id));
+    if (nodes.length > 0) this.sigma.refresh({ partialGraph: { nodes }, schedule: true });
   }
 
   private edgeLook(id: string, data: EdgeAttributes): Partial<EdgeAttributes & { hidden: boolean }> {
@@ -174,7 +186,6 @@ export class GraphRenderer {
     const graph = this.display;
     const [s, t] = graph.extremities(id);
     if (!this.visible(graph.getNodeAttributes(s)) || !this.visible(graph.getNodeAttributes(t))) return { ...data, hidden: true };
-    if (this.highlighted && !(this.highlighted.has(s) && this.highlighted.has(t))) return { ...data, hidden: true };
     return data;
   }
 
@@ -249,9 +260,8 @@ export class GraphRenderer {
     this.searchTimer = null;
     const query = this.searchInput.value.trim();
     const found = query ? this.model.search(query) : [];
-    this.highlighted = query ? new Set(found) : null;
+    this.setHighlighted(query ? new Set(found) : null);
     this.status.setText(query ? `${found.length} found` : '');
-    this.sigma.refresh({ skipIndexation: true });
     if (go && found[0]) this.moveTo(found[0]);
     return found;
   }
@@ -259,14 +269,14 @@ export class GraphRenderer {
   /** Highlight a memory and its neighbours (two hops) and move to it; null clears. */
   focus(id: string | null): void {
     if (id === null || !this.model.graph.hasNode(id)) {
-      this.highlighted = null;
-      this.sigma.refresh({ skipIndexation: true });
+      this.setHighlighted(null);
+      this.status.setText('');
       return;
     }
     this.searchInput.value = '';
-    this.highlighted = this.model.neighbourhood(id, 2);
-    this.status.setText(`${this.model.graph.getNodeAttribute(id, 'label') || id} and ${this.highlighted.size - 1} linked`);
-    this.sigma.refresh({ skipIndexation: true });
+    const around = this.model.neighbourhood(id, 2);
+    this.setHighlighted(around);
+    this.status.setText(`${this.model.graph.getNodeAttribute(id, 'label') || id} and ${around.size - 1} linked`);
     this.moveTo(id);
   }
 
