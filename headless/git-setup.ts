@@ -15,6 +15,8 @@ export const ATTRIBUTE_RULES = [
   'semantic/*.md merge=engram',
   'decisions/*.md merge=engram',
   'archive/*.md merge=engram',
+  // conflict notes have a frontmatter too (status, winner, resolved_at): merged by the same rules
+  'conflicts/*.md merge=engram',
   // daily files only grow: both machines' lines are kept
   'daily/*.md merge=union',
 ];

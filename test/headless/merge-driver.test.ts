@@ -30,7 +30,7 @@ describe('engram init --git and the merge driver', () => {
 
   it('installs the driver in the repository config, the rules in .gitattributes, machine data out of git', async () => {
     expect(git(vault, 'config', 'merge.engram.driver')).toMatch(/merge-file %O %A %B %P\n$/);
-    expect(readFileSync(path.join(vault, '.gitattributes'), 'utf8')).toContain('episodic/*.md merge=engram\nsemantic/*.md merge=engram\ndecisions/*.md merge=engram\narchive/*.md merge=engram\ndaily/*.md merge=union\n');
+    expect(readFileSync(path.join(vault, '.gitattributes'), 'utf8')).toContain('episodic/*.md merge=engram\nsemantic/*.md merge=engram\ndecisions/*.md merge=engram\narchive/*.md merge=engram\nconflicts/*.md merge=engram\ndaily/*.md merge=union\n');
     expect(git(vault, 'check-attr', 'merge', `episodic/${id}.md`)).toBe(`episodic/${id}.md: merge: engram\n`);
     const tracked = git(vault, 'ls-files').trim().split('\n');
     expect(tracked.filter((f) => f.startsWith('.engram/')).sort()).toEqual(['.engram/.gitignore', '.engram/meta.json', '.engram/version']);
@@ -38,7 +38,7 @@ describe('engram init --git and the merge driver', () => {
     // idempotent: run again, nothing added twice
     const again = (await engram(vault, ['--json', 'git-setup'])).json();
     expect(again.added_rules).toEqual([]);
-    expect(readFileSync(path.join(vault, '.gitattributes'), 'utf8').match(/merge=engram/g)).toHaveLength(4);
+    expect(readFileSync(path.join(vault, '.gitattributes'), 'utf8').match(/merge=engram/g)).toHaveLength(5);
   });
 
   async function usesOnTwoBranches() {
