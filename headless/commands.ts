@@ -37,7 +37,8 @@ function formatUse(results: UseResult[]): string {
       const tier = r.tier_before === r.tier ? r.tier : `${r.tier_before} -> ${r.tier}`;
       const spread = Object.keys(r.spread).length > 0 ? `  spread to ${Object.keys(r.spread).length}` : '';
       const due = r.due_for_validation ? '  due for validation' : '';
-      return `${r.id}  ${tier}  access_count ${r.access_count}  activation ${r.activation}${spread}${due}`;
+      const back = r.revived_from ? `  back out of archive/ (${r.path})` : '';
+      return `${r.id}  ${tier}  access_count ${r.access_count}  activation ${r.activation}${spread}${due}${back}`;
     })
     .join('\n');
 }
@@ -229,7 +230,7 @@ export const COMMANDS: Record<string, Command> = {
       const runtime = openVault(context.runtime);
       const result = await remember(runtime.vault, input, null, createEmbedder(runtime.vault.settings.embedder, runtime.root));
       return print(context, result, () => {
-        const line = `${result.action} ${result.id}  ${result.path}`;
+        const line = `${result.action} ${result.id}  ${result.path}${result.revived ? '  (back out of archive/)' : ''}`;
         return result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line;
       });
     },

@@ -9,6 +9,9 @@ import { openConflict } from './conflicts';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
 import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
+import type { FieldValue } from './frontmatter';
+import type { Memory } from './memory';
+import { rememberedAgain, useMemories } from './touch';
 import type { Vault } from './vault';
 
 /** What a caller asks to remember (the `remember` command, one `import` line, the plugin). */
@@ -29,6 +32,8 @@ export interface RememberResult {
   id: string;
   path: string;
   action: 'created' | 'reinforced' | 'conflict';
+  /** With action "reinforced": the memory was archived and came back out of archive/. */
+  revived?: boolean;
   /** With action "conflict": the memory it contradicts and the conflict note. */
   conflict_with?: string;
   conflict_path?: string;
@@ -111,7 +116,10 @@ export function vectorResonance(context: WriteContext, vector: Float32Array, cat
   return { id: best[0], similarity: Math.round(best[1] * 1e4) / 1e4 };
 }
 
-/** Build the write context from every memory file (archived ones only reserve their ids). */
+/**
+ * Build the write context from every memory file. Archived memories resonate too: remembering
+ * one again reinforces it and brings it back (never a duplicate), but they open no conflicts.
+ */
 export async function loadWriteContext(vault: Vault, embedder?: Embedder | null): Promise<WriteContext> {
   const index = new ResonanceIndex(vault.settings);
   const taken = new Set<string>();
@@ -124,8 +132,7 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   }
   for (const memory of memories) {
     taken.add(memory.id);
-    if (memory.path.startsWith(`${ARCHIVE_FOLDER}/`)) continue;
-    index.add(memory.id, memoryText(memory), memory.category);
+    index.add(memory.id, memoryText(memory), memory.category, { archived: memory.path.startsWith(`${ARCHIVE_FOLDER}/`) });
     categoryOf.set(memory.id, memory.category);
   }
   const context: WriteContext = { index, taken, categoryOf, memories };
@@ -164,11 +171,19 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
 export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<RememberResult> {
   const { resonance, id, memory } = plan;
   if (resonance.kind === 'reinforce') {
-    const written = await vault.update(id, (existing) => ({
-      amplitude: reinforcedAmplitude(existing.amplitude, resonance.similarity, vault.settings),
-      access_count: existing.access_count + 1,
-    }));
-    return { id, path: written!.path, action: 'reinforced' };
+    // constructive interference, counted as a touch (one tier up, the access counted, the
+    // file back out of archive/), merging what the new call adds, in one write
+    const [used] = await useMemories(vault, [id], {
+      use: 'read',
+      touch: true,
+      coAccess: false,
+      alsoWrite: (existing) => ({
+        amplitude: reinforcedAmplitude(existing.amplitude, resonance.similarity, vault.settings),
+        remembered_again: rememberedAgain(existing) + 1,
+        ...reinforcementMerge(existing, memory),
+      }),
+    });
+    return { id, path: used!.path, action: 'reinforced', ...(used!.revived_from ? { revived: true } : {}) };
   }
   const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
   try {
@@ -187,6 +202,38 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
   const existing = await vault.resolve(resonance.id);
   const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, 'one negates the other on the same subject');
   return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath };
+}
+
+const CONFIDENCE_RANK: Record<Confidence, number> = { stale: 0, inferred: 1, observed: 2, verified: 3 };
+
+/**
+ * What remembering a text again adds to the memory it reinforces: new tags and related paths
+ * (appended, existing ones kept as written), the new source (`sources` lists every source after
+ * the first), a higher confidence (never a lower one), the error flag and the agent role when
+ * the memory had none. Only the fields that change.
+ */
+export function reinforcementMerge(existing: Memory, incoming: NewMemory): Record<string, FieldValue> {
+  const fields: Record<string, FieldValue> = {};
+  const union = (have: string[], add: string[], fold: (s: string) => string) => {
+    const seen = new Set(have.map(fold));
+    const added = add.filter((v) => !seen.has(fold(v)) && seen.add(fold(v)));
+    return added.length > 0 ? [...have, ...added] : null;
+  };
+  const tags = union(existing.tags, incoming.tags, (t) => t.toLowerCase());
+  if (tags) fields.tags = tags;
+  const paths = union(existing.related_paths, incoming.related_paths, (p) => p);
+  if (paths) fields.related_paths = paths;
+  if (incoming.source !== null && incoming.source !== existing.source) {
+    if (existing.source === null) fields.source = incoming.source;
+    else {
+      const sources = Array.isArray(existing.extra.sources) ? existing.extra.sources.map(String) : [];
+      if (!sources.includes(incoming.source)) fields.sources = [...sources, incoming.source];
+    }
+  }
+  if (CONFIDENCE_RANK[incoming.confidence] > CONFIDENCE_RANK[existing.confidence]) fields.confidence = incoming.confidence;
+  if (incoming.is_error && !existing.is_error) fields.is_error = true;
+  if (incoming.agent_role !== null && existing.agent_role === null) fields.agent_role = incoming.agent_role;
+  return fields;
 }
 
 /** SPEC §6: remember one text: reinforce, conflict or create. */

@@ -24,6 +24,8 @@ interface Entry {
   id: string;
   terms: Set<string>;
   category: Category;
+  /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
+  archived: boolean;
 }
 
 /** Conflicts need this many shared terms, so that small talk ("not sure" / "sure") does not. */
@@ -76,11 +78,11 @@ export class ResonanceIndex {
     return this.ids.size;
   }
 
-  add(id: string, text: string, category: Category): void {
+  add(id: string, text: string, category: Category, options: { archived?: boolean } = {}): void {
     if (this.ids.has(id)) return;
     this.ids.add(id);
     const { terms, negated } = analyze(text);
-    (negated ? this.negated : this.plain).add({ id, terms: new Set(terms), category });
+    (negated ? this.negated : this.plain).add({ id, terms: new Set(terms), category, archived: options.archived ?? false });
   }
 
   /** How `text` resonates with the indexed memories. */
@@ -93,7 +95,7 @@ export class ResonanceIndex {
     const opposite = negated ? this.plain : this.negated;
     const reinforce = same.best(query, lexicalThreshold, 1, (e) => e.category === category);
     if (reinforce) return { kind: 'reinforce', ...reinforce };
-    const conflict = opposite.best(query, conflictThreshold, MIN_CONFLICT_TERMS, () => true);
+    const conflict = opposite.best(query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived);
     if (conflict) return { kind: 'conflict', ...conflict };
     return { kind: 'new' };
   }

@@ -1,7 +1,7 @@
-import { NotFoundError } from './errors';
+import { NotFoundError, WriteConflictError } from './errors';
 import { activationAt, boostFor, roundActivation, spreadBoost, spreadEdges, type Use } from './activation';
 import type { FieldValue } from './frontmatter';
-import type { Memory } from './memory';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, type Memory } from './memory';
 import type { Tier } from './settings';
 import { currentTier, promote } from './tiers';
 import { formatTimestamp } from './time';
@@ -14,6 +14,7 @@ import type { Vault } from './vault';
  * - cite: a memory was cited in an answer: the citation boost.
  * Boosts spread to linked memories (halved per hop, split by fan, never along supersedes),
  * and memories used together get co_access += 1 on both sides (Hebb).
+ * A touch of an archived memory brings its file back out of archive/ (SPEC §4).
  */
 
 export interface UseResult {
@@ -27,6 +28,8 @@ export interface UseResult {
   due_for_validation: boolean;
   /** Boost shares received by linked memories. */
   spread: Record<string, number>;
+  /** The touch brought the file back out of archive/: where it was. */
+  revived_from?: string;
 }
 
 export interface UseOptions {
@@ -43,6 +46,8 @@ export interface UseOptions {
    * never writes a note open in an editor).
    */
   spread?: 'write' | 'defer';
+  /** More fields to write in the same update (remember's reinforcement merges what it adds). */
+  alsoWrite?: (memory: Memory) => Record<string, FieldValue>;
 }
 
 /** Touch (or cite) memories used together at the vault's `now`. */
@@ -68,10 +73,14 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
         fields.last_accessed_at = stamp;
       }
       if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
-      return fields;
+      return options.alsoWrite ? { ...fields, ...options.alsoWrite(memory) } : fields;
     });
-    const memory = written!;
+    let memory = written!;
     const prior = before as unknown as Memory;
+    // the fields first, then the move: a run cut short between them leaves an archived file
+    // whose tier says it was touched, which the next consolidation brings back (plan.ts)
+    const revivedFrom = options.touch && isArchived(memory.path) ? memory.path : null;
+    if (revivedFrom) memory = { ...memory, path: await reviveFromArchive(vault, memory.id) };
     const spread = await spreadFrom(vault, memory, boost, now, stamp, options.spread !== 'defer');
     const threshold = settings.activation.validationThreshold;
     results.push({
@@ -83,9 +92,46 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
       activation: memory.activation,
       due_for_validation: activationAt(prior, now, settings) < threshold && memory.activation >= threshold,
       spread,
+      ...(revivedFrom ? { revived_from: revivedFrom } : {}),
     });
   }
   return results;
+}
+
+function isArchived(path: string): boolean {
+  return path.startsWith(`${ARCHIVE_FOLDER}/`);
+}
+
+/**
+ * Move an archived memory's file back to its category folder (SPEC §4: a touch of an archived
+ * memory brings it back), under the memory's lock, so it never races a metadata write or
+ * consolidation's prune of the same memory. Idempotent: a memory already out of archive/ stays
+ * where it is; a move cut short (both names, same bytes) is completed. Wikilinks keep resolving
+ * (Obsidian links by name). Returns the memory's path.
+ */
+export async function reviveFromArchive(vault: Vault, id: string): Promise<string> {
+  return vault.ports.locks.withLock(id, async () => {
+    const path = await vault.locate(id);
+    if (!path) throw new NotFoundError(`no memory with id ${id}`);
+    const { files } = vault.ports;
+    const archived = `${ARCHIVE_FOLDER}/${id}.md`;
+    if (!isArchived(path)) {
+      // locate prefers the category folders: a leftover archive copy with the same bytes is the move's other half
+      if ((await files.stat(archived)) && (await vault.readExact(archived)) === (await vault.readExact(path))) await files.remove(archived);
+      return path;
+    }
+    const loaded = await vault.read(path, { stable: true });
+    if (!loaded) throw new NotFoundError(`no memory with id ${id}`);
+    const target = `${CATEGORY_FOLDERS[loaded.memory.category]}/${id}.md`;
+    try {
+      await files.move(path, target);
+    } catch (error) {
+      if (!(error instanceof WriteConflictError)) throw error;
+      // the target exists: a different file with this id (a person's copy) is left for doctor to report
+      return path;
+    }
+    return target;
+  });
 }
 
 /**
