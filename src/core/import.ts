@@ -7,8 +7,8 @@ import type { MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
-import { loadWriteContext, normaliseInput, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
-import { reinforcedAmplitude } from './resonance';
+import { loadWriteContext, normaliseInput, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { memoryHistory } from './versions';
 import { assertWritable, type Vault } from './vault';
 
@@ -136,7 +136,7 @@ export interface ImportOptions {
 type Plan =
   | { kind: 'unchanged'; id: string; path: string }
   | { kind: 'create'; id: string; memory: NewMemory; conflictWith: string | null }
-  | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null };
+  | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null; memory: NewMemory };
 
 /** A line's anchor: what its id is derived from besides its text. */
 function anchors(lines: ImportLine[], memories: NewMemory[]): string[] {
@@ -190,14 +190,14 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     const { memory: existing, key, freeId } = found[i]!;
     const previous = existing ?? keyOwner.get(key);
     if (previous) {
-      plans.push(options.reinforceRepeats ? { kind: 'reinforce', id: previous.id, path: previous.path, similarity: 1, key: null } : { kind: 'unchanged', id: previous.id, path: previous.path });
+      plans.push(options.reinforceRepeats ? { kind: 'reinforce', id: previous.id, path: previous.path, similarity: 1, key: null, memory } : { kind: 'unchanged', id: previous.id, path: previous.path });
       continue;
     }
     const vector = vectorMatchOf.get(i);
     const resonance = vector ? { kind: 'reinforce' as const, ...vector } : context.index.resonate(memory.text, memory.category);
     if (resonance.kind === 'reinforce') {
       const target = byId.get(resonance.id);
-      plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? `${CATEGORY_FOLDERS[memory.category]}/${resonance.id}.md`, similarity: resonance.similarity, key });
+      plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? `${CATEGORY_FOLDERS[memory.category]}/${resonance.id}.md`, similarity: resonance.similarity, key, memory });
       continue;
     }
     // free when found; taken meanwhile only if two lines of this file derive the same id
@@ -264,12 +264,17 @@ async function applyImport(vault: Vault, plans: Plan[]): Promise<ImportResult[]>
       else if (plan.kind === 'reinforce') results[i] = await reinforce(vault, plan, undo);
       else if (plan.conflictWith) results[i] = await conflict(vault, plan, results[i]!, undo);
     }
-    return results;
   } catch (error) {
     const undone = await rollBack(vault, undo);
     const reason = error instanceof Error ? error.message : String(error);
     throw new EngramError(`import stopped: ${reason}; nothing imported (${undone} ${undone === 1 ? 'write' : 'writes'} of this run undone)`);
   }
+  // Archived memories a line reinforced come back out of archive/ once the run stands (a move
+  // is not rolled back; one cut short here is completed by the next consolidation).
+  for (const result of results) {
+    if (result.action === 'reinforced' && isArchived(result.path)) result.path = await reviveFromArchive(vault, result.id);
+  }
+  return results;
 }
 
 async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, undo: Undo[]): Promise<ImportResult> {
@@ -300,9 +305,10 @@ async function reinforce(vault: Vault, plan: Extract<Plan, { kind: 'reinforce' }
       const { memory, text } = loaded;
       const keys = Array.isArray(memory.extra.import_keys) ? memory.extra.import_keys.filter((k): k is string => typeof k === 'string') : [];
       if (plan.key && keys.includes(plan.key)) return { id: plan.id, path, action: 'unchanged' }; // another run of the same import got here first
+      // as remember's reinforcement: a touch, with what the line adds merged (remember.ts)
       const next = setFrontmatterFields(text, {
-        amplitude: reinforcedAmplitude(memory.amplitude, plan.similarity, vault.settings),
-        access_count: memory.access_count + 1,
+        ...touchFields(memory, vault.now(), vault.settings),
+        ...reinforcementFields(memory, plan.memory, plan.similarity, vault.settings),
         ...(plan.key ? { import_keys: [...keys, plan.key].slice(-MAX_IMPORT_KEYS) } : {}),
       });
       assertWritable(path, next, vault.settings.maxFileBytes, memory.body);

@@ -7,10 +7,9 @@ import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
-import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence } from './settings';
+import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence, type EngramSettings } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
 import type { FieldValue } from './frontmatter';
-import type { Memory } from './memory';
 import { rememberedAgain, useMemories } from './touch';
 import type { Vault } from './vault';
 
@@ -177,11 +176,7 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
       use: 'read',
       touch: true,
       coAccess: false,
-      alsoWrite: (existing) => ({
-        amplitude: reinforcedAmplitude(existing.amplitude, resonance.similarity, vault.settings),
-        remembered_again: rememberedAgain(existing) + 1,
-        ...reinforcementMerge(existing, memory),
-      }),
+      alsoWrite: (existing) => reinforcementFields(existing, memory, resonance.similarity, vault.settings),
     });
     return { id, path: used!.path, action: 'reinforced', ...(used!.revived_from ? { revived: true } : {}) };
   }
@@ -202,6 +197,18 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
   const existing = await vault.resolve(resonance.id);
   const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, 'one negates the other on the same subject');
   return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath };
+}
+
+/**
+ * What a reinforcement writes besides the touch (SPEC §6): amplitude += eventAmplitude ×
+ * similarity, one more `remembered_again`, and what the new text's call adds (the merge).
+ */
+export function reinforcementFields(existing: Memory, incoming: NewMemory, similarity: number, settings: EngramSettings): Record<string, FieldValue> {
+  return {
+    amplitude: reinforcedAmplitude(existing.amplitude, similarity, settings),
+    remembered_again: rememberedAgain(existing) + 1,
+    ...reinforcementMerge(existing, incoming),
+  };
 }
 
 const CONFIDENCE_RANK: Record<Confidence, number> = { stale: 0, inferred: 1, observed: 2, verified: 3 };

@@ -2,7 +2,7 @@ import { NotFoundError, WriteConflictError } from './errors';
 import { activationAt, boostFor, roundActivation, spreadBoost, spreadEdges, type Use } from './activation';
 import type { FieldValue } from './frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, type Memory } from './memory';
-import type { Tier } from './settings';
+import type { EngramSettings, Tier } from './settings';
 import { currentTier, promote } from './tiers';
 import { formatTimestamp } from './time';
 import type { Vault } from './vault';
@@ -67,11 +67,7 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
         activation: roundActivation(activationAt(memory, now, settings) + boost),
         activation_at: stamp,
       };
-      if (options.touch) {
-        fields.tier = promote(currentTier(memory, now, settings));
-        fields.access_count = memory.access_count + 1;
-        fields.last_accessed_at = stamp;
-      }
+      if (options.touch) Object.assign(fields, touchFields(memory, now, settings));
       if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
       return options.alsoWrite ? { ...fields, ...options.alsoWrite(memory) } : fields;
     });
@@ -98,7 +94,12 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
   return results;
 }
 
-function isArchived(path: string): boolean {
+/** What a touch writes besides activation (SPEC §4): one tier up, the access counted, the time of access. */
+export function touchFields(memory: Memory, now: number, settings: EngramSettings): Record<string, FieldValue> {
+  return { tier: promote(currentTier(memory, now, settings)), access_count: memory.access_count + 1, last_accessed_at: formatTimestamp(now) };
+}
+
+export function isArchived(path: string): boolean {
   return path.startsWith(`${ARCHIVE_FOLDER}/`);
 }
 

@@ -105,6 +105,16 @@ describe('an archived memory comes back when it is used', () => {
     expect([stats.memories, stats.archived]).toEqual([2, 1]);
   });
 
+  it('an import line that matches it does the same as remember: reinforced, merged, back out of archive/', async () => {
+    const lines = path.join(dir, 'lines.jsonl');
+    writeFileSync(lines, `${JSON.stringify({ text: 'Chose pg-boss for background jobs: BullMQ would need Redis.', tags: ['queues'], source: 'wiki' })}\n`);
+    const run = (await engram(vault, ['--json', '--now', LATER, 'import', lines])).json();
+    expect(run.results).toEqual([{ id, path: `episodic/${id}.md`, action: 'reinforced' }]);
+    const text = readFileSync(file(`episodic/${id}.md`), 'utf8');
+    for (const line of ['tags: ["jobs", "queues"]', 'source: wiki', 'tier: cold', 'access_count: 1', 'remembered_again: 1', `last_accessed_at: "${LATER}"`]) expect(text).toContain(`\n${line}\n`);
+    expect(existsSync(file(`archive/${id}.md`))).toBe(false);
+  });
+
   it('the move is under the memory\'s lock and idempotent: a move cut short is completed, a second revive changes nothing', async () => {
     const { vault: v } = openVault({ vault, now: LATER, cwd: dir, env: {} });
     // a move killed between link and unlink: both names, the same bytes
