@@ -4,7 +4,6 @@ import { consolidate } from '../core/consolidation/consolidate';
 import { creativeDraw } from '../core/creative';
 import { updateVectors } from '../core/embeddings/store';
 import { memoryText } from '../core/memory';
-import { openRecall } from '../core/recall/results';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
 import { GRAPH_VIEW_TYPE } from './graph/graph-view';
@@ -96,9 +95,10 @@ export function registerCommands(plugin: EngramPlugin): void {
     name: 'Insert the agent memory block',
     editorCallback: (editor: Editor) =>
       run(async () => {
+        await service().tokenizer();
         const { vault } = service();
-        const engine = await openRecall(vault);
-        const context = await agentContext(vault, engine, editor.getSelection().trim(), { budget: vault.settings.tokenBudget, peek: true });
+        await plugin.index.load();
+        const context = await agentContext(vault, plugin.index.engine(), editor.getSelection().trim(), { budget: vault.settings.tokenBudget, peek: true });
         editor.replaceSelection(`${formatAgentContext(context)}\n`);
         // the memories inserted were used: touched as the runner's context does (the top ones
         // linked by co-access), through the quiet queue, so no open note is written under the cursor

@@ -1,11 +1,13 @@
-import { MarkdownView, Notice, Platform, Plugin, TFile, type WorkspaceLeaf } from 'obsidian';
+import { MarkdownView, Notice, Platform, Plugin, requestUrl, TFile, type WorkspaceLeaf } from 'obsidian';
 import type { RecallDoc } from '../core/recall/catalog';
 import { currentTier } from '../core/tiers';
 import { MEMORY_FOLDERS } from '../core/vault';
 import { registerCommands } from './commands';
 import { firstWords } from './graph/graph-model';
 import { GRAPH_VIEW_TYPE, MemoryGraphView } from './graph/graph-view';
+import { Downloads, type PinnedFile } from './downloads';
 import { MemoryIndex } from './memory-index';
+import { ConfirmModal } from './modals';
 import { RelatedView, RELATED_VIEW_TYPE } from './related-view';
 import { NoteOpens } from './note-opens';
 import { QuietWrites } from './quiet-writes';
@@ -49,6 +51,20 @@ export default class EngramPlugin extends Plugin {
     this.settings = resolvePluginSettings(await this.loadData());
     this.service = new EngramService(this.app, this.settings, this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`);
     this.index = new MemoryIndex(() => this.service.vault);
+    this.service.downloads = new Downloads({
+      read: (path) => this.service.files.read(path),
+      write: (path, bytes) => this.service.files.write(path, bytes),
+      fetch: async (url) => {
+        const response = await requestUrl({ url, method: 'GET', throw: false });
+        return { status: response.status, bytes: new Uint8Array(response.arrayBuffer) };
+      },
+      ask: (file) => this.askDownload(file),
+      allowed: (name) => this.settings.allowedDownloads.includes(name),
+      remember: (name) => {
+        this.settings.allowedDownloads = [...new Set([...this.settings.allowedDownloads, name])];
+        void this.saveSettings();
+      },
+    });
     // a phone has no status bar: the tier counts and progress go to the sidebar there
     this.status = new TierStatusBar(Platform.isMobile ? null : this.addStatusBarItem(), this.service, this.index);
     const labelOf = (doc: RecallDoc) => this.labelOf(doc);
@@ -148,6 +164,22 @@ export default class EngramPlugin extends Plugin {
         this.buildEngineSoon();
       })
       .catch(report);
+  }
+
+  /** Ask before a file is downloaded: what, from where, how big, and why. */
+  private askDownload(file: PinnedFile): Promise<boolean> {
+    return new Promise((resolve) => {
+      const host = /^https?:\/\/([^/]+)/.exec(file.url)?.[1] ?? file.url;
+      const modal = new ConfirmModal(
+        this.app,
+        `Download ${file.name}?`,
+        `${file.purpose[0]!.toUpperCase()}${file.purpose.slice(1)} needs ${file.name} (${(file.bytes / 1_048_576).toFixed(1)} MB). It is downloaded once from ${host}, checked against its published SHA-256 and kept in the memory folder's .engram/runtime/. Nothing else is sent or received.`,
+        'Download',
+        () => resolve(true),
+        () => resolve(false),
+      );
+      modal.open();
+    });
   }
 
   /** The vault-relative memory path of a note that is a memory, else null. */

@@ -140,9 +140,12 @@ export class ConfirmModal extends Modal {
     private readonly message: string,
     private readonly action: string,
     private readonly onConfirm: () => void,
+    private readonly onCancel: () => void = () => undefined,
   ) {
     super(app);
   }
+
+  private answered = false;
 
   override onOpen(): void {
     this.setTitle(this.title);
@@ -154,6 +157,7 @@ export class ConfirmModal extends Modal {
           .setButtonText(this.action)
           .setCta()
           .onClick(() => {
+            this.answered = true;
             this.close();
             this.onConfirm();
           }),
@@ -162,5 +166,6 @@ export class ConfirmModal extends Modal {
 
   override onClose(): void {
     this.contentEl.empty();
+    if (!this.answered) this.onCancel();
   }
 }

@@ -1,4 +1,3 @@
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import { requestUrl, TFile, type App } from 'obsidian';
 import { EngramError } from '../core/errors';
 import { isMemoryId } from '../core/ids';
@@ -7,7 +6,9 @@ import { resolveSettings, type EngramSettings } from '../core/settings';
 import { LAYOUT, MEMORY_FOLDERS, Vault } from '../core/vault';
 import { HttpEmbedder } from '../embedding/http-embedder';
 import { WorkerEmbedder } from '../embedding/worker-embedder';
+import type { Downloads } from './downloads';
 import { ObsidianFileStore, ObsidianLocks } from './obsidian-files';
+import { CL100K, tokenCounter } from './token-table';
 import type { PluginSettings } from './settings';
 
 /**
@@ -22,6 +23,9 @@ export class EngramService {
   settingsProblem: string | null = null;
   private worker: Worker | null = null;
   private workerEmbedder: WorkerEmbedder | null = null;
+  /** Files fetched on first use (set by the plugin: it asks the user). */
+  downloads: Downloads | null = null;
+  private countTokens: ((text: string) => number) | null = null;
 
   constructor(
     readonly app: App,
@@ -39,7 +43,12 @@ export class EngramService {
       locks: new ObsidianLocks(this.app, this.files),
       clock: { now: () => Date.now() },
       random: Math.random,
-      tokens: { count: (text) => countTokens(text) },
+      tokens: {
+        count: (text) => {
+          if (!this.countTokens) throw new EngramError('the token table is not loaded');
+          return this.countTokens(text);
+        },
+      },
     };
     return new Vault(ports, settings);
   }
@@ -112,6 +121,13 @@ export class EngramService {
     this.configSeen = await this.configStamp();
     this.vault = this.makeVault(settings);
     if (JSON.stringify(settings.embedder) !== embedderBefore) this.disposeEmbedder();
+  }
+
+  /** Load the token table (downloaded once, after the user agrees) before counting tokens. */
+  async tokenizer(): Promise<void> {
+    if (this.countTokens) return;
+    if (!this.downloads) throw new EngramError('downloads are not available');
+    this.countTokens = tokenCounter(await this.downloads.get(CL100K));
   }
 
   /** The memory id of a note, when it is a memory of this memory folder. */

@@ -15,6 +15,8 @@ export interface PluginSettings {
   batchMs: number;
   /** Cards drawn by creative recall. */
   creativeCount: number;
+  /** Files the user agreed to download (by name). */
+  allowedDownloads: string[];
 }
 
 export const DEFAULT_PLUGIN_SETTINGS: PluginSettings = {
@@ -25,6 +27,7 @@ export const DEFAULT_PLUGIN_SETTINGS: PluginSettings = {
   quietMs: 5000,
   batchMs: 30_000,
   creativeCount: 5,
+  allowedDownloads: [],
 };
 
 export function resolvePluginSettings(data: unknown): PluginSettings {
@@ -32,6 +35,7 @@ export function resolvePluginSettings(data: unknown): PluginSettings {
   const out = { ...DEFAULT_PLUGIN_SETTINGS };
   if (typeof given.folder === 'string') out.folder = given.folder === '' || given.folder === '/' ? '' : normalizePath(given.folder);
   if (typeof given.touchOnOpen === 'boolean') out.touchOnOpen = given.touchOnOpen;
+  if (Array.isArray(given.allowedDownloads)) out.allowedDownloads = given.allowedDownloads.filter((n): n is string => typeof n === 'string');
   for (const key of ['reopenMinutes', 'debounceMs', 'quietMs', 'batchMs', 'creativeCount'] as const) {
     const value = given[key];
     if (typeof value === 'number' && Number.isFinite(value) && value >= 0) out[key] = value;
