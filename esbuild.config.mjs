@@ -23,7 +23,11 @@ await Promise.all([
     target: 'es2022',
     minify: true,
     sourcemap: false,
+    legalComments: 'none',
+    charset: 'utf8',
     logLevel: 'warning',
+    // one YAML library in main.js: the core's reader goes through `yaml` (src/plugin/yaml-reader.ts)
+    alias: { 'js-yaml': './src/plugin/yaml-reader.ts' },
     // provided by Obsidian at run time
     external: ['obsidian', 'electron', '@codemirror/*', '@lezer/*'],
   }),

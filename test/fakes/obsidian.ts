@@ -1161,8 +1161,31 @@ export class Setting {
   }
 }
 
-export async function requestUrl(): Promise<never> {
-  throw new Error('the network is not available in tests');
+/**
+ * Tests never touch the network: `requestUrl` answers only from servers on 127.0.0.1, and a
+ * test routes a real URL (a pinned download) to its local server with `routeRequests`.
+ */
+export const routeRequests = new Map<string, string>();
+export const requestLog: string[] = [];
+
+export async function requestUrl(request: string | { url: string; method?: string; throw?: boolean }): Promise<{ status: number; arrayBuffer: ArrayBuffer; text: string; json: unknown }> {
+  const asked = typeof request === 'string' ? request : request.url;
+  const url = routeRequests.get(asked) ?? asked;
+  requestLog.push(asked);
+  if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(url)) throw new Error(`the network is not available in tests (${asked})`);
+  const http = await import('node:http');
+  const body = await new Promise<{ status: number; bytes: Buffer }>((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+  if (body.status >= 400 && typeof request !== 'string' && request.throw !== false) throw new Error(`Request failed, status ${body.status}`);
+  const arrayBuffer = Uint8Array.from(body.bytes).buffer;
+  return { status: body.status, arrayBuffer, text: body.bytes.toString('utf8'), json: null };
 }
 
 export function debounce<T extends unknown[]>(fn: (...args: T) => unknown, wait: number): (...args: T) => void {

@@ -54,6 +54,9 @@ export async function startPlugin(options: { before?: (dir: string, app: App) =>
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
   fs.cpSync(options.vault ?? EXAMPLE, path.join(dir, 'memory'), { recursive: true });
   fs.mkdirSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
+  // the token table as a first download would have left it (test/plugin/downloads.test.ts downloads it)
+  fs.mkdirSync(path.join(dir, 'memory', '.engram', 'runtime'), { recursive: true });
+  fs.copyFileSync(require.resolve('gpt-tokenizer/data/cl100k_base.tiktoken'), path.join(dir, 'memory', '.engram', 'runtime', 'cl100k_base.tiktoken'));
   const app = new App(dir);
   const writes = new Map<string, number>();
   app.vault.on('modify', (f: TFile) => writes.set(f.path.replace(/^memory\//, ''), (writes.get(f.path.replace(/^memory\//, '')) ?? 0) + 1));

@@ -1,0 +1,33 @@
+/**
+ * @jest-environment jsdom
+ */
+import '../fakes/jsdom-globals';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/*
+ * What the community store installs: main.js, manifest.json and styles.css, nothing else. The
+ * plugin must load from those alone (the token table and the embedding runtime are downloaded on
+ * first use), use no Node module, and stay small: 1.33 MB before (993 KB of it a tokenizer
+ * table); the target is 400 KB. Its load time is printed (`npm run bench:plugin` compares).
+ */
+const MAIN = path.join(__dirname, '..', '..', 'dist', 'plugin', 'main.js');
+
+it('main.js requires only obsidian, stays under 460 KB, and its load time is measured', () => {
+  const code = fs.readFileSync(MAIN, 'utf8');
+  const required = new Set([...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]));
+  expect([...required]).toEqual(['obsidian']);
+  // 449 KB at the time of writing: over the 400 KB target by 12 % (see the closing note); a guard against growth
+  expect(fs.statSync(MAIN).size).toBeLessThan(460_000);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    jest.isolateModules(() => {
+      const t = performance.now();
+      require(MAIN);
+      times.push(performance.now() - t);
+    });
+  }
+  times.sort((a, b) => a - b);
+  console.log(`main.js: ${fs.statSync(MAIN).size} bytes, load (require, median of 5) ${times[2]!.toFixed(1)} ms`);
+  expect(times[2]).toBeGreaterThan(0);
+});
