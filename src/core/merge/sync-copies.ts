@@ -1,4 +1,3 @@
-import { WriteConflictError } from '../errors';
 import { readFrontmatter, splitFrontmatter } from '../frontmatter';
 import { isMemoryId } from '../ids';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from '../memory';
@@ -150,15 +149,18 @@ export async function mergeDuplicates(vault: Vault, group: DuplicateGroup): Prom
     }
     if (merged === null || merges.length === 0) return result;
     if (merged !== original) await files.write(group.keep, merged, { expect: original });
+    // The copy's bytes are written under .engram/ (a write, not a rename: the plugin's port moves
+    // notes with Obsidian's file manager, which does not reach hidden folders), then the copy
+    // leaves the notes, unless it changed since it was merged (then the next run merges it again).
     for (const from of merges) {
+      const bytes = await files.read(from);
+      if (!bytes) continue;
       const to = await freeName(vault, `${COPIES_FOLDER}/${from}`);
       await files.mkdir(to.slice(0, to.lastIndexOf('/')));
-      try {
-        await files.move(from, to);
-      } catch (error) {
-        if (!(error instanceof WriteConflictError)) throw error;
-        continue;
-      }
+      await files.write(to, bytes, { expect: null });
+      const now = await files.read(from);
+      if (!now || !sameBytes(now, bytes)) continue;
+      await files.remove(from);
       result.moved.push({ from, to, kind: copyKind(from.split('/').pop()!) });
     }
     const line = { at: formatTimestamp(vault.now()), ...result };
@@ -166,6 +168,10 @@ export async function mergeDuplicates(vault: Vault, group: DuplicateGroup): Prom
     await files.write(COPIES_LOG, `${log}${log && !log.endsWith('\n') ? '\n' : ''}${JSON.stringify(line)}\n`);
     return result;
   });
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 async function freeName(vault: Vault, path: string): Promise<string> {
