@@ -8,8 +8,8 @@ import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 
 // gpt-tokenizer (1.1 MB of BPE ranks) and transformers.js stay in node_modules for the
 // runner and load only when a command needs them: bundled, they cost every command
-// ~100 ms of parsing at start.
-const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers'] };
+// ~100 ms of parsing at start. The MCP SDK (and zod) load only for `engram mcp`.
+const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@modelcontextprotocol/sdk', 'zod'] };
 
 await Promise.all([
   build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram.js', banner: { js: '#!/usr/bin/env node' } }),

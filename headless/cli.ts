@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import * as nodePath from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { EngramError, UsageError } from '../src/core/errors';
 import { COMMAND_GROUPS, type CliIO, type Command, type CommandContext, type CommandGroup, type OptionSpec } from './command';
+import { packageVersion } from './command-kit';
 import { COMMANDS } from './commands';
 
 export type { CliIO } from './command';
@@ -248,13 +247,4 @@ export function commandHelp(name: string, command: Command): string {
   if (command.takesText) lines.push('', DASH_NOTE);
   lines.push('', EXIT_STATUS);
   return lines.join('\n');
-}
-
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(nodePath.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
-    return pkg.version;
-  } catch {
-    return 'unknown';
-  }
 }

@@ -63,3 +63,13 @@ export function readInput(context: CommandContext, file: string, what: string): 
     throw new EngramError(`${what}: cannot read ${file}: ${reason}`);
   }
 }
+
+/** The runner's version, from the package.json beside dist/. */
+export function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(nodePath.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    return pkg.version;
+  } catch {
+    return 'unknown';
+  }
+}

@@ -27,6 +27,7 @@ import { createEmbedder, requireEmbedder } from './embedders';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
+import { MCP_COMMANDS } from './mcp-command';
 import { MERGE_COMMANDS } from './merge-commands';
 import { DOCTOR_COMMANDS } from './doctor';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
@@ -545,6 +546,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   ...CURATION_COMMANDS,
+  ...MCP_COMMANDS,
   export: unavailable('export', 'maintain'),
   ...MERGE_COMMANDS,
   ...DOCTOR_COMMANDS,

@@ -1,0 +1,249 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { engram, tempDir } from '../helpers/cli';
+
+const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+const NOW = '2026-11-10T10:00:00Z';
+
+type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+
+describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  let client: Client;
+  let stderr: string;
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [ENGRAM, '--vault', vault, '--now', NOW, 'mcp'], stderr: 'pipe' });
+    stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    client = new Client({ name: 'engram-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client.close();
+    cleanup();
+  });
+
+  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const data = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await call(name, args);
+    if (result.isError) throw new Error(`${name}: ${result.content[0]!.text}`);
+    return JSON.parse(result.content[0]!.text);
+  };
+  const read = (rel: string) => readFileSync(path.join(vault, rel), 'utf8');
+
+  it('lists its tools, each with a description and an input schema, and its resources', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['cite', 'consolidate', 'context', 'creative', 'edit', 'forget', 'history', 'list', 'log', 'mark', 'recall', 'remember', 'revert', 'show', 'stats', 'touch']);
+    for (const tool of tools) expect([tool.name, (tool.description ?? '').length > 40, tool.inputSchema.type]).toEqual([tool.name, true, 'object']);
+    const recall = tools.find((t) => t.name === 'recall')!;
+    expect(recall.inputSchema.required).toEqual(['query']);
+    expect(Object.keys(recall.inputSchema.properties ?? {}).sort()).toEqual(['explain', 'limit', 'query', 'radius', 'touch']);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((r) => r.uriTemplate)).toEqual(['engram://memory/{id}']);
+  });
+
+  it('calls every tool: remember, recall, touch, cite, show, list, mark, edit, history, revert, log, creative, stats, context, consolidate, forget', async () => {
+    const a = await data('remember', { text: 'Integration tests must use Testcontainers with a real PostgreSQL.', category: 'decision', tags: ['testing'], confidence: 'verified' });
+    expect(a).toEqual({ id: a.id, path: `decisions/${a.id}.md`, action: 'created' });
+    const b = await data('remember', { text: 'The flaky auth test timed out on CI because the timeout is 2 s.', is_error: true, related_paths: ['src/auth/session.ts'], agent_role: 'reviewer' });
+    expect(read(b.path)).toContain('related_paths: ["src/auth/session.ts"]\n');
+    expect((await data('remember', { text: 'Integration tests must use Testcontainers with a real PostgreSQL!', category: 'decision' })).action).toBe('reinforced');
+
+    const recalled = await data('recall', { query: 'how do integration tests reach the database' });
+    expect(recalled[0]).toMatchObject({ id: a.id, category: 'decision', confidence: 'verified', text: 'Integration tests must use Testcontainers with a real PostgreSQL.' });
+    expect(read(a.path)).toContain('access_count: 1\n'); // the reinforcement; plain recall writes nothing
+
+    const touched = await data('touch', { ids: [a.id, b.id] });
+    expect(touched.map((t: { id: string; access_count: number }) => [t.id, t.access_count])).toEqual([[a.id, 2], [b.id, 1]]);
+    // read 0.25, spread 0.125 from b (linked by co-access when both were touched), cited 1.5
+    expect((await data('cite', { ids: [a.id] }))[0].activation).toBe(1.875);
+    expect(await data('show', { id: a.id })).toMatchObject({ id: a.id, access_count: 2, co_access: { [b.id]: 1 }, tier_now: 'active' });
+
+    const listed = await data('list', { category: 'episodic' });
+    expect([listed.total, listed.memories[0].id]).toEqual([1, b.id]);
+    expect((await data('mark', { ids: [b.id], confidence: 'stale' }))[0]).toMatchObject({ confidence_before: 'observed', confidence: 'stale' });
+
+    expect(await data('edit', { id: b.id, text: 'The flaky auth test timed out on CI because the timeout was 2 s; it is 10 s now.', reason: 'fixed' })).toEqual({ id: b.id, path: b.path, version: 2, changed: true });
+    const history = await data('history', { id: b.id });
+    expect(history.map((v: { n: number; reason: string; by: string | null }) => [v.n, v.reason, v.by])).toEqual([[1, 'created', null], [2, 'fixed', 'mcp']]);
+    expect((await data('revert', { id: b.id, version: 1 })).version).toBe(3);
+    expect(read(b.path).endsWith('---\nThe flaky auth test timed out on CI because the timeout is 2 s.\n')).toBe(true);
+
+    expect(await data('log', { text: 'Reviewed the auth PR.' })).toEqual({ path: 'daily/2026-11-10.md', bytes: 71, over_limit: false });
+    expect((await data('creative', { n: 1 })).length).toBe(1);
+    expect(await data('stats')).toMatchObject({ memories: 2, by_category: { episodic: 1, semantic: 0, decision: 1 } });
+
+    const context = await call('context', { query: 'integration tests database', peek: true });
+    expect(context.content[0]!.text).toContain('AGENT MEMORY');
+    expect(context.content[0]!.text).toContain('Integration tests must use Testcontainers with a real PostgreSQL.');
+    expect(JSON.parse(context.content[1]!.text).included).toEqual([a.id]);
+
+    const before = read(a.path);
+    const plan = await data('consolidate');
+    expect([plan.dry_run, plan.steps.map((s: { step: string }) => s.step)]).toEqual([true, ['prune', 'git', 'embed', 'cluster', 'strengthen', 'conflicts', 'tiers']]);
+    expect(read(a.path)).toBe(before);
+
+    expect(await data('forget', { ids: [b.id] })).toEqual([{ id: b.id, from: b.path, to: `.engram/forgotten/${b.path}` }]);
+    expect((await data('recall', { query: 'flaky auth test timeout', radius: 'all' })).map((r: { id: string }) => r.id)).not.toContain(b.id);
+    await data('forget', { ids: [b.id], undo: true });
+    expect((await data('recall', { query: 'flaky auth test timeout' })).map((r: { id: string }) => r.id)).toContain(b.id);
+
+    const resource = await client.readResource({ uri: `engram://memory/${a.id}` });
+    expect(resource.contents[0]!.text).toBe(read(a.path));
+    const state = await client.readResource({ uri: 'engram://state' });
+    expect(state.contents[0]!.text).toBe(read('STATE.md'));
+  });
+
+  it('answers bad arguments with a tool error that says what was wrong, and keeps serving', async () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['recall', {}, /Invalid arguments for tool recall: .*query/s],
+      ['recall', { query: 'x', radius: 'far' }, /Invalid arguments for tool recall: .*radius/s],
+      ['show', { id: 'nope' }, /^not a memory id: "nope" \(expected mem- and 12 lowercase letters or digits\)$/],
+      ['show', { id: 'mem-000000000000' }, /^no memory with id mem-000000000000$/],
+      ['touch', { ids: [] }, /Invalid arguments for tool touch/],
+      ['history', { id: (await data('list', {})).memories[0].id, version: 99 }, /has versions 1 to \d+, not 99$/],
+      ['edit', { id: 'mem-000000000000', text: 'x' }, /^no memory with id mem-000000000000$/],
+      ['list', { since: 'last week' }, /^since: expected a date/],
+      ['forget', { ids: ['mem-000000000000'], undo: true, purge: true }, /^forget: undo or purge, not both$/],
+      ['no-such-tool', {}, /Tool no-such-tool not found/],
+    ];
+    for (const [name, args, message] of cases) {
+      const result = await call(name, args);
+      expect([name, result.isError, message.test(result.content[0]!.text)]).toEqual([name, true, true]);
+    }
+    expect((await data('stats')).memories).toBe(2);
+  });
+
+  it('sees memories changed on disk between two calls (another process, a person saving in place, a delete)', async () => {
+    expect(await data('recall', { query: 'zeppelin hangar' })).toEqual([]);
+    const other = await engram(vault, ['--json', '--now', NOW, 'remember', 'The zeppelin hangar door sticks in cold weather.']);
+    const { id, path: rel } = other.json();
+    expect((await data('recall', { query: 'zeppelin hangar' })).map((r: { id: string }) => r.id)).toEqual([id]);
+    // Obsidian saves in place: same file, new text
+    writeFileSync(path.join(vault, rel), read(rel).replace('The zeppelin hangar door sticks in cold weather.', 'The airship hangar door was fixed in March.'));
+    expect(await data('recall', { query: 'zeppelin' })).toEqual([]);
+    expect((await data('recall', { query: 'airship hangar door' }))[0]).toMatchObject({ id, text: 'The airship hangar door was fixed in March.' });
+    await engram(vault, ['forget', '--purge', id]);
+    expect(await data('recall', { query: 'airship hangar door' })).toEqual([]);
+  });
+});
+
+describe('engram mcp survives malformed input (raw JSON-RPC over stdio)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeAll(() => ({ dir, cleanup } = tempDir()));
+  afterAll(() => cleanup());
+
+  it('answers a line that is not JSON-RPC with a parse error and goes on serving', async () => {
+    const vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, 'mcp']) as ChildProcessWithoutNullStreams;
+    const replies: unknown[] = [];
+    let buffer = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buffer += d.toString();
+      for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+        replies.push(JSON.parse(buffer.slice(0, i)));
+        buffer = buffer.slice(i + 1);
+      }
+    });
+    const send = (line: string) => child.stdin.write(`${line}\n`);
+    const until = async (n: number) => {
+      for (let t = 0; replies.length < n && t < 500; t++) await new Promise((r) => setTimeout(r, 10));
+    };
+    send('this is not json');
+    send('{"jsonrpc": "2.0", "method": 42}');
+    send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+    await until(3);
+    send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'stats', arguments: {} } }));
+    await until(4);
+    child.stdin.end();
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(replies.slice(0, 2)).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
+    ]);
+    expect(replies[2]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'engram' } } });
+    expect(replies[3]).toMatchObject({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text' }] } });
+    expect(code).toBe(0);
+  });
+});
+
+describe('engram mcp --http (Streamable HTTP)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  beforeAll(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+    await engram(vault, ['--now', NOW, 'remember', 'The staging cluster runs in eu-west-1.']);
+  });
+  afterAll(() => cleanup());
+
+  /** Start a server; resolves with its URL once it listens. */
+  async function start(...args: string[]): Promise<{ url: URL; child: ChildProcessWithoutNullStreams }> {
+    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'mcp', '--http', '--port', '0', ...args]) as ChildProcessWithoutNullStreams;
+    let err = '';
+    const url = await new Promise<URL>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
+        if (m) resolve(new URL(m[1]!));
+      });
+      child.on('close', () => reject(new Error(err)));
+    });
+    return { url, child };
+  }
+  const stop = async (child: ChildProcessWithoutNullStreams) => {
+    child.kill('SIGTERM');
+    return new Promise((resolve) => child.on('close', resolve));
+  };
+
+  it('listens on 127.0.0.1 and serves the SDK client', async () => {
+    const { url, child } = await start();
+    try {
+      expect(url.hostname).toBe('127.0.0.1');
+      const client = new Client({ name: 'http-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      const result = (await client.callTool({ name: 'recall', arguments: { query: 'staging cluster region' } })) as ToolResult;
+      expect(JSON.parse(result.content[0]!.text)[0].text).toBe('The staging cluster runs in eu-west-1.');
+      await client.close();
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  });
+
+  it('with a token, refuses a request without it (401) and serves one with it', async () => {
+    const { url, child } = await start('--token', 's3cret-token');
+    try {
+      const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      expect([refused.status, (await refused.json()).error.message]).toEqual([401, 'unauthorised: send Authorization: Bearer <token>']);
+      const wrong = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{}' });
+      expect(wrong.status).toBe(401);
+      const client = new Client({ name: 'http-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: 'Bearer s3cret-token' } } }));
+      expect(JSON.parse(((await client.callTool({ name: 'stats', arguments: {} })) as ToolResult).content[0]!.text).memories).toBe(1);
+      await client.close();
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('refuses to listen beyond this machine without a token (exit 2)', async () => {
+    const run = await engram(vault, ['mcp', '--http', '--host', '0.0.0.0', '--port', '0']);
+    expect([run.code, run.stderr.split('\n')[0]]).toEqual([2, 'engram: mcp --http: listening on 0.0.0.0 (not this machine only) needs a token: --token T or ENGRAM_MCP_TOKEN']);
+    expect(readdirSync(path.join(vault, 'episodic'))).toHaveLength(1);
+  });
+});
