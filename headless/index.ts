@@ -11,7 +11,7 @@ export { vaultStats } from '../src/core/stats';
 export { describeMemory } from '../src/core/show';
 export { RecallEngine, prominent } from '../src/core/recall/recall';
 export { loadCatalog, toRecallDoc } from '../src/core/recall/catalog';
-export { openRecall, toResult } from '../src/core/recall/results';
+export { hydrate, openRecall, toResult } from '../src/core/recall/results';
 export { resolveSettings } from '../src/core/settings';
 export { parseMemory, memoryText } from '../src/core/memory';
 export { analyze } from '../src/core/analyzer';
