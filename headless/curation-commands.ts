@@ -1,6 +1,5 @@
 import { LIST_SORTS, forgetMemory, type ForgetResult, type PurgeResult, listMemories, markMemories, purgeMemory, restoreMemory, type ListEntry, type ListFilter, type ListSort, type MarkChange } from '../src/core/curation';
 import { UsageError } from '../src/core/errors';
-import { openRecall } from '../src/core/recall/results';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type Tier } from '../src/core/settings';
 import { MS_PER_DAY, parseTimestamp } from '../src/core/time';
 import { useMemories } from '../src/core/touch';
@@ -125,7 +124,6 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       if (purge) {
         const results: PurgeResult[] = [];
         for (const id of ids) results.push(await purgeMemory(vault, id));
-        await openRecall(vault); // the recall caches are rewritten without it
         return print(context, results, () =>
           results
             .map((r) =>

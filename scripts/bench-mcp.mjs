@@ -9,7 +9,8 @@
 //   + the JSON the tool answers: what the MCP tool does without the protocol;
 // - MCP warm: tools/call recall over stdio, after a first call that builds the engine;
 // - MCP after a change: a memory saved in place (as Obsidian does) before each call, so each
-//   call rebuilds the engine from the catalog (only the changed file re-parsed);
+//   call applies the change (a field: the document table; a new memory: appended to the index;
+//   new words: every index rebuilt from the documents in memory);
 // - CLI cold: `engram recall` as a new process, caches built.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,19 +120,30 @@ try {
       await mcp(q);
       await inProcess(q);
     }
+    const pings = [];
+    for (let i = 0; i < 100; i++) pings.push(await time(() => client.ping()));
     const warm = [];
     const local = [];
     for (let round = 0; round < QUERIES / 20; round++) {
       for (let i = 0; i < 20; i++) warm.push(await time(() => mcp(queries[round * 20 + i])));
       for (let i = 0; i < 20; i++) local.push(await time(() => inProcess(queries[round * 20 + i])));
     }
-    // a memory saved in place before each call: the engine is rebuilt
+    // changes made on disk by another writer before a call, by kind (see WarmVault)
     const changed = path.join(dir, 'episodic', `${texts[0].id}.md`);
     const original = readFileSync(changed, 'utf8');
-    const afterChange = [];
+    const afterChange = { touch: [], remember: [], edit: [] };
     for (let i = 0; i < 7; i++) {
-      writeFileSync(changed, original.replace('Observation 0:', `Observation 0 (edit ${i}):`));
-      afterChange.push(await time(() => mcp(queries[i])));
+      writeFileSync(changed, original.replace('tags: ["bench"]', `tags: ["bench"]\naccess_count: ${i + 1}`)); // a field only
+      afterChange.touch.push(await time(() => mcp(queries[i])));
+    }
+    for (let i = 0; i < 7; i++) {
+      const id = `mem-new${String(i).padStart(9, '0')}`;
+      writeFileSync(path.join(dir, 'episodic', `${id}.md`), `---\nid: ${id}\ncategory: episodic\ncreated_at: "${NOW}"\n---\nA new memory number ${i} about w1 w2 w3.\n`);
+      afterChange.remember.push(await time(() => mcp(queries[i])));
+    }
+    for (let i = 0; i < 5; i++) {
+      writeFileSync(changed, original.replace('Observation 0:', `Observation 0 (edit ${i}):`)); // new words
+      afterChange.edit.push(await time(() => mcp(queries[i])));
     }
     writeFileSync(changed, original);
     await client.close();
@@ -139,8 +151,11 @@ try {
     rows.push([`recall through MCP, warm, at ${n} (p50)`, median(warm), median(local), 'in process, same engine work (search + texts + JSON), p50']);
     rows.push([`recall through MCP, warm, at ${n} (p95)`, p95(warm), p95(local), 'in process p95']);
     rows.push([`  difference, MCP warm minus in process, p50 (ms)`, median(warm) - median(local), null, 'what the protocol and the process boundary cost']);
+    rows.push([`  MCP ping round trip, p50`, median(pings), null, 'the floor: JSON-RPC over stdio to another process and back']);
     rows.push([`recall, cold CLI process at ${n} (p50 of 11)`, median(cold), median(warm), 'MCP warm p50']);
-    rows.push([`recall through MCP after a memory was saved in place, at ${n} (p50 of 7)`, median(afterChange), median(warm), 'MCP warm p50 (no change)']);
+    rows.push([`recall through MCP after another writer changed a field of a memory, at ${n} (p50 of 7)`, median(afterChange.touch), median(warm), 'MCP warm p50 (no change)']);
+    rows.push([`recall through MCP after another writer added a memory, at ${n} (p50 of 7)`, median(afterChange.remember), median(warm), 'MCP warm p50 (no change)']);
+    rows.push([`recall through MCP after a person rewrote a memory's text, at ${n} (p50 of 5)`, median(afterChange.edit), median(cold), 'cold CLI recall p50']);
     rows.push([`first recall through MCP at ${n} (opens the engine from the snapshot)`, firstMcp, firstCli, 'first CLI recall (builds the catalog and snapshot)']);
   }
 } finally {

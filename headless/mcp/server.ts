@@ -39,7 +39,7 @@ export function buildServer(warm: WarmVault, version: string): McpServer {
 
 /** Serve one client over stdin/stdout until stdin closes. */
 export async function serveStdio(options: McpOptions): Promise<void> {
-  const warm = new WarmVault(options.runtime, (m) => options.log(m));
+  const warm = new WarmVault(options.runtime, (m) => options.log(m), true);
   warm.runtime(); // a vault that cannot be opened fails now, not at the first request
   const server = buildServer(warm, options.version);
   const transport = new StdioServerTransport();
@@ -74,7 +74,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
   if (!loopback && !options.token) {
     throw new UsageError(`mcp --http: listening on ${options.host} (not this machine only) needs a token: --token T or ENGRAM_MCP_TOKEN`);
   }
-  const warm = new WarmVault(options.runtime, (m) => options.log(m));
+  const warm = new WarmVault(options.runtime, (m) => options.log(m), true);
   warm.runtime();
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {

@@ -60,15 +60,6 @@ export interface ToolOptions {
 }
 
 export function registerTools(server: McpServer, warm: WarmVault, options: ToolOptions): void {
-  /** A tool that writes: the engine is rebuilt before the next recall. */
-  const writing = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } finally {
-      warm.invalidate();
-    }
-  };
-
   server.registerTool(
     'recall',
     {
@@ -93,7 +84,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
       const [vectorSeeds] = await warm.vectorSeeds([query]);
       const search = engine.search(query, { limit: limit ?? 12, radius, vectorSeeds }, vault.now());
       const results = (await hydrate(vault, search.hits)).map((h) => toResult(h, Boolean(explain)));
-      if (touch) await writing(() => useRecalled(vault, results.map((r) => r.id)));
+      if (touch) await useRecalled(vault, results.map((r) => r.id));
       return json(explain ? { results, widening: search.widening } : results);
     },
   );
@@ -118,7 +109,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
       const q = (query ?? '').trim();
       const [vectorSeeds] = q === '' ? [undefined] : await warm.vectorSeeds([q]);
       const run = () => agentContext(vault, engine, q, { budget: budget ?? vault.settings.tokenBudget, peek: Boolean(peek), vectorSeeds });
-      const result = peek ? await run() : await writing(run);
+      const result = await run();
       return { content: [{ type: 'text', text: `${result.state.trim() === '' ? '' : `${result.state.trim()}\n\n`}${result.block}` }, { type: 'text', text: JSON.stringify({ tokens: result.tokens, included: result.included, omitted: result.omitted, disputed: result.disputed }) }] };
     },
   );
@@ -144,7 +135,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
     },
     async (input) => {
       const { vault } = warm.runtime();
-      return json(await writing(() => remember(vault, input, null, warm.embedder())));
+      return json(await remember(vault, input, null, warm.embedder()));
     },
   );
 
@@ -152,7 +143,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
     server.registerTool(name, { title, description, inputSchema: { ids } }, async ({ ids: list }) => {
       const { vault } = warm.runtime();
       const checked = await checkIds(warm, list);
-      const results = await writing(() => useMemories(vault, checked, name === 'touch' ? { use: 'read', touch: true, coAccess: true } : { use: 'cited', touch: false, coAccess: true }));
+      const results = await useMemories(vault, checked, name === 'touch' ? { use: 'read', touch: true, coAccess: true } : { use: 'cited', touch: false, coAccess: true });
       return json(results);
     });
   useTool('touch', 'Touch memories (used)', 'Say that these memories were used to answer or act: each is strengthened (one tier up, access counted) and memories used together are linked. Call it for what you used from recall.');
@@ -235,7 +226,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
     async ({ ids: list, confidence, core }) => {
       const { vault } = warm.runtime();
       const checked = await checkIds(warm, list);
-      return json(await writing(() => markMemories(vault, checked, { confidence, core })));
+      return json(await markMemories(vault, checked, { confidence, core }));
     },
   );
 
@@ -253,12 +244,11 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
       if (undo && purge) throw new UsageError('forget: undo or purge, not both');
       const { vault } = warm.runtime();
       for (const ref of list) if (!isMemoryId(ref)) throw new UsageError(`not a memory id: ${JSON.stringify(ref)}`);
-      const results = await writing(async () => {
+      const results = await (async () => {
         const out: unknown[] = [];
         for (const ref of list) out.push(purge ? await purgeMemory(vault, ref) : undo ? await restoreMemory(vault, ref) : await forgetMemory(vault, ref));
         return out;
-      });
-      if (purge) await warm.engine(); // the recall caches are rewritten without them
+      })();
       return json(results);
     },
   );
@@ -273,11 +263,11 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
     async ({ id: ref, text, reason }) => {
       const { vault } = warm.runtime();
       const [checked] = await checkIds(warm, [ref]);
-      const result = await writing(async () => {
+      const result = await (async () => {
         const edited = await editText(vault, checked!, text, { reason: reason ?? 'edit', by: options.by });
         if (edited.changed) await useMemories(vault, [checked!], { use: 'read', touch: true, coAccess: false });
         return edited;
-      });
+      })();
       return json(result);
     },
   );
@@ -311,7 +301,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
     async ({ id: ref, version }) => {
       const { vault } = warm.runtime();
       const [checked] = await checkIds(warm, [ref]);
-      return json(await writing(() => revertTo(vault, checked!, version, { by: options.by })));
+      return json(await revertTo(vault, checked!, version, { by: options.by }));
     },
   );
 
@@ -379,7 +369,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
           elapsed: () => performance.now(),
           listChanges: true,
         });
-      return json(apply ? await writing(run) : await run());
+      return json(await run());
     },
   );
 

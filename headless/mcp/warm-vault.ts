@@ -1,41 +1,74 @@
-import { watch, statSync, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
 import * as nodePath from 'node:path';
 import { EMBEDDINGS_INDEX, loadVectors, type StoredVectors } from '../../src/core/embeddings/store';
 import { searchVectors } from '../../src/core/embeddings/vector-search';
+import { ARCHIVE_FOLDER, decodeNote, parseMemory } from '../../src/core/memory';
 import type { Embedder } from '../../src/core/ports';
-import type { RecallEngine } from '../../src/core/recall/recall';
+import { listMemoryFiles, loadCatalog, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
+import { tableFromDocs, type DocTable } from '../../src/core/recall/doc-table';
+import { partsFromDocs, RecallEngine, type EngineParts } from '../../src/core/recall/recall';
 import { openRecall } from '../../src/core/recall/results';
-import { LAYOUT, MEMORY_FOLDERS } from '../../src/core/vault';
+import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
 import { createEmbedder } from '../embedders';
 import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
 
 /**
  * The vault as a long-lived process holds it (`engram mcp`): the recall engine, the stored
- * vectors and the embedder stay in memory between requests, and are rebuilt only when the
- * vault changed on disk (Obsidian, cron, another agent, or this process).
+ * vectors and the embedder stay in memory between requests, and follow the vault on disk
+ * (Obsidian, cron, another agent, or this process) without being rebuilt from scratch.
  *
- * Changes are seen two ways: a file-system watch on each memory folder (every create,
- * rename, delete and in-place save), and, at each request, the folders' mtimes (every
- * create, rename and delete, which is every write Engram makes: a temp file renamed into
- * place), so a change that lands just before a request is not missed while its watch event
- * is still queued. Settings (.engram/config.json) are re-read when their mtime changes.
+ * Changes are seen by a file-system watch on each memory folder, which names the file (every
+ * create, rename, delete and in-place save), and, as a safety net, the folders' mtimes (a
+ * create, rename or delete that no event reported makes the next request compare the whole
+ * listing). Before each request the event loop turns once, so a save that happened before
+ * the request arrived has been seen.
+ *
+ * The engine opens from the recall snapshot. At the first change the documents are loaded
+ * (the catalog cache, only changed files parsed), then each change is applied by kind:
+ * - a memory whose words, dates and episode did not change (a touch, a mark, a reinforcement,
+ *   consolidation's tier and strength writes): the document table only;
+ * - new memories without an episode (remember): appended to the lexical index;
+ * - anything else (an edit of the text, a delete, an import with sessions, an archive move):
+ *   every index rebuilt from the documents in memory, with no file read but the changed ones.
+ * Settings (.engram/config.json) are re-read when their mtime changes.
  */
+
+interface Known {
+  size: number;
+  mtimeMs: number;
+}
+
+export interface WarmStats {
+  /** Engines opened from the snapshot, indexes rebuilt, tables rebuilt, rows patched, memories appended. */
+  opened: number;
+  rebuilt: number;
+  tables: number;
+  patched: number;
+  appended: number;
+}
+
 export class WarmVault {
   private current: Runtime | null = null;
   private configStamp = '';
-  private engineValue: Promise<RecallEngine> | null = null;
-  private dirty = true;
+  private engineValue: RecallEngine | null = null;
+  private pending: Promise<RecallEngine> | null = null;
+  private docs: RecallDoc[] | null = null;
+  private parts: EngineParts | null = null;
+  private known = new Map<string, Known>();
+  private changed = new Set<string>();
   private folderStamps = '';
   private watchers: FSWatcher[] = [];
   private watching = false;
+  private watchFailed = false;
   private vectorsValue: { stamp: string; vectors: StoredVectors | null } | null = null;
   private embedderValue: { key: string; embedder: Embedder | null } | null = null;
-  /** How many times the engine was (re)built: for tests and the benchmark. */
-  builds = 0;
+  readonly stats: WarmStats = { opened: 0, rebuilt: 0, tables: 0, patched: 0, appended: 0 };
 
   constructor(
     private readonly options: RuntimeOptions,
     private readonly warn: (message: string) => void = () => undefined,
+    /** Load the documents soon after the engine opens, while the process waits for requests. */
+    private readonly preload = false,
   ) {}
 
   /** The vault with its current settings (opened once, again when config.json changes). */
@@ -46,6 +79,8 @@ export class WarmVault {
       this.current = openVault(this.options);
       this.configStamp = stampOf(nodePath.join(this.current.root, LAYOUT.config));
       this.engineValue = null;
+      this.docs = null;
+      this.parts = null;
       this.embedderValue = null;
       this.startWatching(this.current.root);
     }
@@ -57,15 +92,16 @@ export class WarmVault {
     this.watching = true;
     for (const folder of MEMORY_FOLDERS) {
       try {
-        const watcher = watch(nodePath.join(root, folder), { persistent: false }, () => {
-          this.dirty = true;
+        const watcher = watch(nodePath.join(root, folder), { persistent: false }, (_event, name) => {
+          if (name === null) this.watchFailed = true;
+          else if (String(name).endsWith('.md')) this.changed.add(`${folder}/${String(name)}`);
         });
         watcher.on('error', () => {
-          this.dirty = true;
+          this.watchFailed = true;
         });
         this.watchers.push(watcher);
       } catch (error) {
-        // no watch (a missing folder, inotify limits): the folder mtimes still catch Engram's own writes
+        this.watchFailed = true;
         this.warn(`cannot watch ${folder}/ (${(error as NodeJS.ErrnoException).code ?? String(error)}): edits saved in place by other programs are seen only with the next create, rename or delete`);
       }
     }
@@ -75,29 +111,130 @@ export class WarmVault {
     return MEMORY_FOLDERS.map((folder) => stampOf(nodePath.join(root, folder))).join('|');
   }
 
-  /** Mark the engine stale (after this process wrote). */
-  invalidate(): void {
-    this.dirty = true;
-  }
-
-  /** The recall engine over the vault as it is now. */
+  /** The recall engine over the vault as it is now. One refresh at a time. */
   async engine(): Promise<RecallEngine> {
     // Let the watch events already queued (a save that happened before this request arrived)
-    // run first: they come in the same poll of the event loop as the request, in any order.
+    // run first: they come in the same turn of the event loop as the request, in any order.
     await new Promise((resolve) => setImmediate(resolve));
+    while (this.pending) await this.pending.catch(() => undefined);
     const { vault, root } = this.runtime();
     const stamps = this.folderStamp(root);
-    if (this.dirty || stamps !== this.folderStamps || !this.engineValue) {
-      this.dirty = false;
-      this.folderStamps = stamps;
-      this.builds++;
-      const building = openRecall(vault);
-      this.engineValue = building;
-      building.catch(() => {
-        if (this.engineValue === building) this.engineValue = null;
-      });
+    if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps) return this.engineValue;
+    const rescan = stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed);
+    this.folderStamps = stamps;
+    this.pending = this.refresh(vault, rescan);
+    try {
+      return await this.pending;
+    } finally {
+      this.pending = null;
     }
-    return this.engineValue!;
+  }
+
+  private async refresh(vault: Vault, rescan: boolean): Promise<RecallEngine> {
+    if (!this.engineValue) {
+      this.changed.clear();
+      this.engineValue = await openRecall(vault);
+      this.stats.opened++;
+      if (this.preload) setTimeout(() => void this.loadInBackground(), 20).unref();
+      return this.engineValue;
+    }
+    if (!this.docs || !this.parts) return this.loadDocs(vault);
+    const paths = new Set(this.changed);
+    this.changed.clear();
+    if (rescan) {
+      const listing = await listMemoryFiles(vault);
+      const present = new Set<string>();
+      for (const [path, size, mtimeMs] of listing) {
+        present.add(path);
+        const known = this.known.get(path);
+        if (!known || known.size !== size || known.mtimeMs !== mtimeMs) paths.add(path);
+      }
+      for (const path of this.known.keys()) if (!present.has(path)) paths.add(path);
+    }
+    return this.apply(vault, [...paths].sort());
+  }
+
+  /** What the first change would do, done while no request waits (the next request waits for it if it comes first). */
+  private async loadInBackground(): Promise<void> {
+    if (this.pending || this.docs || !this.current) return;
+    const vault = this.current.vault;
+    this.pending = this.loadDocs(vault);
+    try {
+      await this.pending;
+    } catch {
+      this.docs = null; // the next change tries again
+    } finally {
+      this.pending = null;
+    }
+  }
+
+  /** The documents of every memory (the catalog cache; changed files parsed), and indexes over them. */
+  private async loadDocs(vault: Vault): Promise<RecallEngine> {
+    this.changed.clear();
+    const listing = await listMemoryFiles(vault);
+    const catalog = await loadCatalog(vault, { listing });
+    this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+    return this.rebuild(vault, catalog.docs);
+  }
+
+  private rebuild(vault: Vault, docs: RecallDoc[]): RecallEngine {
+    this.docs = docs;
+    this.parts = partsFromDocs(docs, vault.settings);
+    this.stats.rebuilt++;
+    this.engineValue = new RecallEngine(this.parts, vault.settings);
+    return this.engineValue;
+  }
+
+  /** Apply changed files to the documents, with the least work their kind of change needs. */
+  private async apply(vault: Vault, paths: string[]): Promise<RecallEngine> {
+    const docs = this.docs!;
+    const parts = this.parts!;
+    const position = new Map(docs.map((d, i) => [d.path, i]));
+    const replaced = new Map<number, RecallDoc>();
+    const added: RecallDoc[] = [];
+    const removed = new Set<number>();
+    for (const path of paths) {
+      const stat = statOf(nodePath.join(this.current!.root, path));
+      const at = position.get(path);
+      const known = this.known.get(path);
+      if (stat && known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) continue;
+      const doc = stat ? await readDoc(vault, path) : null;
+      if (stat) this.known.set(path, stat);
+      else this.known.delete(path);
+      if (doc && at !== undefined) replaced.set(at, doc);
+      else if (doc) added.push(doc);
+      else if (at !== undefined) removed.add(at);
+    }
+    if (replaced.size === 0 && added.length === 0 && removed.size === 0) return this.engineValue!;
+    const sameWords = [...replaced].every(([at, doc]) => indexesAlike(docs[at]!, doc));
+    const sameEdges = [...replaced].every(([at, doc]) => sameLinks(docs[at]!, doc));
+    for (const [at, doc] of replaced) docs[at] = doc;
+    if (sameWords && sameEdges && added.length === 0 && removed.size === 0) {
+      // fields only (a touch, a mark, a reinforcement): the rows change in place
+      for (const [at, doc] of replaced) patchRow(parts.table, at, doc);
+      this.stats.patched += replaced.size;
+      this.engineValue = new RecallEngine(parts, vault.settings);
+      return this.engineValue;
+    }
+    if (removed.size > 0 || !sameWords || added.some((d) => d.session !== null) || added.some((d) => position.has(d.path))) {
+      const next = docs.filter((_, i) => !removed.has(i)).concat(added);
+      next.sort((a, b) => folderRank(a.path) - folderRank(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      return this.rebuild(vault, next);
+    }
+    let episodeOf = parts.episodeOf;
+    if (added.length > 0) {
+      for (const doc of added) {
+        parts.lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
+        docs.push(doc);
+      }
+      episodeOf = new Int32Array(docs.length).fill(-1);
+      episodeOf.set(parts.episodeOf);
+      this.stats.appended += added.length;
+    }
+    this.parts = { ...parts, table: tableFromDocs(docs), episodeOf };
+    this.stats.tables++;
+    this.engineValue = new RecallEngine(this.parts, vault.settings);
+    return this.engineValue;
   }
 
   /** The configured embedder (kept: loading a model is slow), or null. */
@@ -130,6 +267,64 @@ export class WarmVault {
   close(): void {
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
+  }
+}
+
+/** Whether a changed document indexes exactly as the one it replaces (words, dates, episode). */
+function indexesAlike(before: RecallDoc, after: RecallDoc): boolean {
+  return before.id === after.id && before.path === after.path && before.session === after.session && sameList(before.terms, after.terms) && sameList(before.facets ?? [], after.facets ?? []);
+}
+
+/** Whether a document links to the same memories (related, decays_from) with the same co-access counts. */
+function sameLinks(before: RecallDoc, after: RecallDoc): boolean {
+  const key = (d: RecallDoc) => JSON.stringify([d.links.map((l) => `${l.kind}|${l.target}`), Object.entries(d.co_access)]);
+  return key(before) === key(after);
+}
+
+/** The columns that index links and co-access by row: rebuilt with the table, never patched. */
+const SPARSE = new Set(['n', 'ids', 'paths', 'linkOffsets', 'linkTargets', 'linkKinds', 'coOffsets', 'coTargets', 'coCounts']);
+
+/**
+ * Write a document's fields into row `at` of a table, column by column (every column the table
+ * has, so a column added to the table later is patched too), from a one-row table of it.
+ */
+function patchRow(table: DocTable, at: number, doc: RecallDoc): void {
+  const row = tableFromDocs([doc]) as unknown as Record<string, unknown>;
+  const target = table as unknown as Record<string, unknown>;
+  for (const [key, column] of Object.entries(row)) {
+    if (SPARSE.has(key)) continue;
+    const into = target[key];
+    if (Array.isArray(into) || ArrayBuffer.isView(into)) (into as unknown as Record<number, unknown>)[at] = (column as Record<number, unknown>)[0];
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+const FOLDER_RANK = new Map(MEMORY_FOLDERS.map((f, i) => [f, i]));
+function folderRank(path: string): number {
+  return FOLDER_RANK.get(path.slice(0, path.indexOf('/'))) ?? MEMORY_FOLDERS.length;
+}
+
+/** A memory file as a recall document; null when it is gone or cannot be read as a memory. */
+async function readDoc(vault: Vault, path: string): Promise<RecallDoc | null> {
+  try {
+    const bytes = await vault.ports.files.read(path);
+    if (!bytes) return null;
+    const memory = parseMemory(path, decodeNote(path, bytes, vault.settings.maxFileBytes), vault.settings);
+    return toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
+  } catch {
+    return null;
+  }
+}
+
+function statOf(path: string): Known | null {
+  try {
+    const s = statSync(path);
+    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+  } catch {
+    return null;
   }
 }
 

@@ -9,6 +9,7 @@ import { bodyText, decodeNote, memoryText, parseMemory, type Memory } from './me
 import type { Category, Confidence, Tier } from './settings';
 import { currentTier, impliedTier } from './tiers';
 import { parseTimestamp } from './time';
+import { openRecall } from './recall/results';
 import { changeBody, deleteHistory, removeLinks } from './versions';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
@@ -183,6 +184,7 @@ export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult
   await vault.ports.files.remove(path);
   result.removed.unshift(path);
   result.also_contains = await filesQuoting(vault, text, others);
+  await openRecall(vault); // the recall caches (catalog, snapshot) are written again without it
   return result;
 }
 

@@ -99,9 +99,9 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     expect((await data('recall', { query: 'flaky auth test timeout' })).map((r: { id: string }) => r.id)).toContain(b.id);
 
     const resource = await client.readResource({ uri: `engram://memory/${a.id}` });
-    expect(resource.contents[0]!.text).toBe(read(a.path));
+    expect((resource.contents[0] as { text: string }).text).toBe(read(a.path));
     const state = await client.readResource({ uri: 'engram://state' });
-    expect(state.contents[0]!.text).toBe(read('STATE.md'));
+    expect((state.contents[0] as { text: string }).text).toBe(read('STATE.md'));
   });
 
   it('answers bad arguments with a tool error that says what was wrong, and keeps serving', async () => {

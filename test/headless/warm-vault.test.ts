@@ -1,0 +1,93 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { WarmVault } from '../../headless/mcp/warm-vault';
+import { openVault } from '../../headless/runtime';
+import { openRecall } from '../../src/core/recall/results';
+import { engram, tempDir } from '../helpers/cli';
+
+const NOW = '2026-11-10T10:00:00Z';
+
+describe('WarmVault: the recall engine of a long-lived process follows the vault', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  beforeEach(async () => {
+    ({ dir, cleanup } = tempDir());
+    vault = path.join(dir, 'vault');
+    await engram(vault, ['init']);
+    for (const [i, text] of ['Retries use exponential backoff from 200 ms.', 'Deploys happen on Tuesdays.', 'The cache warms in ten minutes.'].entries()) {
+      await engram(vault, ['--now', `2026-11-0${i + 1}T10:00:00Z`, 'remember', text]);
+    }
+  });
+  afterEach(() => cleanup());
+
+  const ids = async (warm: WarmVault, query: string) => (await warm.engine()).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
+  const fresh = async (query: string) => {
+    const { vault: v } = openVault({ vault, now: NOW, cwd: dir, env: {} });
+    return (await openRecall(v)).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
+  };
+
+  it('applies each kind of change with the least work, and answers as an engine opened afresh', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });
+    try {
+      const first = await warm.engine();
+      expect(await warm.engine()).toBe(first); // nothing changed: the same engine
+      expect(warm.stats).toEqual({ opened: 1, rebuilt: 0, tables: 0, patched: 0, appended: 0 });
+      const [backoff] = await ids(warm, 'exponential backoff');
+
+      // a touch from another process: the first change loads the documents
+      await engram(vault, ['--now', NOW, 'touch', backoff!]);
+      const engine = await warm.engine();
+      expect(engine.doc(engine.table.ids.indexOf(backoff!)).access_count).toBe(1);
+      expect(warm.stats).toEqual({ opened: 1, rebuilt: 1, tables: 0, patched: 0, appended: 0 });
+      // the next touch changes a row of the document table
+      await engram(vault, ['--now', NOW, 'touch', backoff!]);
+      const touched = await warm.engine();
+      expect(touched.doc(touched.table.ids.indexOf(backoff!)).access_count).toBe(2);
+      expect(warm.stats).toEqual({ opened: 1, rebuilt: 1, tables: 0, patched: 1, appended: 0 });
+      // touching two at once links them by co-access: the table is rebuilt (its sparse rows changed)
+      const [deploys] = await ids(warm, 'deploys tuesdays');
+      await engram(vault, ['--now', NOW, 'touch', backoff!, deploys!]);
+      const linked = await warm.engine();
+      expect(linked.doc(linked.table.ids.indexOf(backoff!)).co_access).toEqual({ [deploys!]: 1 });
+      expect(warm.stats).toEqual({ opened: 1, rebuilt: 1, tables: 1, patched: 1, appended: 0 });
+
+      // remember: appended to the lexical index
+      const added = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The zeppelin hangar door sticks in cold weather.'])).json();
+      expect(await ids(warm, 'zeppelin hangar')).toEqual([added.id]);
+      expect(warm.stats).toEqual({ opened: 1, rebuilt: 1, tables: 2, patched: 1, appended: 1 });
+
+      // a person rewrites a memory in place: its words changed, the indexes are rebuilt
+      const file = path.join(vault, added.path);
+      writeFileSync(file, readFileSync(file, 'utf8').replace('The zeppelin hangar door sticks in cold weather.', 'The airship shed was repainted.'));
+      expect(await ids(warm, 'zeppelin')).toEqual([]);
+      expect(await ids(warm, 'airship shed')).toEqual([added.id]);
+      expect(warm.stats.rebuilt).toBe(2);
+
+      // forgotten (moved out of the folders): gone
+      await engram(vault, ['forget', added.id]);
+      expect(await ids(warm, 'airship shed')).toEqual([]);
+      expect(warm.stats.rebuilt).toBe(3);
+
+      for (const query of ['exponential backoff', 'deploys tuesdays', 'cache warms minutes', 'airship']) {
+        expect([query, await ids(warm, query)]).toEqual([query, await fresh(query)]);
+      }
+    } finally {
+      warm.close();
+    }
+  });
+
+  it('a create no watch event reported is found by comparing the listing (the folders changed)', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });
+    try {
+      await warm.engine();
+      await engram(vault, ['--now', NOW, 'touch', (await fresh('deploys tuesdays'))[0]!]); // loads the documents
+      await warm.engine();
+      warm.close(); // no more events
+      const added = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The nightly build takes forty minutes.'])).json();
+      expect(await ids(warm, 'nightly build forty')).toEqual([added.id]);
+    } finally {
+      warm.close();
+    }
+  });
+});
