@@ -114,6 +114,16 @@ describe('CLI conventions', () => {
       }
     });
 
+    it('a memory over the size limit is refused when it is written, with the limit in the message', async () => {
+      const big = 'x'.repeat(300_000);
+      const run = await engram(vault, ['--now', T0, 'remember', '-'], big);
+      expect([run.code, run.stderr.split('\n')[0]]).toEqual([2, "engram: text: 300000 bytes, over the 253952-byte limit for a memory's text (a memory file holds at most 262144 bytes)"]);
+      const file = path.join(dir, 'big.jsonl');
+      writeFileSync(file, `${JSON.stringify({ text: 'fine' })}\n${JSON.stringify({ text: big })}\n`);
+      const imported = await engram(vault, ['import', file]);
+      expect([imported.code, imported.stderr.split('\n')[0]]).toEqual([1, `engram: ${file}:2: text: 300000 bytes, over the 253952-byte limit for a memory's text (a memory file holds at most 262144 bytes)`]);
+    });
+
     it('--version prints the package version', async () => {
       const run = await engram(vault, ['--version']);
       expect(run.stdout).toBe(`${JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')).version}\n`);
