@@ -65,8 +65,9 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
 
     const touched = await data('touch', { ids: [a.id, b.id] });
     expect(touched.map((t: { id: string; access_count: number }) => [t.id, t.access_count])).toEqual([[a.id, 2], [b.id, 1]]);
-    // read 0.25, spread 0.125 from b (linked by co-access when both were touched), cited 1.5
-    expect((await data('cite', { ids: [a.id] }))[0].activation).toBe(1.875);
+    // the citation boost (1.5) on top of what the touches gave (the clock is fixed: no decay)
+    const activation = (await data('show', { id: a.id })).activation;
+    expect((await data('cite', { ids: [a.id] }))[0].activation).toBe(activation + 1.5);
     expect(await data('show', { id: a.id })).toMatchObject({ id: a.id, access_count: 2, co_access: { [b.id]: 1 }, tier_now: 'active' });
 
     const listed = await data('list', { category: 'episodic' });
