@@ -1,39 +1,62 @@
-// Builds the headless runner (dist/engram.js), its library entry (dist/lib.js), and the
-// embedding worker for the plugin (dist/plugin/embedding-worker.js, with onnxruntime-web's
-// WASM files beside it: nothing is loaded from a CDN at run time), and the plugin itself
-// (dist/plugin/main.js, with manifest.json and styles.css copied beside it: the folder
-// `npm run install-plugin -- <vault>` copies into <vault>/.obsidian/plugins/engram-memory/).
+// Builds the headless runner (dist/engram.js), its library entry (dist/lib.js), the embedding
+// worker for the plugin (dist/plugin/embedding-worker.js, with onnxruntime-web's WASM files
+// beside it) and the plugin itself (dist/plugin/main.js, with manifest.json and styles.css: the
+// three files the community store installs). The worker and the WASM are not installed by the
+// store: they are release assets that the plugin downloads on first use, after the user agrees,
+// from this version's GitHub release, checking the SHA-256 built into main.js here.
 import { build } from 'esbuild';
-import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 
 // gpt-tokenizer (1.1 MB of BPE ranks) and transformers.js stay in node_modules for the
 // runner and load only when a command needs them: bundled, they cost every command
 // ~100 ms of parsing at start. The MCP SDK (and zod) load only for `engram mcp`.
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@modelcontextprotocol/sdk', 'zod'] };
 
+mkdirSync('dist/plugin', { recursive: true });
+const worker = build({ entryPoints: ['src/embedding/worker-entry.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome114', minify: true, outfile: 'dist/plugin/embedding-worker.js', logLevel: 'warning' });
 await Promise.all([
   build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram.js', banner: { js: '#!/usr/bin/env node' } }),
   build({ ...node, entryPoints: ['headless/index.ts'], outfile: 'dist/lib.js' }),
-  build({
-    entryPoints: ['src/plugin/main.ts'],
-    outfile: 'dist/plugin/main.js',
-    bundle: true,
-    platform: 'browser',
-    format: 'cjs',
-    target: 'es2022',
-    minify: true,
-    sourcemap: false,
-    legalComments: 'none',
-    charset: 'utf8',
-    logLevel: 'warning',
-    // one YAML library in main.js: the core's reader goes through `yaml` (src/plugin/yaml-reader.ts)
-    alias: { 'js-yaml': './src/plugin/yaml-reader.ts' },
-    // provided by Obsidian at run time
-    external: ['obsidian', 'electron', '@codemirror/*', '@lezer/*'],
-  }),
-  build({ entryPoints: ['src/embedding/worker-entry.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome114', minify: true, outfile: 'dist/plugin/embedding-worker.js', logLevel: 'warning' }),
+  worker,
 ]);
-chmodSync('dist/engram.js', 0o755);
-mkdirSync('dist/plugin', { recursive: true });
 for (const wasm of ['ort-wasm.wasm', 'ort-wasm-simd.wasm']) copyFileSync(`node_modules/onnxruntime-web/dist/${wasm}`, `dist/plugin/${wasm}`);
+
+// The runtime's pinned files: this version's release assets, each with its SHA-256.
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const manifest = JSON.parse(readFileSync('manifest.json', 'utf8'));
+const repository = /github\.com[/:]([^/]+\/[^/.]+)/.exec(pkg.repository?.url ?? '')?.[1];
+if (!repository) throw new Error('package.json: repository.url must name the GitHub repository the releases are published in');
+const pinned = (name, purpose) => ({
+  name,
+  url: `https://github.com/${repository}/releases/download/${manifest.version}/${name}`,
+  sha256: createHash('sha256').update(readFileSync(`dist/plugin/${name}`)).digest('hex'),
+  bytes: statSync(`dist/plugin/${name}`).size,
+  purpose,
+});
+const runtime = {
+  worker: pinned('embedding-worker.js', 'running the embedding model in this app'),
+  wasmSimd: pinned('ort-wasm-simd.wasm', 'running the embedding model in this app'),
+  wasm: pinned('ort-wasm.wasm', 'running the embedding model in this app'),
+};
+
+await build({
+  entryPoints: ['src/plugin/main.ts'],
+  outfile: 'dist/plugin/main.js',
+  bundle: true,
+  platform: 'browser',
+  format: 'cjs',
+  target: 'es2022',
+  minify: true,
+  sourcemap: false,
+  legalComments: 'none',
+  charset: 'utf8',
+  logLevel: 'warning',
+  define: { ENGRAM_RUNTIME: JSON.stringify(runtime) },
+  // one YAML library in main.js: the core's reader goes through `yaml` (src/plugin/yaml-reader.ts)
+  alias: { 'js-yaml': './src/plugin/yaml-reader.ts' },
+  // provided by Obsidian at run time
+  external: ['obsidian', 'electron', '@codemirror/*', '@lezer/*'],
+});
+chmodSync('dist/engram.js', 0o755);
 for (const file of ['manifest.json', 'styles.css']) copyFileSync(file, `dist/plugin/${file}`);

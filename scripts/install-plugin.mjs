@@ -1,5 +1,7 @@
-// `npm run install-plugin -- <vault>`: copy the built plugin (main.js, manifest.json,
-// styles.css, and the embedding worker with its WASM) into <vault>/.obsidian/plugins/<id>/.
+// `npm run install-plugin -- <vault>`: copy the built plugin (main.js, manifest.json and
+// styles.css, the three files the community store installs) into <vault>/.obsidian/plugins/<id>/.
+// The embedding runtime (worker and WASM) is downloaded by the plugin on first use; to skip that,
+// copy dist/plugin/embedding-worker.js and ort-wasm-simd.wasm into <memory folder>/.engram/runtime/.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,6 @@ if (!existsSync(path.join(built, 'main.js'))) {
 const { id } = JSON.parse(readFileSync(path.join(root, 'manifest.json'), 'utf8'));
 const dir = path.join(target, '.obsidian', 'plugins', id);
 mkdirSync(dir, { recursive: true });
-const files = ['main.js', 'manifest.json', 'styles.css', 'embedding-worker.js', 'ort-wasm.wasm', 'ort-wasm-simd.wasm'];
+const files = ['main.js', 'manifest.json', 'styles.css'];
 for (const file of files) copyFileSync(path.join(built, file), path.join(dir, file));
 console.log(`installed ${files.join(', ')} into ${dir}\nenable "Engram" in Obsidian: Settings → Community plugins`);

@@ -1,13 +1,13 @@
 import type { Embedder } from '../core/ports';
 import type { TransformersOptions } from './transformers-embedder';
-import type { MessageEndpoint, WorkerRequest, WorkerResponse } from './worker-protocol';
+import type { MessageEndpoint, WasmPaths, WorkerRequest, WorkerResponse } from './worker-protocol';
 
 /**
  * The worker side of the protocol: embeds batch by batch, reports progress after each, and
  * stops at the next batch boundary when cancelled. `makeEmbedder` is called once per distinct
  * options (the model stays loaded between requests).
  */
-export function serveEmbeddings(scope: MessageEndpoint<WorkerRequest, WorkerResponse>, makeEmbedder: (options: TransformersOptions, wasmPaths?: string) => Embedder): () => void {
+export function serveEmbeddings(scope: MessageEndpoint<WorkerRequest, WorkerResponse>, makeEmbedder: (options: TransformersOptions, wasmPaths?: WasmPaths, modelFiles?: boolean) => Embedder): () => void {
   const cancelled = new Set<number>();
   let current: { key: string; embedder: Embedder } | null = null;
   const listener = (event: { data: WorkerRequest }) => {
@@ -16,9 +16,10 @@ export function serveEmbeddings(scope: MessageEndpoint<WorkerRequest, WorkerResp
       cancelled.add(request.id);
       return;
     }
+    if (request.type !== 'embed') return; // file answers go to the model file cache
     void (async () => {
-      const key = JSON.stringify([request.options, request.wasmPaths]);
-      if (current?.key !== key) current = { key, embedder: makeEmbedder(request.options, request.wasmPaths) };
+      const key = JSON.stringify([request.options, request.wasmPaths, request.modelFiles]);
+      if (current?.key !== key) current = { key, embedder: makeEmbedder(request.options, request.wasmPaths, request.modelFiles) };
       const { embedder } = current;
       const vectors: Float32Array[] = [];
       const size = Math.max(1, request.options.batchSize);

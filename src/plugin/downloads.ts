@@ -18,8 +18,8 @@ export interface DownloadPorts {
   read(path: string): Promise<Uint8Array | null>;
   write(path: string, bytes: Uint8Array): Promise<void>;
   fetch(url: string): Promise<{ status: number; bytes: Uint8Array }>;
-  /** Ask the user once per file; true when they agree. */
-  ask(file: PinnedFile): Promise<boolean>;
+  /** Ask the user (once for files needed together); true when they agree. */
+  ask(files: PinnedFile[]): Promise<boolean>;
   /** Whether the user agreed before (kept in the plugin's settings). */
   allowed(name: string): boolean;
   remember(name: string): void;
@@ -45,10 +45,25 @@ export class Downloads {
   ) {}
 
   /** The file's bytes: from the cache, or downloaded (asking first). Throws when refused or wrong. */
-  get(file: PinnedFile): Promise<Uint8Array> {
+  async get(file: PinnedFile): Promise<Uint8Array> {
+    return (await this.getAll([file]))[0]!;
+  }
+
+  /** Files needed together: one question for those neither cached nor agreed to before. */
+  async getAll(files: PinnedFile[]): Promise<Uint8Array[]> {
+    const cached = await Promise.all(files.map((f) => this.cached(f)));
+    const toAsk = files.filter((f, i) => !cached[i] && !this.ports.allowed(f.name));
+    if (toAsk.length > 0) {
+      if (!(await this.ports.ask(toAsk))) throw new EngramError(`${toAsk.map((f) => f.name).join(', ')} ${toAsk.length > 1 ? 'were' : 'was'} not downloaded (${toAsk[0]!.purpose} needs ${toAsk.length > 1 ? 'them' : 'it'})`);
+      for (const f of toAsk) this.ports.remember(f.name);
+    }
+    return Promise.all(files.map((f, i) => (cached[i] ? Promise.resolve(cached[i]) : this.fetchOnce(f))));
+  }
+
+  private fetchOnce(file: PinnedFile): Promise<Uint8Array> {
     let pending = this.inFlight.get(file.name);
     if (!pending) {
-      pending = this.load(file).finally(() => this.inFlight.delete(file.name));
+      pending = this.download(file).finally(() => this.inFlight.delete(file.name));
       this.inFlight.set(file.name, pending);
     }
     return pending;
@@ -60,13 +75,7 @@ export class Downloads {
     return bytes && bytes.length === file.bytes && sha256Of(bytes) === file.sha256 ? bytes : null;
   }
 
-  private async load(file: PinnedFile): Promise<Uint8Array> {
-    const cached = await this.cached(file);
-    if (cached) return cached;
-    if (!this.ports.allowed(file.name)) {
-      if (!(await this.ports.ask(file))) throw new EngramError(`${file.name} was not downloaded (${file.purpose} needs it)`);
-      this.ports.remember(file.name);
-    }
+  private async download(file: PinnedFile): Promise<Uint8Array> {
     let response: { status: number; bytes: Uint8Array };
     try {
       response = await this.ports.fetch(file.url);

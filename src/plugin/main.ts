@@ -166,14 +166,17 @@ export default class EngramPlugin extends Plugin {
       .catch(report);
   }
 
-  /** Ask before a file is downloaded: what, from where, how big, and why. */
-  private askDownload(file: PinnedFile): Promise<boolean> {
+  /** Ask before files are downloaded: what, from where, how big, and why. */
+  private askDownload(files: PinnedFile[]): Promise<boolean> {
     return new Promise((resolve) => {
-      const host = /^https?:\/\/([^/]+)/.exec(file.url)?.[1] ?? file.url;
+      const hosts = [...new Set(files.map((f) => /^https?:\/\/([^/]+)/.exec(f.url)?.[1] ?? f.url))].join(', ');
+      const names = files.map((f) => f.name).join(' and ');
+      const size = files.reduce((sum, f) => sum + f.bytes, 0) / 1_048_576;
+      const purpose = files[0]!.purpose;
       const modal = new ConfirmModal(
         this.app,
-        `Download ${file.name}?`,
-        `${file.purpose[0]!.toUpperCase()}${file.purpose.slice(1)} needs ${file.name} (${(file.bytes / 1_048_576).toFixed(1)} MB). It is downloaded once from ${host}, checked against its published SHA-256 and kept in the memory folder's .engram/runtime/. Nothing else is sent or received.`,
+        `Download ${names}?`,
+        `${purpose[0]!.toUpperCase()}${purpose.slice(1)} needs ${names} (${size.toFixed(1)} MB). ${files.length > 1 ? 'They are' : 'It is'} downloaded once from ${hosts}, checked against ${files.length > 1 ? 'their' : 'its'} published SHA-256 and kept in the memory folder's .engram/runtime/. Nothing else is sent or received.`,
         'Download',
         () => resolve(true),
         () => resolve(false),

@@ -8,7 +8,11 @@ import { HttpEmbedder } from '../embedding/http-embedder';
 import { WorkerEmbedder } from '../embedding/worker-embedder';
 import type { Downloads } from './downloads';
 import { ObsidianFileStore, ObsidianLocks } from './obsidian-files';
+import { embeddingRuntime, wasmSimd } from './runtime';
 import { CL100K, tokenCounter } from './token-table';
+
+/** Where the plugin keeps embedding models: memory-folder relative, the runner's default too. */
+const MODELS = '.engram/models/';
 import type { PluginSettings } from './settings';
 
 /**
@@ -23,6 +27,7 @@ export class EngramService {
   settingsProblem: string | null = null;
   private worker: Worker | null = null;
   private workerEmbedder: WorkerEmbedder | null = null;
+  private wasmUrl: string | null = null;
   /** Files fetched on first use (set by the plugin: it asks the user). */
   downloads: Downloads | null = null;
   private countTokens: ((text: string) => number) | null = null;
@@ -147,9 +152,11 @@ export class EngramService {
   }
 
   /**
-   * The configured embedder, or null for lexical only. transformers.js runs in a Web Worker
-   * loaded from the plugin's folder (its WASM beside it: nothing from a CDN); a model is
-   * downloaded only when the user allowed it in the settings.
+   * The configured embedder, or null for lexical only. transformers.js runs in a Web Worker whose
+   * script and WASM are downloaded on first use (this version's release assets, SHA-256 checked,
+   * after the user agrees; kept in `.engram/runtime/`) and started from blob URLs; the model's
+   * files are read from (and, when the user allowed downloading the model, saved to) the memory
+   * folder's `.engram/models/<model>/`, where the runner finds them too.
    */
   async embedder(): Promise<Embedder | null> {
     const settings = this.vault.settings.embedder;
@@ -158,16 +165,19 @@ export class EngramService {
       return new HttpEmbedder({ url: settings.url, api: settings.api, model: settings.model, timeoutMs: settings.timeoutMs, batchSize: settings.batchSize }, obsidianFetch);
     }
     if (this.workerEmbedder) return this.workerEmbedder;
-    const adapter = this.app.vault.adapter;
-    const script = await adapter.read(`${this.pluginDir}/embedding-worker.js`);
-    const url = URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+    const runtime = embeddingRuntime();
+    if (!runtime || !this.downloads) throw new EngramError('the embedding runtime is not available in this build');
+    const wasmFile = wasmSimd() ? runtime.wasmSimd : runtime.wasm;
+    const [script, wasm] = await this.downloads.getAll([runtime.worker, wasmFile]);
+    const url = URL.createObjectURL(new Blob([script!.slice()], { type: 'text/javascript' }));
     this.worker = new Worker(url);
     URL.revokeObjectURL(url);
-    const models = settings.localModelPath || `${this.files.full('.engram/models')}`;
+    this.wasmUrl = URL.createObjectURL(new Blob([wasm!.slice()], { type: 'application/wasm' }));
     this.workerEmbedder = new WorkerEmbedder(
       this.worker,
-      { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: folderUrl(adapter.getResourcePath(models)), quantized: settings.quantized, batchSize: settings.batchSize },
-      folderUrl(adapter.getResourcePath(this.pluginDir)),
+      { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: MODELS, quantized: settings.quantized, batchSize: settings.batchSize },
+      { [wasmFile.name]: this.wasmUrl },
+      { read: (path) => this.files.read(path), write: (path, bytes) => this.files.write(path, bytes) },
     );
     return this.workerEmbedder;
   }
@@ -182,6 +192,8 @@ export class EngramService {
     this.workerEmbedder = null;
     this.worker?.terminate();
     this.worker = null;
+    if (this.wasmUrl) URL.revokeObjectURL(this.wasmUrl);
+    this.wasmUrl = null;
   }
 }
 

@@ -90,3 +90,26 @@ describe('embedding worker protocol', () => {
     c.close();
   });
 });
+
+describe('model files through the plugin (ModelFileCache)', () => {
+  it('maps local paths and model hub URLs to .engram/models/, reads through the plugin and keeps downloads there', async () => {
+    const { ModelFileCache } = await import('../../src/embedding/model-files');
+    const c = channel();
+    const stored = new Map<string, Uint8Array>([['.engram/models/Xenova/m/config.json', new TextEncoder().encode('{"a":1}')]]);
+    const client = new WorkerEmbedder(c.plugin, OPTIONS, undefined, {
+      read: async (p) => stored.get(p) ?? null,
+      write: async (p, bytes) => void stored.set(p, bytes),
+    });
+    const cache = new ModelFileCache(c.worker, '.engram/models/');
+    expect(cache.pathOf('.engram/models/Xenova/m/config.json')).toBe('.engram/models/Xenova/m/config.json');
+    expect(cache.pathOf('https://huggingface.co/Xenova/m/resolve/main/onnx/model_quantized.onnx')).toBe('.engram/models/Xenova/m/onnx/model_quantized.onnx');
+    expect(cache.pathOf('https://example.org/other')).toBeNull();
+    expect(await (await cache.match('https://huggingface.co/Xenova/m/resolve/main/config.json'))!.text()).toBe('{"a":1}');
+    expect(await cache.match('.engram/models/Xenova/m/tokenizer.json')).toBeUndefined();
+    await cache.put('https://huggingface.co/Xenova/m/resolve/main/tokenizer.json', new Response('{"t":2}'));
+    while (!stored.has('.engram/models/Xenova/m/tokenizer.json')) await new Promise((r) => setImmediate(r));
+    expect(new TextDecoder().decode(stored.get('.engram/models/Xenova/m/tokenizer.json'))).toBe('{"t":2}');
+    client.dispose();
+    c.close();
+  });
+});

@@ -36,10 +36,21 @@ export class FakeWorker {
   }
 }
 
+/** Blob URLs made by the code under test, with their blobs (and whether they were revoked). */
+export const blobs = new Map<string, { blob: Blob; revoked: boolean }>();
+
 /** Give the page Worker and blob URLs (jsdom has neither), recording every worker made. */
 export function installFakeWorkers(): void {
   workers.length = 0;
+  blobs.clear();
   g.Worker = FakeWorker;
-  (URL as unknown as Record<string, unknown>).createObjectURL = () => `blob:fake/${workers.length}`;
-  (URL as unknown as Record<string, unknown>).revokeObjectURL = () => undefined;
+  (URL as unknown as Record<string, unknown>).createObjectURL = (blob: Blob) => {
+    const url = `blob:fake/${blobs.size + 1}`;
+    blobs.set(url, { blob, revoked: false });
+    return url;
+  };
+  (URL as unknown as Record<string, unknown>).revokeObjectURL = (url: string) => {
+    const entry = blobs.get(url);
+    if (entry) entry.revoked = true;
+  };
 }

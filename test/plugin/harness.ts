@@ -48,7 +48,11 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => realImmediate(resolve));
 }
 
-export async function startPlugin(options: { before?: (dir: string, app: App) => Promise<void> | void; vault?: string; now?: number } = {}): Promise<Harness> {
+/**
+ * `runtime`: the embedding runtime (worker and WASM, as built in dist/plugin) already in
+ * `.engram/runtime/`, as a first download would have left it.
+ */
+export async function startPlugin(options: { before?: (dir: string, app: App) => Promise<void> | void; vault?: string; now?: number; runtime?: boolean } = {}): Promise<Harness> {
   Notice.shown.length = 0;
   jest.useFakeTimers({ now: options.now ?? NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
@@ -57,6 +61,7 @@ export async function startPlugin(options: { before?: (dir: string, app: App) =>
   // the token table as a first download would have left it (test/plugin/downloads.test.ts downloads it)
   fs.mkdirSync(path.join(dir, 'memory', '.engram', 'runtime'), { recursive: true });
   fs.copyFileSync(require.resolve('gpt-tokenizer/data/cl100k_base.tiktoken'), path.join(dir, 'memory', '.engram', 'runtime', 'cl100k_base.tiktoken'));
+  if (options.runtime) seedRuntime(dir);
   const app = new App(dir);
   const writes = new Map<string, number>();
   app.vault.on('modify', (f: TFile) => writes.set(f.path.replace(/^memory\//, ''), (writes.get(f.path.replace(/^memory\//, '')) ?? 0) + 1));
@@ -115,6 +120,11 @@ export async function startPlugin(options: { before?: (dir: string, app: App) =>
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Put the built embedding runtime where a first download would leave it. */
+export function seedRuntime(dir: string): void {
+  for (const name of ['embedding-worker.js', 'ort-wasm-simd.wasm']) fs.copyFileSync(path.join(__dirname, '..', '..', 'dist', 'plugin', name), path.join(dir, 'memory', '.engram', 'runtime', name));
 }
 
 export function frontmatterLines(text: string): string[] {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { App, Editor, MarkdownView, Modal, Notice, TFile } from '../fakes/obsidian';
 
 import { faded } from '../../src/plugin/graph/memory-graph';
-import { startPlugin, type Harness, type PluginUnderTest } from './harness';
+import { seedRuntime, startPlugin, type Harness, type PluginUnderTest } from './harness';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'vault');
 const A = 'decisions/mem-1b285ef1d302.md'; // cold, last access 2026-10-01, no links
@@ -287,15 +287,13 @@ describe('the plugin against the fake Obsidian API', () => {
 
   it('embeds in the worker with progress in the status bar, and a click cancels', async () => {
     installFakeWorkers();
-    fs.writeFileSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory', 'embedding-worker.js'), '// the worker bundle');
+    seedRuntime(dir); // downloaded before (test/plugin/runtime.test.ts downloads it)
     await plugin.service.setSetting(['embedder', 'kind'], 'transformers');
     expect(app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
-    await flush();
+    await h.until(() => workers.length > 0 && workers[0]!.messages.length > 0);
     const worker = workers.at(-1)!;
     const request = worker.messages[0] as { type: string; id: number; texts: string[] };
     expect(request.type).toBe("embed");
-    // the app's resource URL carries a ?mtime cache-buster: the folder URL is built before it
-    expect((request as unknown as { wasmPaths: string }).wasmPaths).toBe(`app://3f1c2a9e8b7d6c5f${dir}/.obsidian/plugins/engram-memory/`);
     expect(request.texts).toHaveLength(63);
     worker.emit({ type: 'progress', id: request.id, done: 32, total: 63 });
     expect(plugin.status!.el.textContent).toBe('Engram: embedding 32/63 (click to cancel)');

@@ -8,7 +8,7 @@ import { GraphViewFake, Notice, type GraphPluginFake } from '../fakes/obsidian';
 import { parseMemory } from '../../src/core/memory';
 import { resolveSettings } from '../../src/core/settings';
 import { currentTier } from '../../src/core/tiers';
-import { field, NOW, startPlugin, type Harness } from './harness';
+import { field, NOW, seedRuntime, startPlugin, type Harness } from './harness';
 
 let h: Harness;
 afterEach(() => h.close());
@@ -61,7 +61,7 @@ describe('settings', () => {
 
   it('restarts the embedding worker only when an embedder setting changed', async () => {
     installFakeWorkers();
-    fs.writeFileSync(path.join(h.dir, '.obsidian', 'plugins', 'engram-memory', 'embedding-worker.js'), '// the worker bundle');
+    seedRuntime(h.dir);
     await h.plugin.service.setSetting(['embedder', 'kind'], 'transformers');
     await h.plugin.service.embedder();
     expect(workers).toHaveLength(1);
@@ -74,7 +74,7 @@ describe('settings', () => {
 
   it('reads .engram/config.json again when the runner or another device changes it', async () => {
     installFakeWorkers();
-    fs.writeFileSync(path.join(h.dir, '.obsidian', 'plugins', 'engram-memory', 'embedding-worker.js'), '// the worker bundle');
+    seedRuntime(h.dir);
     await h.plugin.service.setSetting(['embedder', 'kind'], 'transformers');
     await h.plugin.service.embedder();
     fs.writeFileSync(path.join(h.dir, 'memory', '.engram', 'config.json'), JSON.stringify({ embedder: { kind: 'transformers' }, coAccessWindowMinutes: 12 }));
