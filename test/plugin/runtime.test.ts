@@ -29,7 +29,7 @@ beforeAll(async () => {
     const name = (req.url ?? '/').slice(1);
     served.push(name);
     const bytes = fs.readFileSync(path.join(DIST, name));
-    if (tamper && name.endsWith('.wasm')) bytes[100] ^= 0xff;
+    if (tamper && name.endsWith(".wasm")) bytes.writeUInt8(bytes.readUInt8(100) ^ 0xff, 100);
     res.writeHead(200);
     res.end(bytes);
   });
