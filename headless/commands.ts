@@ -108,6 +108,10 @@ function formatConsolidation(report: ConsolidationReport): string {
     else lines.push(`✓ ${verb[step.step]!(step)}${step.note ? ` (${step.note})` : ''}`);
     for (const change of step.changes ?? []) lines.push(`    ${change.id}  ${change.change}`);
   }
+  if (report.temp_removed > 0) lines.push(`✓ removed ${report.temp_removed} temp files left by killed writers`);
+  // what could not be done is listed, not fatal: the rest of the night went on
+  for (const item of report.skipped.slice(0, 20)) lines.push(`⚠ skipped ${item.path} (${item.step}): ${item.reason}`);
+  if (report.skipped.length > 20) lines.push(`⚠ and ${report.skipped.length - 20} more skipped (--json lists them all)`);
   lines.push(`consolidation ${report.dry_run ? 'planned' : 'complete'} in ${(report.duration_ms / 1000).toFixed(1)}s`);
   return lines.join('\n');
 }

@@ -25,6 +25,29 @@ export interface Analysis {
   negated: boolean;
 }
 
+/**
+ * Porter2 stems English words; its cost grows faster than the word's length (a 48 KB token,
+ * a pasted base64 blob or minified line, took 20 s and more). No English word is longer than
+ * this: a longer token is kept as it is, cut to TOKEN_LIMIT characters (still a distinctive
+ * term), and never stemmed. Analysis stays linear in the text.
+ */
+export const STEM_LIMIT = 40;
+export const TOKEN_LIMIT = 64;
+
+/** Stems of the words seen lately: text repeats its words, and stemming is most of analysis. */
+const stems = new Map<string, string>();
+const STEM_CACHE = 50_000;
+
+function stemmed(word: string): string {
+  let out = stems.get(word);
+  if (out === undefined) {
+    if (stems.size >= STEM_CACHE) stems.clear();
+    out = stem(word);
+    stems.set(word, out);
+  }
+  return out;
+}
+
 export function analyze(text: string): Analysis {
   const words = text
     .toLowerCase()
@@ -40,7 +63,7 @@ export function analyze(text: string): Analysis {
       continue;
     }
     if (STOP_WORDS.has(word)) continue;
-    terms.push(stem(word));
+    terms.push(word.length > STEM_LIMIT ? word.slice(0, TOKEN_LIMIT) : stemmed(word));
   }
   return { terms, negated: negations % 2 === 1 };
 }

@@ -1,5 +1,5 @@
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
-import { isMap, isScalar, isSeq, parseDocument, Scalar, type Document, type Node } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, Scalar, visit, type Document, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 
 /**
  * The YAML frontmatter of a markdown note: finding it, reading it, and editing fields in
@@ -38,9 +38,37 @@ export function splitFrontmatter(text: string): FrontmatterSplit | null {
   return null;
 }
 
-/** Parse frontmatter YAML (YAML 1.2 core schema: timestamps stay strings). Throws on bad YAML. */
+/** How deep a frontmatter value may nest, and how many values it may hold once its aliases are expanded. */
+export const FRONTMATTER_DEPTH = 32;
+export const FRONTMATTER_VALUES = 10_000;
+
+/** A frontmatter beyond the reader's bounds (nesting, aliases expanding it): refused with this reason. */
+export class FrontmatterLimitError extends Error {}
+
+/**
+ * Parse frontmatter YAML (YAML 1.2 core schema: timestamps stay strings). Throws on bad YAML,
+ * and on YAML that is valid but unbounded: nested deeper than FRONTMATTER_DEPTH, or holding
+ * more than FRONTMATTER_VALUES values once its aliases are expanded (a 700-byte alias bomb
+ * expands to 10^10 strings: everything that walks the value, a JSON view, a comparison, would
+ * take minutes and gigabytes). The check walks at most FRONTMATTER_VALUES values.
+ */
 export function readFrontmatter(yaml: string): unknown {
-  return loadYaml(yaml, { schema: CORE_SCHEMA });
+  let data: unknown;
+  try {
+    data = loadYaml(yaml, { schema: CORE_SCHEMA });
+  } catch (error) {
+    if (error instanceof RangeError) throw new FrontmatterLimitError(`frontmatter nested deeper than ${FRONTMATTER_DEPTH} levels`);
+    throw error;
+  }
+  let budget = FRONTMATTER_VALUES;
+  const walk = (value: unknown, depth: number): void => {
+    if (--budget < 0) throw new FrontmatterLimitError(`frontmatter holds over ${FRONTMATTER_VALUES} values once its YAML aliases are expanded`);
+    if (value === null || typeof value !== 'object') return;
+    if (depth >= FRONTMATTER_DEPTH) throw new FrontmatterLimitError(`frontmatter nested deeper than ${FRONTMATTER_DEPTH} levels`);
+    for (const child of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) walk(child, depth + 1);
+  };
+  walk(data, 0);
+  return data;
 }
 
 export type FieldValue = string | number | boolean | null | string[] | Record<string, number>;
@@ -54,8 +82,11 @@ interface Edit {
 /**
  * Set top-level frontmatter fields in a note's text and return the new text. Only the
  * values of the named fields change: an existing value is rewritten in its own style
- * (quoting, flow or block), a new field is appended at the end of the frontmatter.
- * Every other byte of the note is kept. Throws when the frontmatter is missing or invalid.
+ * (quoting, flow or block; a block mapping entry by entry, a block list by appending), a new
+ * field is appended at the end of the frontmatter. Every other byte of the note is kept: the
+ * frontmatter is never serialised again. An alias that refers to a value being changed is
+ * replaced by the value it had, so no other field changes. The result is checked with the
+ * reader's parser; an edit that cannot be made so throws, and nothing is written.
  */
 export function setFrontmatterFields(text: string, fields: Record<string, FieldValue>): string {
   const split = splitFrontmatter(text);
@@ -63,11 +94,21 @@ export function setFrontmatterFields(text: string, fields: Record<string, FieldV
   const crlf = split.head.endsWith('\r\n');
   const fast = scalarLineEdit(split.yaml, fields, crlf);
   if (fast !== null) return split.head + fast + split.fence + split.body;
-  const doc = parseDocument(split.yaml);
+  let before: unknown;
+  try {
+    before = readFrontmatter(split.yaml) ?? {};
+  } catch (error) {
+    if (error instanceof FrontmatterLimitError) throw error;
+    throw new Error(`invalid YAML: ${String((error as Error).message).split('\n')[0]}`);
+  }
+  if (typeof before !== 'object' || Array.isArray(before)) throw new Error('frontmatter is not a mapping');
+  const doc = parseDocument(split.yaml, { uniqueKeys: false });
   if (doc.errors.length > 0) throw new Error(`invalid YAML: ${doc.errors[0]!.message}`);
   if (doc.contents !== null && !isMap(doc.contents)) throw new Error('frontmatter is not a mapping');
-
-  const edited = surgicalEdit(split.yaml, doc, fields, crlf) ?? documentEdit(doc, fields, crlf);
+  const edited = surgicalEdit(split.yaml, doc, before as Record<string, unknown>, fields, crlf);
+  if (edited === null || !verify(edited, before as Record<string, unknown>, fields)) {
+    throw new Error(`cannot set ${Object.keys(fields).join(', ')} without changing other fields of this frontmatter; edit it by hand`);
+  }
   return split.head + edited + split.fence + split.body;
 }
 
@@ -136,10 +177,12 @@ function scalarLineEdit(yaml: string, fields: Record<string, FieldValue>, crlf: 
   return out;
 }
 
-function surgicalEdit(yaml: string, doc: Document, fields: Record<string, FieldValue>, crlf: boolean): string | null {
+function surgicalEdit(yaml: string, doc: Document, before: Record<string, unknown>, fields: Record<string, FieldValue>, crlf: boolean): string | null {
+  const eol = crlf ? '\r\n' : '\n';
   const map = doc.contents;
   const edits: Edit[] = [];
   const appended: string[] = [];
+  const anchored: Array<{ anchor: string; old: string }> = [];
   for (const [key, value] of Object.entries(fields)) {
     const pair = map && isMap(map) ? map.items.find((p) => isScalar(p.key) && p.key.value === key) : undefined;
     if (!pair) {
@@ -147,53 +190,115 @@ function surgicalEdit(yaml: string, doc: Document, fields: Record<string, FieldV
       continue;
     }
     const node = pair.value as Node | null;
-    if (!node || !node.range) return null;
-    if (sameValue(node.toJSON(), value)) continue;
-    const rendered = renderLike(node, value);
-    if (rendered === null) return null;
-    edits.push({ start: node.range[0], end: node.range[1], text: rendered });
+    if (sameValue(before[key], value)) continue;
+    if (node && 'anchor' in node && typeof node.anchor === 'string' && node.range) {
+      anchored.push({ anchor: node.anchor, old: isScalar(node) && !node.tag ? yaml.slice(node.range[0], node.range[1]) : JSON.stringify(before[key]) });
+    }
+    const own = node && !(node as { anchor?: string }).anchor && !(node as { tag?: string }).tag ? inPlace(yaml, node, value, eol) : null;
+    if (own) edits.push(...own);
+    else {
+      const region = valueRegion(yaml, pair.key as Node, node);
+      if (!region) return null;
+      edits.push({ ...region, text: ` ${renderFieldValue(value)}${yaml[region.end - 1] === '\n' ? eol : ''}` });
+    }
+  }
+  // an alias of a value being changed keeps the value it had
+  if (anchored.length > 0) {
+    visit(doc, {
+      Alias(_, alias) {
+        const old = anchored.find((a) => a.anchor === alias.source);
+        if (old && alias.range && !edits.some((e) => e.start <= alias.range![0] && alias.range![1] <= e.end)) edits.push({ start: alias.range[0], end: alias.range[1], text: old.old });
+      },
+    });
   }
   let out = yaml;
-  for (const edit of edits.sort((a, b) => b.start - a.start)) {
-    out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
-  }
+  for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   if (appended.length > 0) {
-    const eol = crlf ? '\r\n' : '\n';
     if (out.length > 0 && !out.endsWith('\n')) out += eol;
     out += appended.join(eol) + eol;
   }
-  return verify(out, doc, fields) ? out : null;
-}
-
-/** The fallback for shapes the surgical edit does not handle (block collections, odd nodes). */
-function documentEdit(doc: Document, fields: Record<string, FieldValue>, crlf: boolean): string {
-  for (const [key, value] of Object.entries(fields)) {
-    const existing = doc.get(key, true) as Node | undefined;
-    if (existing && sameValue(existing.toJSON(), value)) continue;
-    if (isScalar(existing) && !Array.isArray(value) && (value === null || typeof value !== 'object')) {
-      existing.value = value;
-      continue;
-    }
-    const node = doc.createNode(value) as Node & { flow?: boolean };
-    if (existing && 'flow' in existing) node.flow = Boolean((existing as { flow?: boolean }).flow);
-    doc.set(key, node);
-  }
-  let out = doc.toString({ flowCollectionPadding: false, lineWidth: 0 });
-  if (crlf) out = out.replace(/\r?\n/g, '\r\n');
   return out;
 }
 
-/** Re-parse the edited YAML: the named fields hold the new values, all others are unchanged. */
-function verify(yaml: string, before: Document, fields: Record<string, FieldValue>): boolean {
-  const after = parseDocument(yaml);
-  if (after.errors.length > 0) return false;
-  const old = (before.toJSON() ?? {}) as Record<string, unknown>;
-  const now = (after.toJSON() ?? {}) as Record<string, unknown>;
-  if (typeof now !== 'object' || now === null) return false;
-  const keys = new Set([...Object.keys(old), ...Object.keys(now)]);
-  for (const key of keys) {
-    const expected = key in fields ? fields[key] : old[key];
-    if (!sameValue(now[key], expected)) return false;
+/**
+ * Edits that change a value in its own style, or null: a scalar in its quoting, a flow list
+ * or mapping as a flow one, a block mapping entry by entry (changed values in place, new
+ * entries appended at its indentation, comments kept), a block list by appending.
+ */
+function inPlace(yaml: string, node: Node, value: FieldValue, eol: string): Edit[] | null {
+  if (!node.range) return null;
+  if (isScalar(node) || ((isSeq(node) || isMap(node)) && node.flow)) {
+    if (isScalar(node) && node.range[0] === node.range[1]) return null; // `key:` with nothing after it
+    const rendered = renderLike(node, value);
+    return rendered === null ? null : [{ start: node.range[0], end: node.range[1], text: rendered }];
+  }
+  if (isMap(node) && value !== null && typeof value === 'object' && !Array.isArray(value)) return blockMapEdit(yaml, node, value, eol);
+  if (isSeq(node) && Array.isArray(value)) return blockSeqEdit(yaml, node, value, eol);
+  return null;
+}
+
+function blockMapEdit(yaml: string, node: YAMLMap, value: Record<string, number>, eol: string): Edit[] | null {
+  const items = node.items;
+  if (items.length === 0 || !items.every((p) => isScalar(p.key) && p.key.range && isScalar(p.value) && p.value.range && !p.value.anchor && !p.value.tag)) return null;
+  const byKey = new Map(items.map((p) => [String((p.key as Scalar).value), p.value as Scalar]));
+  if ([...byKey.keys()].some((k) => !(k in value))) return null; // a removal: the whole value is rewritten
+  const edits: Edit[] = [];
+  const added: string[] = [];
+  const firstKey = items[0]!.key as Scalar;
+  const indent = yaml.slice(yaml.lastIndexOf('\n', firstKey.range![0] - 1) + 1, firstKey.range![0]);
+  if (!/^[ \t]*$/.test(indent)) return null;
+  for (const [k, v] of Object.entries(value)) {
+    const existing = byKey.get(k);
+    if (!existing) added.push(`${indent}${renderScalar(k, firstKey.type)}: ${renderScalar(v)}${eol}`);
+    else if (!sameValue(existing.toJSON(), v)) edits.push({ start: existing.range![0], end: existing.range![1], text: renderScalar(v, existing.type) });
+  }
+  if (added.length > 0) {
+    const at = node.range![1];
+    edits.push({ start: at, end: at, text: (yaml[at - 1] === '\n' ? '' : eol) + added.join('') });
+  }
+  return edits;
+}
+
+function blockSeqEdit(yaml: string, node: YAMLSeq, value: string[], eol: string): Edit[] | null {
+  const items = node.items;
+  if (!items.every((item) => isScalar(item) && item.range && !item.anchor && !item.tag)) return null;
+  const old = items.map((item) => (item as Scalar).toJSON() as unknown);
+  const start = node.range![0];
+  const indent = yaml.slice(yaml.lastIndexOf('\n', start - 1) + 1, start);
+  if (!/^[ \t]*$/.test(indent) || value.length === 0 || items.length === 0) return null;
+  const style = (items[0] as Scalar).type;
+  const at = node.range![1];
+  const closed = yaml[at - 1] === '\n';
+  if (value.length > old.length && old.every((v, i) => sameValue(v, value[i]))) {
+    // appended items: new lines after the last, every existing line (and its comment) kept
+    const lines = value.slice(old.length).map((v) => `${indent}- ${renderScalar(v, style)}${eol}`);
+    return [{ start: at, end: at, text: (closed ? '' : eol) + lines.join('') }];
+  }
+  const lines = value.map((v, i) => `${i === 0 ? '' : indent}- ${renderScalar(v, style)}`).join(eol);
+  return [{ start, end: at, text: lines + (closed ? eol : '') }];
+}
+
+/** From just after the key's colon to the end of its value (a block value's last line break included). */
+function valueRegion(yaml: string, key: Node, node: Node | null): { start: number; end: number } | null {
+  if (!key.range) return null;
+  const colon = yaml.indexOf(':', key.range[1]);
+  if (colon < 0) return null;
+  const end = node?.range ? node.range[1] : colon + 1;
+  return end < colon + 1 ? null : { start: colon + 1, end };
+}
+
+/** Re-read with the reader's parser: the named fields hold the new values, all others are unchanged. */
+function verify(yaml: string, before: Record<string, unknown>, fields: Record<string, FieldValue>): boolean {
+  let after: unknown;
+  try {
+    after = readFrontmatter(yaml);
+  } catch {
+    return false;
+  }
+  if (typeof after !== 'object' || after === null || Array.isArray(after)) return false;
+  const now = after as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
+    if (!sameValue(now[key], key in fields ? fields[key] : before[key])) return false;
   }
   return true;
 }

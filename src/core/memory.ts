@@ -1,5 +1,5 @@
 import { MemoryParseError } from './errors';
-import { readFrontmatter, splitFrontmatter } from './frontmatter';
+import { FrontmatterLimitError, readFrontmatter, splitFrontmatter } from './frontmatter';
 import { isMemoryId } from './ids';
 import { parseLinks, type MemoryLink } from './links';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type EngramSettings, type Tier } from './settings';
@@ -88,7 +88,7 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
   try {
     data = readFrontmatter(split.yaml);
   } catch (error) {
-    throw new MemoryParseError(path, yamlErrorReason(error, split.head));
+    throw new MemoryParseError(path, error instanceof FrontmatterLimitError ? error.message : yamlErrorReason(error, split.head));
   }
   if (data === null || data === undefined) throw new MemoryParseError(path, 'frontmatter is empty');
   if (typeof data !== 'object' || Array.isArray(data)) {

@@ -45,15 +45,36 @@ export async function vaultStats(vault: Vault): Promise<VaultStats> {
     if (memory.is_error) stats.errors++;
     stats.bytes += encoder.encode(memory.body).length;
   }
+  // a note that cannot be read (a FIFO, a link to nothing, a folder named like a note) is
+  // listed among the invalid files; it never stops the count
   for (const name of await vault.ports.files.list(LAYOUT.daily)) {
     if (!dailyDate(name)) continue;
+    const path = `${LAYOUT.daily}/${name}`;
+    const stat = await vault.ports.files.stat(path).catch(() => null);
+    if (!stat || !(await readable(vault, path, stats))) continue;
     stats.daily_files++;
-    const stat = await vault.ports.files.stat(`${LAYOUT.daily}/${name}`);
-    if (stat && stat.size > vault.settings.dailyCompressBytes) stats.daily_over_limit.push(`${LAYOUT.daily}/${name}`);
+    if (stat.size > vault.settings.dailyCompressBytes) stats.daily_over_limit.push(path);
   }
   for (const name of await vault.ports.files.list(LAYOUT.conflicts)) {
-    const text = name.endsWith('.md') ? await vault.readText(`${LAYOUT.conflicts}/${name}`) : null;
+    if (!name.endsWith('.md')) continue;
+    const path = `${LAYOUT.conflicts}/${name}`;
+    const text = await vault.readText(path).catch((error: unknown) => void invalid(stats, path, error));
     if (text && /^status:\s*["']?open/m.test(text)) stats.open_conflicts++;
   }
   return stats;
+}
+
+/** Whether a note opens as a regular file; if not, it is listed as invalid with the reason. */
+async function readable(vault: Vault, path: string, stats: VaultStats): Promise<boolean> {
+  try {
+    return (await vault.ports.files.read(path)) !== null;
+  } catch (error) {
+    invalid(stats, path, error);
+    return false;
+  }
+}
+
+function invalid(stats: VaultStats, path: string, error: unknown): void {
+  const reason = error instanceof Error ? error.message : String(error);
+  stats.invalid.push({ path, reason: reason.startsWith(`${path}: `) ? reason.slice(path.length + 2) : reason });
 }

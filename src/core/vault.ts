@@ -47,6 +47,8 @@ export interface LoadedVault {
   memories: Memory[];
   /** Files in memory folders that could not be read as memories: reported, never rewritten. */
   problems: MemoryParseError[];
+  /** Ids found in two folders (a move cut short): `kept` is the one `locate` finds. */
+  duplicates: Array<{ id: string; kept: string; other: string }>;
 }
 
 /** A change to a memory's frontmatter, computed from its current state; null: nothing to write. */
@@ -153,18 +155,25 @@ export class Vault {
     const memories: Memory[] = [];
     const problems: MemoryParseError[] = [];
     const seen = new Map<string, string>();
+    const duplicates: LoadedVault['duplicates'] = [];
     for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
       const batch = paths.slice(i, i + READ_CONCURRENCY);
       const results = await Promise.all(batch.map((p) => this.read(p).catch((error: unknown) => error)));
       results.forEach((result, j) => {
         if (result instanceof MemoryParseError) problems.push(result);
-        else if (result instanceof Error) problems.push(new MemoryParseError(batch[j]!, result.message));
+        else if (result instanceof Error) {
+          const path = batch[j]!;
+          problems.push(new MemoryParseError(path, result.message.startsWith(`${path}: `) ? result.message.slice(path.length + 2) : result.message));
+        }
         else if (result) {
           const { memory } = result as { memory: Memory };
           // one id, one memory: a second copy (a move between folders cut short) is the one
           // `locate` does not find; consolidation settles it
           const first = seen.get(memory.id);
-          if (first) problems.push(new MemoryParseError(memory.path, `a second copy of ${memory.id} (the memory is ${first})`));
+          if (first) {
+            problems.push(new MemoryParseError(memory.path, `a second copy of ${memory.id} (the memory is ${first})`));
+            duplicates.push({ id: memory.id, kept: first, other: memory.path });
+          }
           else {
             seen.set(memory.id, memory.path);
             memories.push(memory);
@@ -172,7 +181,7 @@ export class Vault {
         }
       });
     }
-    return { memories, problems };
+    return { memories, problems, duplicates };
   }
 
   /**

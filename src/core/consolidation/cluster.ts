@@ -54,6 +54,18 @@ function overlapOf(a: Int32Array, b: Int32Array): number {
 }
 
 export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[] {
+  const pairs: Pair[] = [];
+  lexicalLinks(sets, threshold, (a, b, s) => pairs.push([a, b, s]));
+  return pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+}
+
+/**
+ * Every pair at cosine ≥ `threshold`, handed to `link` as it is found instead of collected:
+ * memory stays proportional to the input, not to the pairs (13,000 near-duplicate episodes
+ * are 84 million pairs). `linked(a, b)` skips the verification of a pair already joined
+ * (through union-find: a pair already in one group needs no comparison).
+ */
+export function lexicalLinks(sets: Array<Set<string>>, threshold: number, link: (a: number, b: number, similarity: number) => void, linked?: (a: number, b: number) => boolean): void {
   // PPJoin (Xiao et al.) for cosine: terms ranked rarest first and every set sorted by rank;
   // sets in order of size; a set probes with its |A| − ⌈t²|A|⌉ + 1 rarest terms and is indexed
   // under its |A| − ⌈t|A|⌉ + 1 rarest, with their positions. A candidate is dropped as soon as
@@ -66,7 +78,6 @@ export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[
   order.sort((x, y) => ranked[x]!.length - ranked[y]!.length || x - y);
   const postSet: number[][] = Array.from({ length: terms }, () => []);
   const postPos: number[][] = Array.from({ length: terms }, () => []);
-  const pairs: Pair[] = [];
   const t2 = threshold * threshold;
   const overlap = new Int32Array(sets.length);
   const dead = new Uint8Array(sets.length);
@@ -94,10 +105,10 @@ export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[
       }
     }
     for (const b of touched) {
-      if (!dead[b] && overlap[b]! > 0) {
+      if (!dead[b] && overlap[b]! > 0 && !linked?.(a, b)) {
         const rb = ranked[b]!;
         const s = overlapOf(ra, rb) / Math.sqrt(la * rb.length);
-        if (s >= threshold) pairs.push(a < b ? [a, b, s] : [b, a, s]);
+        if (s >= threshold) link(Math.min(a, b), Math.max(a, b), s);
       }
       overlap[b] = 0;
       dead[b] = 0;
@@ -109,7 +120,6 @@ export function lexicalPairs(sets: Array<Set<string>>, threshold: number): Pair[
       postPos[ra[k]!]!.push(k);
     }
   }
-  return pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
 }
 
 export function vectorPairs(vectors: Float32Array[], threshold: number): Pair[] {
@@ -265,7 +275,7 @@ export function lexicalClusters(sets: Array<Set<string>>, threshold: number, min
       return done(fresh.length);
     }
   }
-  for (const [a, b] of lexicalPairs(sets, threshold)) uf.union(a, b);
+  lexicalLinks(sets, threshold, (a, b) => uf.union(a, b), (a, b) => uf.find(a) === uf.find(b));
   return done(n);
 }
 

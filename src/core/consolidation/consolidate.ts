@@ -3,12 +3,13 @@ import { renderMemoryFile, type NewMemory } from '../memory-file';
 import { planClusters, type ClusterMemo } from './semantic';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
-import { CATEGORY_FOLDERS, memoryText, type Memory } from '../memory';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
+import { isMemoryId } from '../ids';
 import type { Embedder, Git } from '../ports';
 import { invalidated } from './git-invalidation';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
-import { LAYOUT, type Vault } from '../vault';
+import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
 
@@ -31,12 +32,23 @@ export interface StepReport {
   changes?: Array<{ id: string; change: string }>;
 }
 
+/** A memory or note one step could not handle: reported and skipped, the run goes on. */
+export interface SkippedItem {
+  step: StepReport['step'] | 'read' | 'copies';
+  path: string;
+  reason: string;
+}
+
 export interface ConsolidationReport {
   started_at: string;
   duration_ms: number;
   dry_run: boolean;
   resumed: boolean;
   steps: StepReport[];
+  /** Files that could not be read or changed: each reported once, none stops the run. */
+  skipped: SkippedItem[];
+  /** Temp files left by killed writers, removed at the start of the run. */
+  temp_removed: number;
 }
 
 export interface ConsolidateOptions {
@@ -70,18 +82,31 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const now = vault.now();
   const startedAt = formatTimestamp(now);
   const steps: StepReport[] = [];
+  const skipped = new Skipped();
   let resumed = false;
+  let tempRemoved = 0;
   if (!options.dryRun) {
+    tempRemoved = await sweepTemp(vault);
     const left = await readPlan(vault);
     if (left) {
-      await applyPlan(vault, left);
+      // A run killed after its plan was written: complete it, then log it as a run, so
+      // that what it did (strengthening what was used before it) is not planned again.
+      const t = options.elapsed();
+      await applyPlan(vault, left, skipped);
+      await appendRun(vault, { started_at: left.started_at, duration_ms: Math.round(options.elapsed() - t), resumed: true, counts: planCounts(left), skipped: skipped.items.length }, left.git_head);
       await vault.ports.files.remove(PLAN_PATH);
       resumed = true;
     }
   }
-  const copies = await mergeSyncCopies(vault, options);
-  if (copies) steps.push(copies);
-  const { memories } = await vault.loadAll();
+  // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
+  try {
+    const copies = await mergeSyncCopies(vault, options);
+    if (copies) steps.push(copies);
+  } catch (error) {
+    skipped.add('copies', 'memory folders', reasonOf(error));
+  }
+  const { memories, problems, duplicates } = await vault.loadAll();
+  for (const problem of problems) if (!duplicates.some((d) => d.other === problem.path)) skipped.add('read', problem.path, problem.reason);
   const previous = await lastRun(vault);
   const plan = buildPlan(memories, now, startedAt, vault.settings);
   let gitNote: string | undefined;
@@ -101,8 +126,13 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   t = options.elapsed();
   let embedStep: StepReport;
   if (options.embedder && !options.dryRun) {
-    const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
-    embedStep = { step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) };
+    try {
+      const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
+      embedStep = { step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) };
+    } catch (error) {
+      // an embedder that fails tonight (a server down) leaves the vectors as they were
+      embedStep = { step: 'embed', count: 0, ms: round1(options.elapsed() - t), note: `failed: ${reasonOf(error)}` };
+    }
   } else {
     embedStep = { step: 'embed', count: 0, ms: 0, note: options.embedder ? 'dry run' : 'no embedder configured' };
   }
@@ -115,23 +145,23 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
   if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
   const clusterPlanMs = options.elapsed() - t;
-  plan.conflicts = await planConflicts(vault, memories);
+  plan.conflicts = await planConflicts(vault, memories, skipped);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
   const at = (point: string) => options.checkpoint?.(point);
   at('plan-written');
 
   t = options.elapsed();
-  if (!options.dryRun) await applyMoves(vault, plan, at);
+  if (!options.dryRun) await applyMoves(vault, plan, skipped, at);
   at('pruned');
   const revived = plan.revive?.length ?? 0;
   steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t), ...(revived > 0 ? { note: `${revived} brought back from archive/ (touched since it was archived)` } : {}) });
   t = options.elapsed();
-  if (!options.dryRun) await applyStale(vault, plan);
+  if (!options.dryRun) await applyStale(vault, plan, skipped);
   steps.push({ step: 'git', count: plan.stale.length, ms: round1(gitMs + options.elapsed() - t), ...(gitNote ? { note: gitNote } : {}) });
   steps.push(embedStep);
 
   t = options.elapsed();
-  if (!options.dryRun) await applyClusters(vault, plan, at);
+  if (!options.dryRun) await applyClusters(vault, plan, skipped, at);
   at('clustered');
   const created = plan.clusters.filter((c) => c.action === 'create').length;
   steps.push({
@@ -142,22 +172,22 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'strengthen');
+  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped);
   steps.push({ step: 'strengthen', count: plan.strengthen.length, ms: round1(options.elapsed() - t) });
   t = options.elapsed();
-  if (!options.dryRun) await applyConflicts(vault, plan);
+  if (!options.dryRun) await applyConflicts(vault, plan, skipped);
   const open = (await openConflictCount(vault)) - (options.dryRun ? plan.conflicts.filter((c) => c.by === 'consolidation').length : 0);
   steps.push({ step: 'conflicts', count: plan.conflicts.length, ms: round1(options.elapsed() - t), note: `${open} left open for a person` });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'tiers');
+  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped);
   at('tiers-written');
   steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
 
-  const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps };
+  const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps, skipped: skipped.items, temp_removed: tempRemoved };
   report.duration_ms = Math.round(options.elapsed() - t0);
   if (!options.dryRun) {
-    await appendRun(vault, report, plan.git_head);
+    await appendRun(vault, { started_at: startedAt, duration_ms: report.duration_ms, resumed, counts: Object.fromEntries(steps.map((s) => [s.step, s.count])), skipped: skipped.items.length }, plan.git_head);
     at('logged');
     await vault.ports.files.remove(PLAN_PATH);
     steps.push({ step: 'log', count: 1, ms: 0 });
@@ -189,55 +219,143 @@ async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {
   if (!text) return null;
   try {
     const plan = JSON.parse(text) as ConsolidationPlan;
-    return plan.format === 1 ? plan : null;
+    if (plan.format !== 1 || typeof plan.started_at !== 'string' || parseTimestamp(plan.started_at) === null) return null;
+    for (const key of ['prune', 'strengthen', 'tiers', 'clusters', 'stale', 'conflicts'] as const) if (!Array.isArray(plan[key] ?? [])) return null;
+    return plan;
   } catch {
     return null; // a plan cut short was never acted on: the write is atomic, so this is damage
   }
 }
 
-async function applyPlan(vault: Vault, plan: ConsolidationPlan): Promise<void> {
-  await applyMoves(vault, plan);
-  await applyStale(vault, plan);
-  await applyConflicts(vault, plan);
-  await applyClusters(vault, plan);
-  await applyFields(vault, plan, 'strengthen');
-  await applyFields(vault, plan, 'tiers');
+async function applyPlan(vault: Vault, plan: ConsolidationPlan, skipped: Skipped): Promise<void> {
+  await applyMoves(vault, plan, skipped);
+  await applyStale(vault, plan, skipped);
+  await applyConflicts(vault, plan, skipped);
+  await applyClusters(vault, plan, skipped);
+  await applyFields(vault, plan, 'strengthen', skipped);
+  await applyFields(vault, plan, 'tiers', skipped);
 }
 
-/** Moves to archive/, idempotent: a move already done is skipped. */
-async function applyMoves(vault: Vault, plan: ConsolidationPlan, at?: (point: string) => void): Promise<void> {
-  const { files } = vault.ports;
-  for (const move of [...(plan.revive ?? []), ...plan.prune]) {
-    if (!(await files.stat(move.from))) continue;
-    if (await files.stat(move.to)) {
-      // a run killed between link and unlink left both names: the archive copy is the move
-      if ((await vault.readText(move.to)) === (await vault.readText(move.from))) await files.remove(move.from);
-      continue;
-    }
+function planCounts(plan: ConsolidationPlan): Record<string, number> {
+  return { prune: plan.prune.length, git: (plan.stale ?? []).length, cluster: (plan.clusters ?? []).length, strengthen: plan.strengthen.length, conflicts: (plan.conflicts ?? []).length, tiers: plan.tiers.length };
+}
+
+/**
+ * What one step could not do, memory by memory: an unreadable file, a typo in a person's
+ * note, a memory deleted meanwhile. Each is recorded once and skipped; none stops the night
+ * (and none is replayed: the plan is completed around it).
+ */
+class Skipped {
+  readonly items: SkippedItem[] = [];
+  private readonly seen = new Set<string>();
+
+  add(step: SkippedItem['step'], path: string, message: string): void {
+    const reason = message.startsWith(`${path}: `) ? message.slice(path.length + 2) : message;
+    const key = `${path}\u0000${reason}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.items.push({ step, path, reason });
+  }
+
+  /** Run one memory's action; a failure is recorded (a memory gone meanwhile is not a failure). */
+  async guard(step: SkippedItem['step'], what: string, action: () => Promise<unknown>): Promise<void> {
     try {
-      await files.move(move.from, move.to);
+      await action();
     } catch (error) {
-      if (!(error instanceof WriteConflictError)) throw error;
+      if (error instanceof NotFoundError) return;
+      this.add(step, error instanceof MemoryParseError ? error.path : what, error instanceof MemoryParseError ? error.reason : reasonOf(error));
     }
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Remove the temp files that writers killed mid-write left beside the notes. */
+async function sweepTemp(vault: Vault): Promise<number> {
+  const sweep = vault.ports.files.sweepTemp?.bind(vault.ports.files);
+  if (!sweep) return 0;
+  let removed = 0;
+  for (const folder of [...MEMORY_FOLDERS, LAYOUT.daily, LAYOUT.conflicts, LAYOUT.machine, '.engram/cache', '']) {
+    removed += (await sweep(folder === '' ? '.' : folder).catch(() => [])).length;
+  }
+  return removed;
+}
+
+/**
+ * Moves to archive/ and back (revive), under each memory's lock (a touch waits for the move,
+ * then finds the memory where it went), exactly once: a move already done is skipped, and a
+ * memory used since the plan was made stays where it is.
+ */
+async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void): Promise<void> {
+  for (const move of [...(plan.revive ?? []), ...plan.prune]) {
+    await skipped.guard('prune', move.from, () => vault.ports.locks.withLock(move.id, () => moveOne(vault, move)));
     at?.('moved-one');
   }
 }
 
-async function conflictNotes(vault: Vault): Promise<Array<{ note: ConflictNote; text: string }>> {
+async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): Promise<void> {
+  const source = await vault.readExact(move.from);
+  if (source === null) return; // done, or gone
+  const target = await vault.readExact(move.to);
+  if (target !== null) {
+    // the copy outside archive/ is the one `locate` finds, where a touch since the cut went
+    const [written, other] = move.from.startsWith(`${ARCHIVE_FOLDER}/`) ? [move.to, move.from] : [move.from, move.to];
+    return void (await settlePair(vault, move.id, written, other, move.from));
+  }
+  if (move.seen !== undefined && parseMemory(move.from, source, vault.settings).last_accessed_at !== move.seen) return;
+  await vault.ports.files.move(move.from, move.to);
+}
+
+/**
+ * One id in two files: a move between folders cut between its link and its unlink.
+ * - the same bytes: `identicalDrop` goes (for a planned move, its source: the move completes);
+ * - otherwise `written` (the copy `locate` finds, where a touch went since the cut) is the
+ *   memory, and `other` goes if its body says the same; copies whose bodies differ are both
+ *   kept and reported.
+ */
+async function settlePair(vault: Vault, id: string, written: string, other: string, identicalDrop: string): Promise<void> {
+  const [a, b] = [await vault.readExact(written), await vault.readExact(other)];
+  if (a === null || b === null) return;
+  if (a === b) return void (await vault.ports.files.remove(identicalDrop));
+  const [ma, mb] = [parseMemory(written, a, vault.settings), parseMemory(other, b, vault.settings)];
+  if (ma.id !== id || mb.id !== id || ma.body !== mb.body) {
+    throw new MemoryParseError(other, `two different copies of ${id} (${written} and ${other}); both kept: merge them by hand`);
+  }
+  await vault.ports.files.remove(other);
+}
+
+async function conflictNotes(vault: Vault, skipped?: Skipped): Promise<Array<{ note: ConflictNote; text: string }>> {
   const out: Array<{ note: ConflictNote; text: string }> = [];
   for (const name of (await vault.ports.files.list(LAYOUT.conflicts)).sort()) {
     if (!name.endsWith('.md')) continue;
     const path = `${LAYOUT.conflicts}/${name}`;
-    const text = await vault.readText(path);
-    const note = text ? readConflictNote(path, text) : null;
-    if (note && text) out.push({ note, text });
+    try {
+      const text = await vault.readText(path);
+      const note = text ? readConflictNote(path, text) : null;
+      if (note && text) out.push({ note, text });
+    } catch (error) {
+      skipped?.add('conflicts', path, reasonOf(error));
+    }
   }
   return out;
 }
 
-async function planConflicts(vault: Vault, memories: Memory[]): Promise<ConflictDecision[]> {
+/** Decisions on the conflict notes; a note naming something that is not a memory id is reported and left alone. */
+async function planConflicts(vault: Vault, memories: Memory[], skipped: Skipped): Promise<ConflictDecision[]> {
   const byId = new Map(memories.map((m) => [m.id, m]));
-  return (await conflictNotes(vault)).flatMap(({ note }) => decideConflict(note, byId, vault.settings) ?? []);
+  const decisions: ConflictDecision[] = [];
+  for (const { note } of await conflictNotes(vault, skipped)) {
+    const bad = [...note.sides, ...(note.winner ? [note.winner] : [])].find((id) => !isMemoryId(id));
+    if (bad !== undefined) {
+      skipped.add('conflicts', note.path, `${JSON.stringify(bad)} is not a memory id (mem- and 12 lowercase letters or digits): fix the note`);
+      continue;
+    }
+    const decision = decideConflict(note, byId, vault.settings);
+    if (decision) decisions.push(decision);
+  }
+  return decisions;
 }
 
 async function openConflictCount(vault: Vault): Promise<number> {
@@ -245,95 +363,118 @@ async function openConflictCount(vault: Vault): Promise<number> {
 }
 
 /** Conflicts: the note records the decision (compare-and-swap), the losing side becomes stale. */
-async function applyConflicts(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+async function applyConflicts(vault: Vault, plan: ConsolidationPlan, skipped: Skipped): Promise<void> {
   for (const decision of plan.conflicts ?? []) {
-    await vault.ports.locks.withLock(`conflict-${decision.path.replace(/[^a-z0-9-]/gi, '')}`, async () => {
-      const text = await vault.readText(decision.path);
-      if (text === null) return;
-      const next = resolvedNote(text, decision, plan.started_at);
-      if (next !== text) await vault.ports.files.write(decision.path, next, { expect: text }).catch((e: unknown) => {
-        if (!(e instanceof WriteConflictError)) throw e; // a person edited it meanwhile: theirs stands
-      });
-    });
-    try {
-      await vault.update(decision.loser, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' }));
-    } catch (error) {
-      if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
-    }
+    await skipped.guard('conflicts', decision.path, () =>
+      vault.ports.locks.withLock(`conflict-${decision.path.replace(/[^a-z0-9-]/gi, '')}`, async () => {
+        const text = await vault.readExact(decision.path);
+        if (text === null) return;
+        const next = resolvedNote(text, decision, plan.started_at);
+        if (next !== text) await vault.ports.files.write(decision.path, next, { expect: text }).catch((e: unknown) => {
+          if (!(e instanceof WriteConflictError)) throw e; // a person edited it meanwhile: theirs stands
+        });
+      }),
+    );
+    if (!isMemoryId(decision.loser)) continue;
+    await skipped.guard('conflicts', decision.loser, () => vault.update(decision.loser, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' })));
   }
 }
 
 /** Git invalidation: confidence becomes stale (idempotent). */
-async function applyStale(vault: Vault, plan: ConsolidationPlan): Promise<void> {
+async function applyStale(vault: Vault, plan: ConsolidationPlan, skipped: Skipped): Promise<void> {
   for (const { id } of plan.stale ?? []) {
-    try {
-      await vault.update(id, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' }));
-    } catch (error) {
-      if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
-    }
+    await skipped.guard('git', id, () => vault.update(id, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' })));
   }
+}
+
+/**
+ * How many members a semantic memory lists in its body: a pattern of 15,000 episodes would
+ * otherwise write a file over the size limit (every member links to it with `decays_from`,
+ * which Obsidian shows as backlinks).
+ */
+export const LISTED_MEMBERS = 50;
+/** How many related paths a semantic memory keeps from its members. */
+export const KEPT_PATHS = 100;
+
+/** The body of a new semantic memory: the medoid's text, then its first members as links. */
+export function semanticText(text: string, members: string[]): string {
+  const listed = members.slice(0, LISTED_MEMBERS).map((m) => `[[${m}]]`).join(' ');
+  const more = members.length > LISTED_MEMBERS ? ` and ${members.length - LISTED_MEMBERS} more (each links here with decays_from)` : '';
+  return `${text}\n\nConsolidated from ${members.length} episodes: ${listed}${more}`;
 }
 
 /**
  * Semantic memories: created once (the id comes from the members, so a resumed run finds the
  * file it already wrote), reinforced with absolute values, members linked by a property.
+ * A cluster whose memory cannot be written (too large even so) is reported, its members left.
  */
-async function applyClusters(vault: Vault, plan: ConsolidationPlan, at?: (point: string) => void): Promise<void> {
+async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void): Promise<void> {
   for (const cluster of plan.clusters ?? []) {
+    const path = `${CATEGORY_FOLDERS.semantic}/${cluster.id}.md`;
+    let ready = true;
     if (cluster.action === 'create') {
-      const path = `${CATEGORY_FOLDERS.semantic}/${cluster.id}.md`;
-      if (!(await vault.ports.files.stat(path))) {
+      await skipped.guard('cluster', path, async () => {
+        if (await vault.ports.files.stat(path)) return;
         const memory: NewMemory = {
-          text: `${cluster.text}\n\nConsolidated from ${cluster.members.length} episodes: ${cluster.members.map((m) => `[[${m}]]`).join(' ')}`,
+          text: semanticText(cluster.text, cluster.members),
           category: 'semantic',
           created_at: plan.started_at,
           confidence: 'inferred',
           tags: cluster.tags,
           is_error: false,
-          related_paths: cluster.related_paths ?? [],
+          related_paths: (cluster.related_paths ?? []).slice(0, KEPT_PATHS),
           agent_role: null,
           source: 'consolidation',
           session: null,
           links: [],
           extra: { reinforcement_count: 1, cluster_size: cluster.members.length },
         };
-        await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!)).catch((error: unknown) => {
-          if (!(error instanceof WriteConflictError)) throw error;
-        });
-      }
+        try {
+          await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!));
+        } catch (error) {
+          if (error instanceof WriteConflictError) return;
+          ready = false;
+          throw error;
+        }
+      });
     } else {
-      await vault.update(cluster.id, (m) =>
-        m.extra.reinforcement_count === cluster.reinforcement_count && m.confidence === cluster.confidence
-          ? null
-          : { reinforcement_count: cluster.reinforcement_count, confidence: cluster.confidence, cluster_size: cluster.members.length },
+      await skipped.guard('cluster', path, () =>
+        vault.update(cluster.id, (m) =>
+          m.extra.reinforcement_count === cluster.reinforcement_count && m.confidence === cluster.confidence
+            ? null
+            : { reinforcement_count: cluster.reinforcement_count, confidence: cluster.confidence, cluster_size: cluster.members.length },
+        ),
       );
     }
     at?.('semantic-written');
+    if (!ready) continue;
     const link = `[[${cluster.id}]]`;
     for (const member of cluster.new_members) {
-      try {
-        await vault.update(member, (m) => (m.extra.decays_from === link ? null : { decays_from: link }));
-      } catch (error) {
-        if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
-      }
+      await skipped.guard('cluster', member, () => vault.update(member, (m) => (m.extra.decays_from === link ? null : { decays_from: link })));
     }
   }
 }
 
-/** Field writes, idempotent: each sets an absolute value, and an equal value is not written. */
-async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers'): Promise<void> {
-  const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue }> =
+/**
+ * Field writes, exactly once: each sets an absolute value, an equal value is not written, and
+ * a memory used since the plan was made (another last_accessed_at) is left for the next run;
+ * a strengthening applies only to the half-life it was computed from.
+ */
+async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped): Promise<void> {
+  const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue; from?: FieldValue; seen?: string }> =
     which === 'strengthen'
-      ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days }))
-      : plan.tiers.map((t) => ({ id: t.id, key: 'tier', value: t.to }));
-  for (const { id, key, value } of changes) {
-    try {
-      // a strengthening records its run on the memory (plan.ts decides from it, not from this machine's log)
-      await vault.update(id, (memory: Memory): Record<string, FieldValue> | null => (memory[key] === value ? null : key === 'half_life_days' ? { [key]: value, strengthened_at: plan.started_at } : { [key]: value }));
-    } catch (error) {
-      // a memory deleted or made unreadable by a person meanwhile is left alone
-      if (!(error instanceof NotFoundError) && !(error instanceof MemoryParseError)) throw error;
-    }
+      ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days, from: s.from, seen: s.seen }))
+      : plan.tiers.map((t) => ({ id: t.id, key: 'tier', value: t.to, seen: t.seen }));
+  for (const { id, key, value, from, seen } of changes) {
+    await skipped.guard(which, id, () =>
+      vault.update(id, (memory: Memory): Record<string, FieldValue> | null => {
+        if (memory[key] === value) return null;
+        if (seen !== undefined && memory.last_accessed_at !== seen) return null;
+        if (from !== undefined && memory[key] !== from) return null;
+        // a strengthening records its run on the memory (plan.ts decides from it, not from this machine's log)
+        return key === 'half_life_days' ? { [key]: value, strengthened_at: plan.started_at } : { [key]: value };
+      }),
+    );
   }
 }
 
@@ -353,9 +494,16 @@ async function lastRun(vault: Vault): Promise<{ started: number; gitHead: string
   return null;
 }
 
-async function appendRun(vault: Vault, report: ConsolidationReport, gitHead: string | null): Promise<void> {
-  const counts = Object.fromEntries(report.steps.map((s) => [s.step, s.count]));
-  const line = JSON.stringify({ started_at: report.started_at, duration_ms: report.duration_ms, resumed: report.resumed, git_head: gitHead, ...counts });
+interface RunLine {
+  started_at: string;
+  duration_ms: number;
+  resumed: boolean;
+  counts: Record<string, number>;
+  skipped: number;
+}
+
+async function appendRun(vault: Vault, run: RunLine, gitHead: string | null): Promise<void> {
+  const line = JSON.stringify({ started_at: run.started_at, duration_ms: run.duration_ms, resumed: run.resumed, git_head: gitHead, ...run.counts, ...(run.skipped > 0 ? { skipped: run.skipped } : {}) });
   const current = (await vault.readText(LAYOUT.runs)) ?? '';
   await vault.ports.files.write(LAYOUT.runs, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${line}\n`);
 }

@@ -16,11 +16,18 @@ import type { ConflictDecision } from './conflicts';
 export interface ConsolidationPlan {
   format: 1;
   started_at: string;
-  prune: Array<{ id: string; from: string; to: string }>;
+  /**
+   * Each memory action carries `seen`, the memory's last_accessed_at when the plan was made:
+   * it is carried out only while the memory still shows that time (a memory used since, by a
+   * touch during the run or before a resumed one, is decided again by the next run), and a
+   * strengthening only while the half-life is still `from`: exactly once, even when a killed
+   * run is completed by the next one.
+   */
+  prune: Array<{ id: string; from: string; to: string; seen?: string }>;
   /** Archived memories going back to their folder (absent in plans written before it existed). */
-  revive?: Array<{ id: string; from: string; to: string }>;
-  strengthen: Array<{ id: string; half_life_days: number }>;
-  tiers: Array<{ id: string; from: Tier; to: Tier }>;
+  revive?: Array<{ id: string; from: string; to: string; seen?: string }>;
+  strengthen: Array<{ id: string; half_life_days: number; from?: number; seen?: string }>;
+  tiers: Array<{ id: string; from: Tier; to: Tier; seen?: string }>;
   clusters: ClusterAction[];
   stale: Array<{ id: string; paths: string[] }>;
   conflicts: ConflictDecision[];
@@ -47,22 +54,22 @@ export function buildPlan(memories: Memory[], now: number, startedAt: string, se
     const verdict = pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings);
     let archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
     if (archived && memory.tier !== null && memory.tier !== 'archive' && verdict !== 'prune') {
-      plan.revive!.push({ id: memory.id, from: memory.path, to: `${CATEGORY_FOLDERS[memory.category]}/${memory.id}.md` });
+      plan.revive!.push({ id: memory.id, from: memory.path, to: `${CATEGORY_FOLDERS[memory.category]}/${memory.id}.md`, seen: memory.last_accessed_at });
       archived = false;
     }
     if (!archived && verdict === 'prune') {
-      plan.prune.push({ id: memory.id, from: memory.path, to: `${ARCHIVE_FOLDER}/${memory.id}.md` });
-      if (memory.tier !== 'archive') plan.tiers.push({ id: memory.id, from: memory.tier ?? 'active', to: 'archive' });
+      plan.prune.push({ id: memory.id, from: memory.path, to: `${ARCHIVE_FOLDER}/${memory.id}.md`, seen: memory.last_accessed_at });
+      if (memory.tier !== 'archive') plan.tiers.push({ id: memory.id, from: memory.tier ?? 'active', to: 'archive', seen: memory.last_accessed_at });
       continue;
     }
     const accessed = parseTimestamp(memory.last_accessed_at)!;
     const since = strengthenedSince(memory);
     if (!archived && accessed > since && memoryStrength(memory, now, settings) >= 0.5) {
-      plan.strengthen.push({ id: memory.id, half_life_days: memory.half_life_days + settings.retrievalBoostDays });
+      plan.strengthen.push({ id: memory.id, half_life_days: memory.half_life_days + settings.retrievalBoostDays, from: memory.half_life_days, seen: memory.last_accessed_at });
     }
     const implied = archived ? 'archive' : impliedTier(memory, accessed, now, settings);
     const target = memory.tier ? demote(memory.tier, implied) : implied;
-    if (target !== memory.tier) plan.tiers.push({ id: memory.id, from: memory.tier ?? implied, to: target });
+    if (target !== memory.tier) plan.tiers.push({ id: memory.id, from: memory.tier ?? implied, to: target, seen: memory.last_accessed_at });
   }
   return plan;
 }
