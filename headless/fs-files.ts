@@ -51,12 +51,13 @@ export class NodeFileStore implements FileStore {
   private readonly checkedDirs = new Set<string>();
 
   /**
-   * `faults.beforeRename` runs between a compare-and-swap's compare and its rename: the
-   * tests put a person's save exactly there.
+   * Fault injection for the tests: `beforeRename` runs between a compare-and-swap's compare
+   * and its rename (a person's save lands there), `afterLink` between a move's link and its
+   * unlink (a touch arrives there).
    */
   constructor(
     root: string,
-    private readonly faults: { beforeRename?: (full: string) => void } = {},
+    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void } = {},
   ) {
     this.root = nodePath.resolve(root);
   }
@@ -353,6 +354,7 @@ export class NodeFileStore implements FileStore {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
       throw error;
     }
+    this.faults.afterLink?.(target);
     fs.unlinkSync(source);
   }
 

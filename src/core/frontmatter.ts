@@ -64,7 +64,7 @@ export function readFrontmatter(yaml: string): unknown {
   const walk = (value: unknown, depth: number): void => {
     if (--budget < 0) throw new FrontmatterLimitError(`frontmatter holds over ${FRONTMATTER_VALUES} values once its YAML aliases are expanded`);
     if (value === null || typeof value !== 'object') return;
-    if (depth >= FRONTMATTER_DEPTH) throw new FrontmatterLimitError(`frontmatter nested deeper than ${FRONTMATTER_DEPTH} levels`);
+    if (depth >= FRONTMATTER_DEPTH) throw new FrontmatterLimitError(`frontmatter nested deeper than ${FRONTMATTER_DEPTH} levels (or a YAML alias inside its own anchor)`);
     for (const child of Array.isArray(value) ? value : Object.values(value as Record<string, unknown>)) walk(child, depth + 1);
   };
   walk(data, 0);
@@ -229,6 +229,7 @@ function inPlace(yaml: string, node: Node, value: FieldValue, eol: string): Edit
   if (!node.range) return null;
   if (isScalar(node) || ((isSeq(node) || isMap(node)) && node.flow)) {
     if (isScalar(node) && node.range[0] === node.range[1]) return null; // `key:` with nothing after it
+    if (isScalar(node) && (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED)) return null; // `|` and `>` own their lines
     const rendered = renderLike(node, value);
     return rendered === null ? null : [{ start: node.range[0], end: node.range[1], text: rendered }];
   }

@@ -1,4 +1,4 @@
-import { clustersOf, exhaustivePairs, lexicalClusters, lexicalMedoid, lexicalPairs, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
+import { clustersOf, exhaustivePairs, lexicalClusters, lexicalLinks, lexicalMedoid, lexicalPairs, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
 
 describe('clustering (SPEC §8)', () => {
   function corpus(n: number, seed: number): Array<Set<string>> {
@@ -23,6 +23,29 @@ describe('clustering (SPEC §8)', () => {
     expect(fast.length).toBeGreaterThan(10_000);
     expect(fast.map(([a, b]) => `${a}-${b}`)).toEqual(slow.map(([a, b]) => `${a}-${b}`));
     expect(clustersOf(sets.length, fast, 3)).toEqual(clustersOf(sets.length, slow, 3));
+  });
+
+  it('links near-duplicate episodes through union-find, one verified pair per join, none collected', () => {
+    // "The nightly build failed on the arm runner, attempt N": every pair at cosine 6/7
+    const sets = Array.from({ length: 500 }, (_, i) => new Set(['nightli', 'build', 'fail', 'arm', 'runner', 'attempt', String(i)]));
+    const parent = Array.from({ length: sets.length }, (_, i) => i);
+    const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x]!)));
+    let links = 0;
+    lexicalLinks(sets, 0.6, (a, b) => {
+      links++;
+      parent[find(b)] = find(a);
+    }, (a, b) => find(a) === find(b));
+    expect(links).toBe(sets.length - 1);
+    expect(lexicalPairs(sets, 0.6)).toHaveLength((500 * 499) / 2);
+  });
+
+  it('clusters 6,000 near-duplicate episodes in a 96 MB heap, where their 18 million pairs took gigabytes (consolidate-oom-near-duplicates.sh)', () => {
+    const script = `
+      const { lexicalClusters } = require(${JSON.stringify(require('node:path').join(__dirname, '..', '..', '..', 'dist', 'lib.js'))});
+      const sets = Array.from({ length: 6000 }, (_, i) => new Set(['nightli', 'build', 'fail', 'arm', 'runner', 'attempt', String(i)]));
+      process.stdout.write(JSON.stringify(lexicalClusters(sets, 0.6, 3).clusters.map((c) => c.length)));`;
+    const run = require('node:child_process').spawnSync(process.execPath, ['--max-old-space-size=96', '-e', script], { encoding: 'utf8' });
+    expect([run.status, run.stdout]).toEqual([0, '[6000]']);
   });
 
   it('groups connected pairs with union-find and drops groups below the minimum size', () => {
