@@ -29,7 +29,7 @@ import type { FileStat, FileStore } from '../src/core/ports';
 /** How long an in-place save must have been quiet before its content is trusted for a rewrite. */
 export const QUIET_MS = 500;
 /** An empty file saved in place is a save that has truncated and not yet written: waited for longer. */
-const EMPTY_QUIET_MS = 3_000;
+const EMPTY_QUIET_MS = 8_000;
 /** The longest a rewrite waits for a file being saved in place to fall quiet. */
 const QUIET_WAIT_MS = 10_000;
 

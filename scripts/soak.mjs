@@ -101,7 +101,7 @@ figures.final_consolidation = last.status === 0 ? JSON.parse(last.stdout) : last
 const done = new Map(ids.map((id) => [id, 0]));
 const inFlight = new Map(ids.map((id) => [id, 0]));
 const edits = new Map(ids.map((id) => [id, []]));
-const counts = { touches_done: 0, reinforcements_done: 0, in_flight_at_kill: 0, failed: 0, new_memories: 0, edits_saved: 0, unexpected: [] };
+const counts = { touches_done: 0, reinforcements_done: 0, in_flight_at_kill: 0, failed: 0, new_memories: 0, repeats_reinforcing_a_copy: 0, edits_saved: 0, unexpected: [] };
 for (const name of readdirSync(logs)) {
   const lines = readFileSync(path.join(logs, name), 'utf8').split('\n').filter(Boolean);
   const open = new Map();
@@ -118,8 +118,10 @@ for (const name of readdirSync(logs)) {
       counts.failed++;
       counts.unexpected.push(`${name}: ${line}`);
     } else if (tag === 'X') {
+      // the pool note's text was changed by the person's edits: the repeat no longer
+      // resonates with it, made a memory of its own (and later repeats reinforce that one)
       open.delete(n);
-      counts.unexpected.push(`${name}: ${line}`);
+      counts.repeats_reinforcing_a_copy++;
     } else if (tag === 'N') counts.new_memories++;
     else if (tag === 'E') {
       edits.get(n).push(id); // `E <id> <marker>`: n is the id here
@@ -159,7 +161,20 @@ const leftovers = [];
 for (const folder of ['episodic', 'semantic', 'decisions', 'archive', 'daily', 'conflicts', '.engram']) {
   for (const name of readdirSync(path.join(vault, folder))) if (name.endsWith('.tmp')) leftovers.push(`${folder}/${name}`);
 }
-const locks = readdirSync(path.join(vault, '.engram', 'locks'));
+// a lock file whose holder was killed stays until the next writer of that memory takes it
+// over (at once: its pid is dead); a lock of a live process would be a leak
+const lockHolder = (name) => /^(\d+)@/.exec(readFileSync(path.join(vault, '.engram', 'locks', name), 'utf8'))?.[1];
+const alive = (pid) => {
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const lockFiles = readdirSync(path.join(vault, '.engram', 'locks'));
+const locks = lockFiles.filter((name) => !(name.endsWith('.lock') && lockHolder(name) && !alive(lockHolder(name))));
+const deadLocks = lockFiles.length - locks.length;
 const stats = JSON.parse(cli('--json', 'stats').stdout);
 const verdict = {
   ...figures,
@@ -169,6 +184,7 @@ const verdict = {
   audit,
   temp_files_left: leftovers,
   locks_left: locks,
+  locks_left_by_killed_writers: deadLocks,
   plan_left: existsSync(path.join(vault, '.engram', 'consolidation-plan.json')),
   unreadable: stats.invalid,
   memories_in_vault: stats.memories,

@@ -199,7 +199,9 @@ function surgicalEdit(yaml: string, doc: Document, before: Record<string, unknow
     else {
       const region = valueRegion(yaml, pair.key as Node, node);
       if (!region) return null;
-      edits.push({ ...region, text: ` ${renderFieldValue(value)}${yaml[region.end - 1] === '\n' ? eol : ''}` });
+      // a comment that followed the old value (or an empty one) stays separated from the new
+      const spaced = region.end < yaml.length && !/\s/.test(yaml[region.end]!) ? ' ' : '';
+      edits.push({ ...region, text: ` ${renderFieldValue(value)}${yaml[region.end - 1] === '\n' ? eol : spaced}` });
     }
   }
   // an alias of a value being changed keeps the value it had

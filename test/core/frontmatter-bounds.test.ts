@@ -1,5 +1,6 @@
 import { analyze, STEM_LIMIT, TOKEN_LIMIT } from '../../src/core/analyzer';
-import { setFrontmatterFields } from '../../src/core/frontmatter';
+import { setFrontmatterFields, splitFrontmatter, type FieldValue } from '../../src/core/frontmatter';
+import { parseDocument } from 'yaml';
 import { parseMemory } from '../../src/core/memory';
 import { resolveSettings } from '../../src/core/settings';
 
@@ -75,5 +76,19 @@ describe('edits that keep every other byte (format-docpath-loses-comments.sh)', 
     expect(setFrontmatterFields(note, { list: ['x'] })).toBe('---\nid: mem-fmt000000009\nlist: ["x"]\nnested: {inner: [1,2]}\n---\nBody\n');
     const inner = '---\nid: mem-fmt000000009\nlist: [&i 1, 2]\nother: *i\n---\nBody\n';
     expect(() => setFrontmatterFields(inner, { list: ['x'] })).toThrow('cannot set list without changing other fields of this frontmatter; edit it by hand');
+  });
+});
+
+describe('edits the long fuzz run found wanting (npm run fuzz, seed night-2026-11-30)', () => {
+  it('a value written where the old one was empty keeps the space before a comment, so the next edit reads it', () => {
+    for (const [note, fields] of [
+      ['---\nco_access: # kite\nid: mem-fuzz00000001\n---\nBody\n', { co_access: { 'mem-aaaaaaaaaaaa': 1 } }],
+      ['---\nid: mem-fuzz00000001\ntags:  # |pipe\naliases: null\n---\nBody\n', { tags: ['with space'] }],
+    ] as Array<[string, Record<string, FieldValue>]>) {
+      const once = setFrontmatterFields(note, fields);
+      expect(parseDocument(splitFrontmatter(once)!.yaml).errors).toEqual([]);
+      expect(once).toMatch(/ # (kite|\|pipe)\n/);
+      expect(setFrontmatterFields(once, fields)).toBe(once);
+    }
   });
 });

@@ -181,6 +181,8 @@ function randomFields(rand: Rand, before: Record<string, unknown>): Record<strin
   return fields;
 }
 
+const KEY_LINE = /^("(?:[^"\\]|\\.)*"|'[^']*'|[^\s#'"\-\]}][^:]*?)\s*:(?:\s|$)/;
+
 /** Top-level key spans: each key line and the lines that continue its value. */
 function fieldSpans(yaml: string): Array<{ key: string; from: number; to: number }> {
   const lines = yaml.split('\n');
@@ -190,9 +192,10 @@ function fieldSpans(yaml: string): Array<{ key: string; from: number; to: number
     if (!m) return;
     let key = m[1]!;
     if (key.startsWith("'") || key.startsWith('"')) key = key.slice(1, -1).replace(/''/g, "'");
-    // the value continues on indented lines, list items and blank lines
+    // the value continues on every line up to the next key or comment line (indented lines,
+    // list items, blank lines, the rest of a flow collection)
     let to = i;
-    while (to + 1 < lines.length && /^([ \t]|-|\r?$)/.test(lines[to + 1]!)) to++;
+    while (to + 1 < lines.length && !KEY_LINE.test(lines[to + 1]!) && !lines[to + 1]!.startsWith('#')) to++;
     spans.push({ key, from: i, to });
   });
   return spans;
