@@ -288,15 +288,24 @@ export class NodeFileStore implements FileStore {
     }
   }
 
-  /** Put back a save that went into the file we replaced, unless the path changed again since. */
+  /**
+   * Put back a save that went into the file we replaced, unless the path changed again since.
+   * The file is waited for by its mtime alone: our rename changed its ctime (it lost its
+   * name), so the mtime == ctime sign of an in-place save no longer holds for it.
+   */
   private async restore(full: string, rel: string, fd: number, ours: Uint8Array): Promise<void> {
     const deadline = Date.now() + QUIET_WAIT_MS;
+    const settling = (s: fs.BigIntStats) => {
+      const age = Date.now() - Number(s.mtimeNs / 1_000_000n);
+      return Math.max(0, (s.size === 0n ? EMPTY_QUIET_MS : QUIET_MS) - age);
+    };
     let stat = fs.fstatSync(fd, { bigint: true });
-    while (quietWait(stat) > 0 && Date.now() < deadline) {
-      await sleep(quietWait(stat));
+    while (settling(stat) > 0 && Date.now() < deadline) {
+      await sleep(settling(stat));
       stat = fs.fstatSync(fd, { bigint: true });
     }
     const theirs = readAll(fd, stat.size);
+    if (theirs.length === 0) return; // a save that truncated and never wrote: nothing to put back
     const temp = this.writeTemp(full, theirs);
     let placed = false;
     try {
