@@ -24,6 +24,7 @@ import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef } f
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
+import { exportCommand } from './export-command';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
@@ -165,16 +166,6 @@ function useCommand(name: string, summary: string, details: string, use: UseOpti
     },
   };
 }
-
-const unavailable = (name: string, group: Command['group']): Command => ({
-  group,
-  arity: [0, Infinity],
-  summary: 'not available in this build yet',
-  options: {},
-  run: async () => {
-    throw new EngramError(`${name} is not available in this build yet`);
-  },
-});
 
 export const COMMANDS: Record<string, Command> = {
   init: {
@@ -551,7 +542,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   ...CURATION_COMMANDS,
   ...MCP_COMMANDS,
-  export: unavailable('export', 'maintain'),
+  export: exportCommand,
   ...MERGE_COMMANDS,
   ...DOCTOR_COMMANDS,
 };

@@ -302,7 +302,7 @@ Found a flaky test in the auth suite: timeout too short for CI.
         [['creative', 'many'], 2, 'engram: creative N: expected a whole number, got "many"'],
         [['show'], 2, 'engram: show: missing argument: engram show ID|PATH'],
         [['show', 'mem-000000000000'], 1, 'engram: no memory with id mem-000000000000'],
-        [['export'], 1, 'engram: export is not available in this build yet'],
+        [['export', '--format', 'pdf'], 2, 'engram: --format: expected graphml or csv, got "pdf"'],
         [['recall', 'x', '--radius', 'far'], 2, 'engram: --radius: expected one of default, deep, all, got "far"'],
       ];
       for (const [args, code, message] of cases) {
