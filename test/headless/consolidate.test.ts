@@ -143,7 +143,7 @@ describe('engram consolidate: episodes into semantic memories', () => {
         'The nightly CI run flaked: session expiry timeout is too short.',
       ];
       const ids: string[] = [];
-      const paths = [['--path', 'test/auth/session.test.ts'], [], ['--path', 'ci/nightly.yml']];
+      const paths = [['--path', 'test/auth/session.test.ts', '--role', 'tester'], ['--role', 'tester'], ['--path', 'ci/nightly.yml', '--role', 'code-reviewer']];
       for (const [i, text] of texts.entries()) ids.push((await engram(vault, ['--json', '--now', `2026-11-2${i}T10:00:00Z`, 'remember', text, '--tags', 'testing,flaky', ...paths[i]!])).json().id);
       await engram(vault, ['--json', '--now', '2026-11-25T10:00:00Z', 'remember', 'Lunch was pizza.']);
       const first = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
@@ -157,7 +157,15 @@ describe('engram consolidate: episodes into semantic memories', () => {
       expect(note).toContain('tags: ["flaky", "testing"]\n');
       expect(note).toContain('reinforcement_count: 1\ncluster_size: 3\n');
       expect(note).toContain('related_paths: ["ci/nightly.yml", "test/auth/session.test.ts"]\n');
-      expect(note).toContain(`Consolidated from 3 episodes: ${[...ids].sort().map((m) => `[[${m}]]`).join(' ')}\n`);
+      expect(note).toContain('agent_role: tester\n');
+      // the pattern stated, not one episode copied: what recurs, how often, when, who, an example
+      expect(note.slice(note.indexOf('\n---\n') + 5)).toBe(
+        'Recurring pattern in 3 episodes between 2026-11-20 and 2026-11-22: session (3 of 3), expiry (3 of 3), timeout (3 of 3), short (3 of 3), test (2 of 3), flaked (2 of 3), ci (2 of 3), nightly (2 of 3).\n' +
+          'Roles: tester (2), code-reviewer (1).\n' +
+          'Tags: flaky, testing.\n' +
+          'Example (the most representative episode): "The session expiry test flaked on CI because its timeout is too short."\n\n' +
+          `Consolidated from 3 episodes: ${[...ids].sort().map((m) => `[[${m}]]`).join(' ')}\n`,
+      );
       for (const m of ids) expect(readFileSync(path.join(vault, 'episodic', `${m}.md`), 'utf8')).toContain(`decays_from: "[[${id}]]"\n`);
 
       const again = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();

@@ -423,7 +423,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
           tags: cluster.tags,
           is_error: false,
           related_paths: (cluster.related_paths ?? []).slice(0, KEPT_PATHS),
-          agent_role: null,
+          agent_role: cluster.agent_role ?? null,
           source: 'consolidation',
           session: null,
           links: [],

@@ -4,11 +4,13 @@ import { contentHash, sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
 import { lexicalClusters, lexicalMedoid, vectorClusters, vectorMedoid } from './cluster';
+import { summarisePattern } from './pattern-summary';
 
 /**
  * From clusters of episodes to semantic memories (SPEC §8 step 4, hippocampal transfer): a
- * cluster becomes a semantic memory (confidence inferred) whose text is the most
- * representative episode's (the medoid), with the tags most members share and links to
+ * cluster becomes a semantic memory (confidence inferred) whose text states the pattern
+ * (pattern-summary.ts: what recurs, how often, when, who, the most representative episode
+ * quoted), with the tags most members share, the role most of them share, and links to
  * every member; each member gets `decays_from: "[[semantic]]"`. A cluster whose members
  * already decay into a semantic memory reinforces it instead (reinforcement_count + 1; after
  * `confirmations` it becomes observed) when it has members that are new to it; otherwise
@@ -26,6 +28,8 @@ export interface ClusterAction {
   reinforcement_count: number;
   confidence: Confidence;
   similarity: 'vector' | 'lexical';
+  /** The role most members share (a new semantic memory's agent_role). */
+  agent_role?: string | null;
 }
 
 export function semanticId(members: string[]): string {
@@ -78,7 +82,8 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
       const confidence = existing.confidence === 'inferred' && count >= settings.consolidation.confirmations ? 'observed' : existing.confidence;
       actions.push({ id: existing.id, action: 'reinforce', members: ids, new_members: fresh, text: memoryText(existing), tags, related_paths: relatedPaths, reinforcement_count: count, confidence, similarity: kind });
     } else {
-      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: memoryText(episodes[medoid]!), tags, related_paths: relatedPaths, reinforcement_count: 1, confidence: 'inferred', similarity: kind });
+      const summary = summarisePattern(members, episodes[medoid]!, tags);
+      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: summary.text, tags, related_paths: relatedPaths, reinforcement_count: 1, confidence: 'inferred', similarity: kind, agent_role: summary.agent_role });
     }
   }
   return actions;
