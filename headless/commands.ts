@@ -25,6 +25,8 @@ import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
 import { exportCommand } from './export-command';
+import { citedOutputs } from '../src/core/loop-outcomes';
+import { loopsCommand } from './loops-command';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
@@ -162,6 +164,7 @@ function useCommand(name: string, summary: string, details: string, use: UseOpti
       const runtime = openVault(context.runtime);
       const ids = await resolveIds(runtime, context, name);
       const results = await useMemories(runtime.vault, ids, use);
+      if (use.use === 'cited') await citedOutputs(runtime.vault, await Promise.all(ids.map((id) => runtime.vault.resolve(id))));
       return print(context, results, () => formatUse(results));
     },
   };
@@ -543,6 +546,7 @@ export const COMMANDS: Record<string, Command> = {
   ...CURATION_COMMANDS,
   ...MCP_COMMANDS,
   export: exportCommand,
+  loops: loopsCommand,
   ...MERGE_COMMANDS,
   ...DOCTOR_COMMANDS,
 };

@@ -61,6 +61,12 @@ export interface EngramSettings {
   recall: RecallSettings;
   /** SPEC §12: embeddings. */
   embedder: EmbedderSettings;
+  /** SPEC §10: evidence-backed validation (opt-in). */
+  validation: ValidationSettings;
+  /** The OpenAI-compatible chat endpoint validation (and abstractive summaries) ask. */
+  chat: ChatSettings;
+  /** Procedural utility: what each automatic loop's proposals are worth (advisory). */
+  procedural: ProceduralSettings;
   /** SPEC §8: consolidation. */
   consolidation: {
     /** Episodes with vector cosine at or above this cluster together. */
@@ -72,6 +78,50 @@ export interface EngramSettings {
     /** A semantic memory confirmed this many times goes from inferred to observed. */
     confirmations: number;
   };
+}
+
+export interface ValidationSettings {
+  /** Off by default: validation asks a language model, which costs money or time. */
+  enabled: boolean;
+  /** When first turned on, validation only reports what it would do. */
+  dryRun: boolean;
+  /** Hard ceiling on validation runs (model calls) per UTC day. */
+  dailyCap: number;
+  /** Apply a clearer wording of a valid memory as a new version (else it is queued for review). */
+  autoApplyRewording: boolean;
+  /** Below this confidence a verdict is weak: the memory is flagged, its text never changes. */
+  minConfidence: number;
+  /** A rewording is applied automatically only at or above this confidence. */
+  autoApplyConfidence: number;
+  /** Volatile memories are due sooner: threshold × (1 − volatilityWeight × volatility). */
+  volatilityWeight: number;
+  /** Weight of the newest consolidation in the volatility average (EWMA). */
+  volatilitySmoothing: number;
+  /** Evidence bounds: commits per path, bytes per file, related memories. */
+  maxCommits: number;
+  maxFileBytes: number;
+  maxRelated: number;
+}
+
+export interface ChatSettings {
+  /** Base URL of an OpenAI-compatible server ('' = none), e.g. http://127.0.0.1:11434/v1 for Ollama. */
+  url: string;
+  model: string;
+  /** The environment variable holding the API key ('' = no key); the key is never stored. */
+  apiKeyEnv: string;
+  timeoutMs: number;
+  /** How structured output is asked for: json_schema (OpenAI, llama.cpp, Ollama), json_object, or none. */
+  responseFormat: 'json_schema' | 'json_object' | 'none';
+}
+
+export interface ProceduralSettings {
+  /** α of the delta rule U ← U + α(R − U). */
+  learningRate: number;
+  /** Decisions needed before a recommendation is made. */
+  minDecisions: number;
+  /** The one opt-in runtime effect: an automatic run of a loop whose utility fell below the floor is skipped. */
+  utilityFloorEnabled: boolean;
+  utilityFloor: number;
 }
 
 export const EMBEDDER_KINDS = ['none', 'transformers', 'http'] as const;
@@ -173,6 +223,21 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     activationCap: 0.2,
     coAccessTop: 5,
   },
+  validation: {
+    enabled: false,
+    dryRun: true,
+    dailyCap: 20,
+    autoApplyRewording: false,
+    minConfidence: 0.6,
+    autoApplyConfidence: 0.9,
+    volatilityWeight: 0.5,
+    volatilitySmoothing: 0.3,
+    maxCommits: 10,
+    maxFileBytes: 4000,
+    maxRelated: 8,
+  },
+  chat: { url: '', model: '', apiKeyEnv: '', timeoutMs: 60_000, responseFormat: 'json_schema' },
+  procedural: { learningRate: 0.2, minDecisions: 5, utilityFloorEnabled: false, utilityFloor: -0.5 },
   consolidation: { clusterThreshold: 0.82, lexicalClusterThreshold: 0.6, minClusterSize: 3, confirmations: 3 },
   embedder: {
     kind: 'none',
@@ -220,7 +285,8 @@ function mergeInto(base: Record<string, Json>, input: Record<string, Json>, wher
     } else if (typeof current === 'number') {
       // Half-lives divide: they must be positive; every other number may be zero.
       const positive = /halfLifeDays/.test(path);
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+      const signed = /\.utilityFloor$/.test(path); // a utility runs from -1 to 1
+      if (typeof value !== 'number' || !Number.isFinite(value) || (value < 0 && !signed) || (positive && value === 0)) {
         throw new UsageError(`${path}: expected a ${positive ? 'positive' : 'non-negative'} number, got ${JSON.stringify(value)}`);
       }
       base[key] = value;
@@ -241,6 +307,12 @@ function checkChoices(settings: EngramSettings, where: string): EngramSettings {
   }
   if (settings.embedder.api !== 'ollama' && settings.embedder.api !== 'openai') {
     throw new UsageError(`${where}.embedder.api: expected ollama or openai, got ${JSON.stringify(settings.embedder.api)}`);
+  }
+  if (!['json_schema', 'json_object', 'none'].includes(settings.chat.responseFormat)) {
+    throw new UsageError(`${where}.chat.responseFormat: expected json_schema, json_object or none, got ${JSON.stringify(settings.chat.responseFormat)}`);
+  }
+  for (const key of ['minConfidence', 'autoApplyConfidence', 'volatilityWeight', 'volatilitySmoothing'] as const) {
+    if (settings.validation[key] > 1) throw new UsageError(`${where}.validation.${key}: expected a number from 0 to 1, got ${settings.validation[key]}`);
   }
   return settings;
 }
