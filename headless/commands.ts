@@ -27,6 +27,7 @@ import { createEmbedder, requireEmbedder } from './embedders';
 import { exportCommand } from './export-command';
 import { citedOutputs } from '../src/core/loop-outcomes';
 import { loopsCommand } from './loops-command';
+import { reviewCommand, validateCommand } from './review-commands';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
@@ -547,6 +548,8 @@ export const COMMANDS: Record<string, Command> = {
   ...MCP_COMMANDS,
   export: exportCommand,
   loops: loopsCommand,
+  validate: validateCommand,
+  review: reviewCommand,
   ...MERGE_COMMANDS,
   ...DOCTOR_COMMANDS,
 };
