@@ -163,7 +163,10 @@ function parseProposal(path: string, text: string): Proposal {
   } catch (error) {
     throw new EngramError(`${path}: invalid frontmatter (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
   }
-  const str = (k: string) => (typeof data[k] === 'string' ? (data[k] as string) : null);
+  const str = (k: string): string | null => {
+    const value = data[k];
+    return typeof value === 'string' ? value : null;
+  };
   const kind = str('kind');
   const status = str('status');
   if (!kind || !(PROPOSAL_KINDS as readonly string[]).includes(kind)) throw new EngramError(`${path}: field "kind": expected one of ${PROPOSAL_KINDS.join(', ')}`);

@@ -4,6 +4,7 @@ import { currentTier } from '../core/tiers';
 import { MEMORY_FOLDERS } from '../core/vault';
 import { registerCommands } from './commands';
 import { firstWords } from './graph/graph-model';
+import { registerReviewCommands } from './review-commands';
 import { GRAPH_VIEW_TYPE, MemoryGraphView } from './graph/graph-view';
 import { Downloads, type PinnedFile } from './downloads';
 import { MemoryIndex } from './memory-index';
@@ -71,6 +72,7 @@ export default class EngramPlugin extends Plugin {
     this.registerView(GRAPH_VIEW_TYPE, (leaf) => new MemoryGraphView(leaf, this.service, this.index, labelOf, (id) => this.index.get(id)?.text ?? null, (path) => this.openMemory(path)));
     this.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedView(leaf, this.service, this.index, labelOf, this.status, Platform.isMobile, (path) => this.openMemory(path)));
     registerCommands(this);
+    registerReviewCommands(this);
     this.settingTab = new EngramSettingTab(this.app, this);
     this.addSettingTab(this.settingTab);
     this.app.workspace.onLayoutReady(() => void this.start());

@@ -88,7 +88,7 @@ export function parseVerdict(answer: string, shown: string[]): ParsedVerdict {
     verdict: v.verdict as VerdictKind,
     confidence: v.confidence,
     wording,
-    evidence: v.evidence as string[],
+    evidence: v.evidence,
     reason: typeof v.reason === 'string' ? v.reason : '',
     proposed_text: proposed !== null && proposed.trim() !== '' ? proposed.trim() : null,
   };
