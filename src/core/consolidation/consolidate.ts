@@ -7,6 +7,7 @@ import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory 
 import { isMemoryId } from '../ids';
 import type { Embedder, Git } from '../ports';
 import { invalidated } from './git-invalidation';
+import { volatilityUpdates } from '../validation/volatility';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../vault';
@@ -114,7 +115,11 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   if (options.git) {
     plan.git_head = await options.git.head();
     if (!previous?.gitHead) gitNote = plan.git_head ? `first run with this repository: recorded ${plan.git_head.slice(0, 12)}` : 'the repository has no commit yet';
-    else if (plan.git_head) plan.stale = invalidated(memories, await options.git.changedSince(previous.gitHead));
+    else if (plan.git_head) {
+      const changed = await options.git.changedSince(previous.gitHead);
+      plan.stale = invalidated(memories, changed);
+      plan.volatility = volatilityUpdates(memories, changed, vault.settings.validation.volatilitySmoothing);
+    }
   } else {
     gitNote = 'no project repository (run inside one or pass --repo DIR)';
   }
@@ -380,8 +385,11 @@ async function applyConflicts(vault: Vault, plan: ConsolidationPlan, skipped: Sk
   }
 }
 
-/** Git invalidation: confidence becomes stale (idempotent). */
+/** Git invalidation: confidence becomes stale (idempotent); volatility follows the changes (absolute values). */
 async function applyStale(vault: Vault, plan: ConsolidationPlan, skipped: Skipped): Promise<void> {
+  for (const { id, volatility } of plan.volatility ?? []) {
+    await skipped.guard('git', id, () => vault.update(id, (m) => (m.extra.volatility === volatility ? null : { volatility })));
+  }
   for (const { id } of plan.stale ?? []) {
     await skipped.guard('git', id, () => vault.update(id, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' })));
   }

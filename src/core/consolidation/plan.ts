@@ -30,6 +30,8 @@ export interface ConsolidationPlan {
   tiers: Array<{ id: string; from: Tier; to: Tier; seen?: string }>;
   clusters: ClusterAction[];
   stale: Array<{ id: string; paths: string[] }>;
+  /** Volatility of memories whose related paths did or did not change (validation/volatility.ts). */
+  volatility?: Array<{ id: string; volatility: number }>;
   conflicts: ConflictDecision[];
   /** The repository's HEAD at this run, recorded in runs.jsonl for the next one. */
   git_head: string | null;
