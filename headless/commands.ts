@@ -28,6 +28,7 @@ import { exportCommand } from './export-command';
 import { citedOutputs } from '../src/core/loop-outcomes';
 import { loopsCommand } from './loops-command';
 import { reviewCommand, validateCommand } from './review-commands';
+import { createChatModel } from './openai-chat';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
@@ -507,6 +508,7 @@ export const COMMANDS: Record<string, Command> = {
       if (repoOption && !git) throw new UsageError(`--repo: ${repoOption} is not inside a git repository`);
       const report = await consolidate(runtime.vault, {
         git,
+        chat: runtime.vault.settings.consolidation.abstractive ? createChatModel(runtime.vault.settings.chat, context.io.env) : null,
         dryRun,
         embedder: createEmbedder(runtime.vault.settings.embedder, runtime.root),
         holder: `engram consolidate started ${new Date().toISOString()}`,

@@ -77,6 +77,8 @@ export interface EngramSettings {
     minClusterSize: number;
     /** A semantic memory confirmed this many times goes from inferred to observed. */
     confirmations: number;
+    /** Ask the chat endpoint to state each new pattern (new memories); restatements of existing ones go to review. */
+    abstractive: boolean;
   };
 }
 
@@ -238,7 +240,7 @@ export const DEFAULT_SETTINGS: EngramSettings = {
   },
   chat: { url: '', model: '', apiKeyEnv: '', timeoutMs: 60_000, responseFormat: 'json_schema' },
   procedural: { learningRate: 0.2, minDecisions: 5, utilityFloorEnabled: false, utilityFloor: -0.5 },
-  consolidation: { clusterThreshold: 0.82, lexicalClusterThreshold: 0.6, minClusterSize: 3, confirmations: 3 },
+  consolidation: { clusterThreshold: 0.82, lexicalClusterThreshold: 0.6, minClusterSize: 3, confirmations: 3, abstractive: false },
   embedder: {
     kind: 'none',
     model: 'Xenova/all-MiniLM-L6-v2',

@@ -1,6 +1,8 @@
 import { loadVectors, updateVectors } from '../embeddings/store';
 import { renderMemoryFile, type NewMemory } from '../memory-file';
 import { planClusters, type ClusterMemo } from './semantic';
+import { abstractiveSummaries } from './abstractive';
+import type { ChatModel } from '../validation/chat';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
@@ -65,6 +67,8 @@ export interface ConsolidateOptions {
   listChanges?: boolean;
   /** Called at named points of a run (fault injection: the kill tests stop the process there). */
   checkpoint?: (point: string) => void;
+  /** The chat model for abstractive summaries (with consolidation.abstractive); null: extractive only. */
+  chat?: ChatModel | null;
 }
 
 
@@ -148,6 +152,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
   const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis) };
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
+  const abstractive = options.chat && vault.settings.consolidation.abstractive ? await abstractiveSummaries(vault, plan.clusters, memories, options.chat, options.dryRun) : null;
   if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories, skipped);
@@ -173,7 +178,9 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     step: 'cluster',
     count: plan.clusters.length,
     ms: round1(clusterPlanMs + options.elapsed() - t),
-    note: `${created} new semantic, ${plan.clusters.length - created} reinforced (${plan.clusters[0]?.similarity ?? (stored ? 'vector' : 'lexical')} similarity)`,
+    note:
+      `${created} new semantic, ${plan.clusters.length - created} reinforced (${plan.clusters[0]?.similarity ?? (stored ? 'vector' : 'lexical')} similarity)` +
+      (abstractive ? `; abstractive: ${abstractive.written} written, ${abstractive.queued} queued for review, ${abstractive.failed} failed` : ''),
   });
 
   t = options.elapsed();
@@ -435,7 +442,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
           source: 'consolidation',
           session: null,
           links: [],
-          extra: { reinforcement_count: 1, cluster_size: cluster.members.length },
+          extra: { reinforcement_count: 1, cluster_size: cluster.members.length, ...(cluster.summary ? { summary: cluster.summary } : {}) },
         };
         try {
           await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!));

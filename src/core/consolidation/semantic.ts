@@ -30,6 +30,8 @@ export interface ClusterAction {
   similarity: 'vector' | 'lexical';
   /** The role most members share (a new semantic memory's agent_role). */
   agent_role?: string | null;
+  /** How the text was made, when a model wrote part of it: `abstractive (model)`. */
+  summary?: string;
 }
 
 export function semanticId(members: string[]): string {
