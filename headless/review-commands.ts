@@ -5,15 +5,11 @@ import { readRuns, type ValidationRun } from '../src/core/validation/runs';
 import { dueForValidation, validateDue, validateMemory } from '../src/core/validation/validate';
 import type { Vault } from '../src/core/vault';
 import type { Command, CommandContext } from './command';
+import { memoryRef, print } from './command-kit';
 import { GitCli } from './git';
 import { createChatModel } from './openai-chat';
 import { GitProjectHistory } from './project-history';
 import { openVault, type Runtime } from './runtime';
-
-function print(context: CommandContext, value: unknown, human: () => string): number {
-  context.io.stdout(context.json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
-  return 0;
-}
 
 function history(context: CommandContext, runtime: Runtime): GitProjectHistory | null {
   const repo = context.options.repo as string | undefined;
@@ -77,7 +73,7 @@ export const validateCommand: Command = {
     }
     if (context.options.list) throw new UsageError('validate: --list goes with --due');
     if (context.args.length !== 1) throw new UsageError('validate: give one memory id or path, or --due');
-    const memory = await vault.resolve(context.args[0]!);
+    const memory = await vault.resolve(memoryRef(runtime, context.io.cwd, context.args[0]!));
     const run = await validateMemory(vault, memory.id, { chat: chatFor(context, vault), history: history(context, runtime), manual: true });
     print(context, run, () => formatRun(run));
     return ['timeout', 'http', 'network', 'refused', 'empty', 'malformed', 'unseen_evidence'].includes(run.outcome) ? 1 : 0;

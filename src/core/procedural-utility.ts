@@ -1,3 +1,4 @@
+import { appendJsonLine, readJsonLines } from './jsonl-log';
 import type { EngramSettings } from './settings';
 import { formatTimestamp } from './time';
 import type { Vault } from './vault';
@@ -104,19 +105,7 @@ export function foldDecisions(lines: LoopDecision[], settings: EngramSettings): 
 }
 
 export async function readDecisions(vault: Vault): Promise<LoopDecision[]> {
-  const text = await vault.readText(LOOPS_LOG);
-  if (!text) return [];
-  const out: LoopDecision[] = [];
-  for (const raw of text.split('\n')) {
-    if (raw.trim() === '') continue;
-    try {
-      const line = JSON.parse(raw) as LoopDecision;
-      if ((LOOPS as readonly string[]).includes(line.loop) && (DECISIONS as readonly string[]).includes(line.decision)) out.push(line);
-    } catch {
-      // a damaged line (a write cut short by a crash) is skipped
-    }
-  }
-  return out;
+  return readJsonLines<LoopDecision>(vault, LOOPS_LOG, (line) => (LOOPS as readonly string[]).includes(line.loop) && (DECISIONS as readonly string[]).includes(line.decision));
 }
 
 export async function loopReports(vault: Vault): Promise<LoopReport[]> {
@@ -155,10 +144,7 @@ export async function recordDecision(vault: Vault, input: DecisionInput): Promis
       by: input.by,
       ...(input.reason ? { reason: input.reason } : {}),
     };
-    const current = await vault.readText(LOOPS_LOG);
-    const prefix = current === null ? '' : `${current}${current && !current.endsWith('\n') ? '\n' : ''}`;
-    await vault.ports.files.mkdir('.engram');
-    await vault.ports.files.write(LOOPS_LOG, `${prefix}${JSON.stringify(line)}\n`, { expect: current });
+    await appendJsonLine(vault, LOOPS_LOG, line);
     return line;
   });
 }

@@ -28,7 +28,8 @@ export const MAX_QUOTE = 240;
 export function summarisePattern(members: Memory[], medoid: Memory, tags: string[]): PatternSummary {
   const n = members.length;
   const texts = new Map(members.map((m) => [m.id, memoryText(m)]));
-  const terms = sharedTerms(members.map((m) => texts.get(m.id)!), texts.get(medoid.id)!, n);
+  const roleWords = new Set(members.flatMap((m) => (m.agent_role ? contentWords(m.agent_role).map(([w]) => w) : [])));
+  const terms = sharedTerms(members.map((m) => texts.get(m.id)!), texts.get(medoid.id)!, n, roleWords);
   const days = members.map((m) => formatDay(parseTimestamp(m.created_at)!)).sort();
   const [first, last] = [days[0]!, days[days.length - 1]!];
   const when = first === last ? `on ${first}` : `between ${first} and ${last}`;
@@ -53,11 +54,11 @@ interface SharedTerm {
 }
 
 /**
- * Words (by stem) that at least half of the members contain, and at least two: most shared
- * first, then in the order the medoid says them. Each is shown in its most frequent surface
+ * Words (by stem) that at least half of the members contain, and at least two, other than the
+ * members' role names: most shared first, then in the order the medoid says them. Each is shown in its most frequent surface
  * form (ties: the one the medoid uses, then the first in code-unit order).
  */
-function sharedTerms(texts: string[], medoidText: string, n: number): SharedTerm[] {
+function sharedTerms(texts: string[], medoidText: string, n: number, roleWords: Set<string>): SharedTerm[] {
   const members = new Map<string, number>();
   const surfaces = new Map<string, Map<string, number>>();
   for (const text of texts) {
@@ -76,7 +77,8 @@ function sharedTerms(texts: string[], medoidText: string, n: number): SharedTerm
     if (!medoidOrder.has(s)) medoidOrder.set(s, i);
   });
   const minimum = Math.max(2, Math.ceil(n / 2));
-  const candidates = [...members].filter(([, count]) => count >= minimum);
+  // the members' roles are named on their own line (a transcript's "Speaker: ..." is no pattern)
+  const candidates = [...members].filter(([s, count]) => count >= minimum && ![...surfaces.get(s)!.keys()].every((w) => roleWords.has(w)));
   candidates.sort(([a, ca], [b, cb]) => cb - ca || (medoidOrder.get(a) ?? Infinity) - (medoidOrder.get(b) ?? Infinity) || (a < b ? -1 : a > b ? 1 : 0));
   const medoidSet = new Set(medoidWords.map(([w]) => w));
   return candidates.slice(0, MAX_TERMS).map(([s, count]) => {
@@ -93,7 +95,7 @@ function contentWords(text: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   for (const raw of text.toLowerCase().replace(/[’`]/g, "'").split(/[^\p{L}\p{N}']+/u)) {
     const word = raw.replace(/^'+|'+$/g, '').replace(/'s$/, '');
-    if (word.length < 2 || /^\d+$/.test(word)) continue;
+    if (word.length < 2 || /^\d+$/.test(word) || /n't$/.test(word)) continue;
     const terms = analyze(word).terms;
     if (terms.length === 1) out.push([word, terms[0]!]);
   }

@@ -1,3 +1,4 @@
+import { appendJsonLine, readJsonLines } from '../jsonl-log';
 import { formatDay, parseTimestamp } from '../time';
 import type { Vault } from '../vault';
 import type { Verdict, VerdictKind } from './verdict';
@@ -48,28 +49,11 @@ export interface ValidationRun {
 }
 
 export async function readRuns(vault: Vault): Promise<ValidationRun[]> {
-  const text = await vault.readText(RUNS_LOG);
-  if (!text) return [];
-  const out: ValidationRun[] = [];
-  for (const raw of text.split('\n')) {
-    if (raw.trim() === '') continue;
-    try {
-      const run = JSON.parse(raw) as ValidationRun;
-      if (typeof run.run === 'string' && typeof run.memory === 'string') out.push(run);
-    } catch {
-      // a damaged line is skipped
-    }
-  }
-  return out;
+  return readJsonLines<ValidationRun>(vault, RUNS_LOG, (run) => typeof run.run === 'string' && typeof run.memory === 'string');
 }
 
 export async function appendRun(vault: Vault, run: ValidationRun): Promise<void> {
-  await vault.ports.locks.withLock('validation-runs', async () => {
-    const current = await vault.readText(RUNS_LOG);
-    const prefix = current === null ? '' : `${current}${current && !current.endsWith('\n') ? '\n' : ''}`;
-    await vault.ports.files.mkdir('.engram');
-    await vault.ports.files.write(RUNS_LOG, `${prefix}${JSON.stringify(run)}\n`, { expect: current });
-  });
+  await appendJsonLine(vault, RUNS_LOG, run);
 }
 
 /** Runs (model calls) made on the UTC day of `now`: the daily cap counts these. */

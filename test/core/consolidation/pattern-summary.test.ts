@@ -49,4 +49,16 @@ describe('the text of a semantic memory (pattern-summary)', () => {
     const split = [episode(8, 'Cache warmed.', '2026-11-01T08:00:00Z', 'a'), episode(9, 'Cache warmed again.', '2026-11-02T08:00:00Z', 'b')];
     expect(summarisePattern(split, split[0]!, []).agent_role).toBeNull();
   });
+
+  it("a transcript's speaker names are roles, not what recurs; contractions say nothing on their own", () => {
+    const turns = [
+      episode(10, "Gina: Can't wait for the studio opening!", '2023-05-11T09:00:00Z', 'Gina'),
+      episode(11, "Gina: Can't wait, the studio opens soon.", '2023-06-01T09:00:00Z', 'Gina'),
+      episode(12, 'Jon: The studio opening is close, Gina.', '2023-06-19T09:00:00Z', 'Jon'),
+    ];
+    expect(summarisePattern(turns, turns[0]!, []).text.split('\n').slice(0, 2)).toEqual([
+      'Recurring pattern in 3 episodes between 2023-05-11 and 2023-06-19: studio (3 of 3), opening (3 of 3), wait (2 of 3).',
+      'Roles: Gina (2), Jon (1).',
+    ]);
+  });
 });
