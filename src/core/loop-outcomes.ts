@@ -1,5 +1,7 @@
 import { readConflictNote } from './consolidation/conflicts';
+import { forgottenMemories } from './curation';
 import { contentHash } from './ids';
+import { memoryHistory } from './versions';
 import type { Memory } from './memory';
 import { recordDecision, type DecisionInput, type LoopDecision } from './procedural-utility';
 import { readFrontmatter, splitFrontmatter } from './frontmatter';
@@ -10,8 +12,8 @@ import { LAYOUT, type Vault } from './vault';
  * as decisions (procedural-utility.ts), each once per subject:
  *
  * - clustering: a semantic memory consolidation wrote that a person marked verified is an
- *   approval; one whose text a person edited (its body no longer matches the content hash it
- *   was written with) is an approval that needed editing.
+ *   approval; one whose text a person edited (in Obsidian, or with `engram edit`) is an
+ *   approval that needed editing; one a person forgot (`engram forget`) is a rejection.
  * - conflicts: a conflict consolidation resolved by dominance whose winner a person marked
  *   verified is an approval; one where a person undid the resolution (the loser is no longer
  *   stale, or the winner became stale) is a rejection.
@@ -27,7 +29,10 @@ export async function observeLoopOutcomes(vault: Vault, memories: Memory[]): Pro
   for (const m of memories) {
     if (!producedByClustering(m)) continue;
     if (m.confidence === 'verified') await record({ loop: 'clustering', decision: 'approved', subject: m.id, reason: 'marked verified' });
-    if (m.content_hash && contentHash(m.body) !== m.content_hash) await record({ loop: 'clustering', decision: 'approved_edited', subject: m.id, reason: 'text edited by a person' });
+    if (await editedByPerson(vault, m)) await record({ loop: 'clustering', decision: 'approved_edited', subject: m.id, reason: 'text edited by a person' });
+  }
+  for (const m of await forgottenMemories(vault)) {
+    if (producedByClustering(m)) await record({ loop: 'clustering', decision: 'rejected', subject: m.id, reason: 'forgotten by a person' });
   }
   const byId = new Map(memories.map((m) => [m.id, m]));
   for (const name of (await vault.ports.files.list(LAYOUT.conflicts)).sort()) {
@@ -44,6 +49,16 @@ export async function observeLoopOutcomes(vault: Vault, memories: Memory[]): Pro
     else if (winner.confidence === 'verified') await record({ loop: 'conflicts', decision: 'approved', subject: path, reason: 'winner marked verified' });
   }
   return recorded;
+}
+
+/**
+ * Whether a person changed the text: in Obsidian (the body no longer matches its content hash)
+ * or through `engram edit` (a version after the first that neither review nor validation made).
+ */
+async function editedByPerson(vault: Vault, m: Memory): Promise<boolean> {
+  if (m.content_hash && contentHash(m.body) !== m.content_hash) return true;
+  const history = await memoryHistory(vault, m.id).catch(() => []);
+  return history.slice(1).some((v) => v.by !== 'review' && v.by !== 'validation');
 }
 
 /** A semantic memory written by consolidation's clustering. */
