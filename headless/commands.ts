@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { contextBudget } from '../src/core/budget';
-import { consolidate, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
+import { consolidate, type ConsolidateOptions, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
 import { agentContext, formatAgentContext } from '../src/core/agent-context';
 import { hydrate, openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
 import type { Widening } from '../src/core/recall/recall';
@@ -29,6 +29,7 @@ import { citedOutputs } from '../src/core/loop-outcomes';
 import { loopsCommand } from './loops-command';
 import { reviewCommand, validateCommand } from './review-commands';
 import { createChatModel } from './openai-chat';
+import { abstractiveSummaries } from '../src/core/consolidation/abstractive';
 import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
@@ -170,6 +171,14 @@ function useCommand(name: string, summary: string, details: string, use: UseOpti
       return print(context, results, () => formatUse(results));
     },
   };
+}
+
+/** Abstractive summaries for consolidate, when configured (consolidation.abstractive and a chat endpoint). */
+function abstractiveFor(runtime: Runtime, context: CommandContext): ConsolidateOptions['abstractive'] {
+  const { vault } = runtime;
+  if (!vault.settings.consolidation.abstractive) return null;
+  const chat = createChatModel(vault.settings.chat, context.io.env);
+  return chat ? (actions, memories, dryRun) => abstractiveSummaries(vault, actions, memories, chat, dryRun) : null;
 }
 
 export const COMMANDS: Record<string, Command> = {
@@ -508,7 +517,7 @@ export const COMMANDS: Record<string, Command> = {
       if (repoOption && !git) throw new UsageError(`--repo: ${repoOption} is not inside a git repository`);
       const report = await consolidate(runtime.vault, {
         git,
-        chat: runtime.vault.settings.consolidation.abstractive ? createChatModel(runtime.vault.settings.chat, context.io.env) : null,
+        abstractive: abstractiveFor(runtime, context),
         dryRun,
         embedder: createEmbedder(runtime.vault.settings.embedder, runtime.root),
         holder: `engram consolidate started ${new Date().toISOString()}`,

@@ -1,8 +1,7 @@
 import { loadVectors, updateVectors } from '../embeddings/store';
 import { renderMemoryFile, type NewMemory } from '../memory-file';
-import { planClusters, type ClusterMemo } from './semantic';
-import { abstractiveSummaries } from './abstractive';
-import type { ChatModel } from '../validation/chat';
+import { planClusters, type ClusterAction, type ClusterMemo } from './semantic';
+import type { AbstractiveReport } from './abstractive';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
@@ -67,8 +66,12 @@ export interface ConsolidateOptions {
   listChanges?: boolean;
   /** Called at named points of a run (fault injection: the kill tests stop the process there). */
   checkpoint?: (point: string) => void;
-  /** The chat model for abstractive summaries (with consolidation.abstractive); null: extractive only. */
-  chat?: ChatModel | null;
+  /**
+   * Abstractive summaries (consolidation.abstractive with a chat endpoint): given by the runner
+   * (headless: abstractive.ts over its chat model); absent, texts are extractive only. Injected
+   * so that the plugin's bundle does not carry what it never runs.
+   */
+  abstractive?: ((actions: ClusterAction[], memories: Memory[], dryRun: boolean) => Promise<AbstractiveReport>) | null;
 }
 
 
@@ -152,7 +155,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
   const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis) };
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
-  const abstractive = options.chat && vault.settings.consolidation.abstractive ? await abstractiveSummaries(vault, plan.clusters, memories, options.chat, options.dryRun) : null;
+  const abstractive = options.abstractive ? await options.abstractive(plan.clusters, memories, options.dryRun) : null;
   if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories, skipped);
