@@ -12,6 +12,7 @@
 //   outranked   none of these: the turn shares terms with the question, in a session the
 //               ranking reached, and was ranked below 10
 // Options: --data FILE (required)  --config JSON (recall settings)  --examples N (per class, default 3)
+//          --plain (plain recall, no radius, instead of --radius all)
 //          --out FILE (every missed turn as JSON)
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -19,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { CATEGORY_NAMES } from './locomo.mjs';
 import { lib, openConversations, recallAll } from './locomo-vaults.mjs';
 
-const { values } = parseArgs({ options: { data: { type: 'string' }, config: { type: 'string' }, examples: { type: 'string' }, out: { type: 'string' } } });
+const { values } = parseArgs({ options: { data: { type: 'string' }, config: { type: 'string' }, examples: { type: 'string' }, plain: { type: 'boolean' }, out: { type: 'string' } } });
 if (!values.data) {
   console.error('locomo-analysis: --data FILE is required (the LoCoMo JSON, e.g. ../shared/bench/locomo/locomo-dev5.json)');
   process.exit(2);
@@ -57,7 +58,7 @@ try {
   for (const conv of conversations) {
     const byId = new Map(conv.turns.map((t) => [t.id, t]));
     const speakerTerms = new Set(conv.speakers.flatMap((s) => lib.analyze(s).terms));
-    for (const { question: q, ranked } of recallAll(conv, config, 10)) {
+    for (const { question: q, ranked } of recallAll(conv, config, 10, values.plain ? undefined : 'all')) {
       const c = (counts[q.category] ??= { questions: 0, evidence: 0, missed: 0, multi: Object.fromEntries(CLASSES.map((k) => [k, 0])), primary: Object.fromEntries(CLASSES.map((k) => [k, 0])) });
       c.questions++;
       c.evidence += q.evidence.length;
@@ -93,7 +94,7 @@ try {
 }
 
 const cats = ['1', '2', '3', '4'];
-console.log(`\nLoCoMo recall misses at R@10 (--radius all), ${path.basename(values.data)}${values.config ? ` config ${values.config}` : ''}\n`);
+console.log(`\nLoCoMo recall misses at R@10 (${values.plain ? 'plain recall' : '--radius all'}), ${path.basename(values.data)}${values.config ? ` config ${values.config}` : ''}\n`);
 console.log(`| | ${cats.map((k) => `${k} ${CATEGORY_NAMES[k]}`).join(' | ')} | all |`);
 console.log(`|---|${cats.map(() => '---:').join('|')}|---:|`);
 const row = (label, f) => console.log(`| ${label} | ${cats.map((k) => f(k)).join(' | ')} | ${f(null)} |`);

@@ -4,7 +4,8 @@
 // for each conversation the combination that scores best on the other four is chosen and
 // scored on the one left out. Printed beside it: the shipped defaults and the grid's best on
 // all five (which has seen the conversation it is scored on).
-// The score a combination is chosen by: the mean of R@5 and R@10 over the questions.
+// The score a combination is chosen by: the mean of R@5 and R@10 over the questions, asked both
+// with --radius all and as plain recall (no radius, as an agent asks).
 // Options: --data FILE (required)  --grid JSON (setting path -> values; default below)
 //          --out FILE (every combination's per-conversation scores as JSON)
 import { writeFileSync } from 'node:fs';
@@ -38,12 +39,17 @@ function setPath(object, key, value) {
   return object;
 }
 
-/** Per-question recall of one configuration on one conversation: [category, R@5, R@10][]. */
+/** Per-question recall of one configuration on one conversation: [category, R@5, R@10, plain R@5, plain R@10][]. */
 function scores(conversation, config) {
-  return recallAll(conversation, config, 10).map((r) => [r.question.category, recallAt(r.question.evidence, r.ranked, 5), recallAt(r.question.evidence, r.ranked, 10)]);
+  const all = recallAll(conversation, config, 10, 'all');
+  const plain = recallAll(conversation, config, 10, undefined);
+  return all.map((r, i) => {
+    const e = r.question.evidence;
+    return [r.question.category, recallAt(e, r.ranked, 5), recallAt(e, r.ranked, 10), recallAt(e, plain[i].ranked, 5), recallAt(e, plain[i].ranked, 10)];
+  });
 }
 const mean = (rows, i) => rows.reduce((s, r) => s + r[i], 0) / Math.max(1, rows.length);
-const objective = (rows) => (mean(rows, 1) + mean(rows, 2)) / 2;
+const objective = (rows) => (mean(rows, 1) + mean(rows, 2) + mean(rows, 3) + mean(rows, 4)) / 4;
 
 const { conversations, close } = await openConversations(values.data);
 const combos = combinations();
@@ -61,7 +67,7 @@ try {
 const f = (x) => x.toFixed(3);
 const held = [];
 console.log(`\nLeave-one-conversation-out, ${path.basename(values.data)}: ${combos.length} combinations of ${Object.keys(grid).join(', ')}\n`);
-console.log('| left out | chosen on the other four | its R@5 / R@10 there | defaults R@5 / R@10 there |');
+console.log('| left out | chosen on the other four | its R@5 / R@10 there (all; plain) | defaults R@5 / R@10 there (all; plain) |');
 console.log('|---|---|---:|---:|');
 conversations.forEach((c, k) => {
   let best = null;
@@ -72,7 +78,8 @@ conversations.forEach((c, k) => {
   }
   const test = best.r.perConversation[k];
   held.push(...test);
-  console.log(`| ${c.id} | ${best.r.label} | ${f(mean(test, 1))} / ${f(mean(test, 2))} | ${f(mean(defaults[k], 1))} / ${f(mean(defaults[k], 2))} |`);
+  const pair = (rows) => `${f(mean(rows, 1))} / ${f(mean(rows, 2))}; ${f(mean(rows, 3))} / ${f(mean(rows, 4))}`;
+  console.log(`| ${c.id} | ${best.r.label} | ${pair(test)} | ${pair(defaults[k])} |`);
 });
 const pooledBest = results.reduce((a, r) => (objective(r.perConversation.flat()) > objective(a.perConversation.flat()) + 1e-12 ? r : a));
 const rows = [
@@ -81,11 +88,13 @@ const rows = [
   [`grid's best on all five (${pooledBest.label})`, pooledBest.perConversation.flat()],
   ['issue-16 features off (dateWeight, whenWeight, entityWeight 0, roleBoost 1.5)', off.flat()],
 ];
-console.log(`\n| | R@5 | R@10 | ${['1', '2', '3', '4'].map((k) => `${CATEGORY_NAMES[k]} R@10`).join(' | ')} |`);
-console.log('|---|---:|---:|---:|---:|---:|---:|');
-for (const [label, list] of rows) {
-  const byCat = ['1', '2', '3', '4'].map((k) => f(mean(list.filter((r) => String(r[0]) === k), 2)));
-  console.log(`| ${label} | ${f(mean(list, 1))} | ${f(mean(list, 2))} | ${byCat.join(' | ')} |`);
+for (const [mode, r5, r10] of [['--radius all', 1, 2], ['plain recall (no radius)', 3, 4]]) {
+  console.log(`\n${mode}\n\n| | R@5 | R@10 | ${['1', '2', '3', '4'].map((k) => `${CATEGORY_NAMES[k]} R@10`).join(' | ')} |`);
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [label, list] of rows) {
+    const byCat = ['1', '2', '3', '4'].map((k) => f(mean(list.filter((r) => String(r[0]) === k), r10)));
+    console.log(`| ${label} | ${f(mean(list, r5))} | ${f(mean(list, r10))} | ${byCat.join(' | ')} |`);
+  }
 }
 if (values.out) writeFileSync(values.out, JSON.stringify({ grid, conversations: conversations.map((c) => c.id), results: results.map((r) => ({ label: r.label, perConversation: r.perConversation })) }));
 void lib;

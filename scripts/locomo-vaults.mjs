@@ -47,11 +47,14 @@ export async function openConversations(dataPath, { role = true } = {}) {
   return { conversations, close: () => rmSync(work, { recursive: true, force: true }) };
 }
 
-/** Recall every question of a conversation with the given settings (`.engram/config.json` shape). */
-export function recallAll(conversation, config = {}, limit = 10) {
+/**
+ * Recall every question of a conversation with the given settings (`.engram/config.json`
+ * shape), in a radius ('all' as bench-locomo.mjs) or as plain recall (radius undefined).
+ */
+export function recallAll(conversation, config = {}, limit = 10, radius = 'all') {
   const engine = new lib.RecallEngine(conversation.docs, lib.resolveSettings(config));
   return conversation.questions.map((q) => {
-    const hits = engine.recall(q.query, { limit, radius: 'all' }, conversation.now);
+    const hits = engine.recall(q.query, { limit, radius }, conversation.now);
     return { question: q, hits, ranked: hits.map((h) => h.doc.source) };
   });
 }
