@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import MiniSearch from 'minisearch';
 import stem from 'wink-porter2-stemmer';
-import { evidenceIds, sessionKeys, sessionTime, turnText } from './locomo.mjs';
+import { CATEGORY_NAMES, conversationTurns, recallAt, scoredQuestions } from './locomo.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const ENGRAM = path.join(root, 'dist', 'engram.js');
@@ -29,20 +29,6 @@ if (!values.data) {
   process.exit(2);
 }
 const data = JSON.parse(readFileSync(values.data, 'utf8'));
-
-function conversationTurns(conv) {
-  const turns = [];
-  let last = 0;
-  for (const key of sessionKeys(conv)) {
-    const start = sessionTime(conv[`${key}_date_time`]);
-    conv[key].forEach((t, i) => {
-      const at = start + i * 30_000;
-      last = Math.max(last, at);
-      turns.push({ id: t.dia_id, speaker: t.speaker, session: key, at, text: turnText(t) });
-    });
-  }
-  return { turns, last };
-}
 
 const STOP = new Set('a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves'.split(' '));
 function baseline(turns) {
@@ -62,17 +48,13 @@ const add = (system, category, r5, r10) => {
     t.r10 += r10;
   }
 };
-const recallAt = (evidence, ranked, k) => evidence.filter((e) => ranked.slice(0, k).includes(e)).length / evidence.length;
 
 const perConversation = [];
 const embedSeconds = [];
 for (const sample of data) {
   const { turns, last } = conversationTurns(sample.conversation);
   const now = new Date(last + 86_400_000).toISOString();
-  const questions = sample.qa
-    .filter((q) => q.category >= 1 && q.category <= 4)
-    .map((q, i) => ({ id: i, query: q.question, category: q.category, evidence: evidenceIds(q.evidence ?? []) }))
-    .filter((q) => q.evidence.length > 0);
+  const questions = scoredQuestions(sample);
   const work = mkdtempSync(path.join(tmpdir(), 'engram-locomo-'));
   const vault = path.join(work, 'vault');
   try {
@@ -131,7 +113,7 @@ for (const sample of data) {
 }
 
 const f = (x) => x.toFixed(3);
-const CATEGORY = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' };
+const CATEGORY = CATEGORY_NAMES;
 console.log(`\nLoCoMo evidence recall, ${path.basename(values.data)}${values['no-role'] ? ' (no agent_role)' : ''}${values.config ? ` config ${values.config}` : ''}${values.embedder ? ` embedder ${values.embedder} (embedding took ${embedSeconds.map((s) => `${s}s`).join(', ')})` : ''}: engram recall --radius all, plain engram recall (no --radius), minisearch BM25 (stop words + Porter2)\n`);
 console.log('| questions | n | --radius all R@5 | --radius all R@10 | plain R@5 | plain R@10 | plain / all R@10 | baseline R@5 | baseline R@10 |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');

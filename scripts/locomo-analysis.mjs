@@ -58,7 +58,7 @@ try {
   for (const conv of conversations) {
     const byId = new Map(conv.turns.map((t) => [t.id, t]));
     const speakerTerms = new Set(conv.speakers.flatMap((s) => lib.analyze(s).terms));
-    for (const { question: q, ranked } of recallAll(conv, config, 10, values.plain ? undefined : 'all')) {
+    for (const { question: q, ranked } of recallAll(conv, config, 10, values.plain ? 'plain' : 'all')) {
       const c = (counts[q.category] ??= { questions: 0, evidence: 0, missed: 0, multi: Object.fromEntries(CLASSES.map((k) => [k, 0])), primary: Object.fromEntries(CLASSES.map((k) => [k, 0])) });
       c.questions++;
       c.evidence += q.evidence.length;

@@ -42,7 +42,7 @@ function setPath(object, key, value) {
 /** Per-question recall of one configuration on one conversation: [category, R@5, R@10, plain R@5, plain R@10][]. */
 function scores(conversation, config) {
   const all = recallAll(conversation, config, 10, 'all');
-  const plain = recallAll(conversation, config, 10, undefined);
+  const plain = recallAll(conversation, config, 10, 'plain');
   return all.map((r, i) => {
     const e = r.question.evidence;
     return [r.question.category, recallAt(e, r.ranked, 5), recallAt(e, r.ranked, 10), recallAt(e, plain[i].ranked, 5), recallAt(e, plain[i].ranked, 10)];

@@ -49,12 +49,12 @@ export async function openConversations(dataPath, { role = true } = {}) {
 
 /**
  * Recall every question of a conversation with the given settings (`.engram/config.json`
- * shape), in a radius ('all' as bench-locomo.mjs) or as plain recall (radius undefined).
+ * shape), in a radius ('all' as bench-locomo.mjs) or as plain recall ('plain': no radius).
  */
 export function recallAll(conversation, config = {}, limit = 10, radius = 'all') {
   const engine = new lib.RecallEngine(conversation.docs, lib.resolveSettings(config));
   return conversation.questions.map((q) => {
-    const hits = engine.recall(q.query, { limit, radius }, conversation.now);
+    const hits = engine.recall(q.query, { limit, radius: radius === 'plain' ? undefined : radius }, conversation.now);
     return { question: q, hits, ranked: hits.map((h) => h.doc.source) };
   });
 }

@@ -215,7 +215,7 @@ export const DEFAULT_SETTINGS: EngramSettings = {
     delta: 0.5,
     episodes: 5,
     episodeWeight: 0.3,
-    roleBoost: 2,
+    roleBoost: 1.5,
     dateWeight: 1,
     whenWeight: 1,
     entityWeight: 0.5,
