@@ -55,7 +55,7 @@ describe('recall engine (SPEC §7)', () => {
   it('lifts the memories of an agent role the query names', () => {
     const hits = engine.recall('what did the code reviewer say about payments', { limit: 3, radius: 'default' }, NOW);
     expect(hits[0]!.doc.id).toBe(id(0));
-    expect(hits[0]!.explain.role_boost).toBe(2);
+    expect(hits[0]!.explain.role_boost).toBe(1.5);
     expect(hits.find((h) => h.doc.id === id(4))!.explain.role_boost).toBe(1);
   });
 
