@@ -1,0 +1,47 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * What the community store's checks ask of a release (eslint-plugin-obsidianmd's
+ * validate-manifest and validate-license rules, and the submission requirements of
+ * obsidianmd/obsidian-releases): checked here because the lint config only runs on src/.
+ */
+const ROOT = path.join(__dirname, '..', '..');
+const json = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
+
+describe('release readiness', () => {
+  const manifest = json('manifest.json');
+
+  it('has a manifest the store accepts', () => {
+    const types: Record<string, string> = { id: 'string', name: 'string', version: 'string', minAppVersion: 'string', description: 'string', author: 'string', authorUrl: 'string', isDesktopOnly: 'boolean' };
+    for (const key of ['id', 'name', 'version', 'minAppVersion', 'description', 'author', 'isDesktopOnly']) expect([key, key in manifest]).toEqual([key, true]);
+    for (const [key, value] of Object.entries(manifest)) expect([key, typeof value]).toEqual([key, types[key]]);
+    expect(manifest.id).toMatch(/^[a-z0-9-]+$/);
+    for (const key of ['id', 'name', 'description']) expect(String(manifest[key]).toLowerCase()).not.toMatch(/obsidian|plugin/);
+    const description = String(manifest.description);
+    expect(description.length).toBeGreaterThanOrEqual(10);
+    expect(description.length).toBeLessThanOrEqual(250);
+    expect(description).toMatch(/^[A-Z][A-Za-z0-9\s.,!?'"-]+\.$/);
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(manifest.version).toBe(json('package.json').version);
+    expect(json('versions.json')[String(manifest.version)]).toBe(manifest.minAppVersion);
+    expect(String(manifest.author).trim()).not.toBe('');
+    expect(String(manifest.authorUrl)).toMatch(/^https:\/\/(?!obsidian\.md)/);
+  });
+
+  it('has a LICENSE with this year and a holder that is not the sample plugin\'s', () => {
+    const license = fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8');
+    const m = /^[ \t]*Copyright \(C\) (\d{4})(?:-(\d{4}))? by (.+)$/m.exec(license);
+    expect(m).not.toBeNull();
+    expect(m![3]).not.toBe('Dynalist Inc.');
+    expect(Number(m![2] ?? m![1])).toBeGreaterThanOrEqual(2026);
+    expect(json('package.json').license).toBe('MIT');
+  });
+
+  it('publishes the three store files and the runtime the plugin downloads, from a tag equal to the version', () => {
+    const workflow = fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'release.yml'), 'utf8');
+    expect(workflow).toMatch(/tags: \['\*'\]/);
+    for (const file of ['main.js', 'manifest.json', 'styles.css', 'embedding-worker.js', 'ort-wasm-simd.wasm', 'ort-wasm.wasm']) expect(workflow).toContain(file);
+    expect(workflow).toContain('test "$tag" = "$(node -p "require(\'./manifest.json\').version")"');
+  });
+});
