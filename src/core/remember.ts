@@ -75,7 +75,7 @@ export function normaliseInput(input: RememberInput, now: number, maxFileBytes =
     category,
     created_at: createdAt,
     confidence,
-    tags: uniqueStrings(input.tags ?? [], 'tags'),
+    tags: [...new Set(uniqueStrings(input.tags ?? [], 'tags').map(normaliseTag).filter((t) => t !== ''))],
     is_error: input.is_error ?? false,
     related_paths: uniqueStrings(input.related_paths ?? [], 'related_paths'),
     agent_role: input.agent_role ?? null,
@@ -83,6 +83,20 @@ export function normaliseInput(input: RememberInput, now: number, maxFileBytes =
     session: input.session ?? null,
     links: [],
   };
+}
+
+/**
+ * A tag as Obsidian reads it: no leading `#`, no spaces (a space ends an Obsidian tag, so
+ * "code review" becomes "code-review"), nothing Obsidian refuses in tags.
+ */
+export function normaliseTag(tag: string): string {
+  return tag
+    .trim()
+    .replace(/^#+/, '')
+    .replace(/\s+/g, '-')
+    .replace(/[^\p{L}\p{N}_/-]/gu, '')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-/]+|[-/]+$/g, '');
 }
 
 function uniqueStrings(values: unknown, field: string): string[] {

@@ -8,6 +8,7 @@ import { registerReviewCommands } from './review-commands';
 import { GRAPH_VIEW_TYPE, MemoryGraphView } from './graph/graph-view';
 import { Downloads, type PinnedFile } from './downloads';
 import { MemoryIndex } from './memory-index';
+import { registerPropertyTypes } from './property-types';
 import { ConfirmModal } from './modals';
 import { RelatedView, RELATED_VIEW_TYPE } from './related-view';
 import { NoteOpens } from './note-opens';
@@ -159,6 +160,7 @@ export default class EngramPlugin extends Plugin {
       void this.tiers?.maybeRun(true).catch(report);
     }, TIER_PASS_DELAY_MS);
     this.registerInterval(window.setInterval(() => void this.tiers?.maybeRun(false).catch(report), 3_600_000));
+    void registerPropertyTypes(this.app).catch(report);
     void this.index
       .load()
       .then(() => {

@@ -873,6 +873,18 @@ export class App {
     if (data === null) this.localStorage.delete(key);
     else this.localStorage.set(key, JSON.parse(JSON.stringify(data)));
   }
+  /**
+   * Property types (not public API): the app keeps them in memory and in .obsidian/types.json;
+   * `setType` changes both.
+   */
+  readonly metadataTypeManager = {
+    types: {} as Record<string, { name: string; type: string }>,
+    setType: (name: string, type: string) => {
+      this.metadataTypeManager.types[name] = { name, type };
+      const types = Object.fromEntries(Object.entries(this.metadataTypeManager.types).map(([k, v]) => [k, v.type]));
+      fs.writeFileSync(nodePath.join(this.vault.adapter.basePath, this.vault.configDir, 'types.json'), JSON.stringify({ types }, null, 2));
+    },
+  };
   /** Obsidian's core plugins; only the graph plugin is modelled. */
   readonly internalPlugins: { getPluginById(id: string): GraphPluginFake | null };
   constructor(basePath: string) {

@@ -203,3 +203,18 @@ describe('tier colours in Obsidian\'s graph', () => {
 });
 
 export { field };
+
+describe('property types', () => {
+  it('registers the types of Engram\'s fields, keeping a type the user chose', async () => {
+    h = await startPlugin({ before: (_dir, app) => void (app.metadataTypeManager.types.tier = { name: 'tier', type: 'multitext' }) });
+    await h.advance(100);
+    const types = h.app.metadataTypeManager.types;
+    expect(types.access_count?.type).toBe('number');
+    expect(types.last_accessed_at?.type).toBe('datetime');
+    expect(types.tags?.type).toBe('tags');
+    expect(types.aliases?.type).toBe('aliases');
+    expect(types.is_error?.type).toBe('checkbox');
+    expect(types.tier?.type).toBe('multitext'); // the user's choice stands
+    expect((JSON.parse(fs.readFileSync(path.join(h.dir, '.obsidian', 'types.json'), 'utf8')) as { types: Record<string, string> }).types.half_life_days).toBe('number');
+  });
+});

@@ -1,0 +1,25 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { normaliseTag, remember } from '../../src/core/remember';
+import { openVault } from '../../headless/runtime';
+
+describe('tags are normalised on write (issue 12: Obsidian reads a tag up to the first space)', () => {
+  it('drops the #, joins words with -, keeps letters, digits, _, - and /', () => {
+    expect(['#testing', 'code review', '  ##ci  ', 'área/sub-área', 'a  b', 'x!y', '#', '-x-']).toEqual(['#testing', 'code review', '  ##ci  ', 'área/sub-área', 'a  b', 'x!y', '#', '-x-']);
+    expect(['#testing', 'code review', '  ##ci  ', 'área/sub-área', 'a  b', 'x!y', '#', '-x-'].map(normaliseTag)).toEqual(['testing', 'code-review', 'ci', 'área/sub-área', 'a-b', 'xy', '', 'x']);
+  });
+
+  it('writes normalised, de-duplicated tags to a new memory', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-tags-'));
+    try {
+      const { vault } = openVault({ vault: dir, now: '2026-11-29T12:00:00Z', cwd: dir, env: {} } as never, false);
+      await vault.init({ obsidianConfigDir: null });
+      const result = await remember(vault, { text: 'Review the retry policy before merging.', tags: ['#code review', 'code-review', 'CI', '#'] });
+      const text = fs.readFileSync(path.join(dir, result.path), 'utf8');
+      expect(text).toContain('tags: ["code-review", "CI"]');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
