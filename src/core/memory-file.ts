@@ -4,6 +4,7 @@ import { formatLink, type MemoryLink } from './links';
 import type { Category, Confidence, EngramSettings } from './settings';
 import { newMemoryTier } from './tiers';
 import { parseTimestamp } from './time';
+import { memoryTitle } from './title';
 
 /** What a new memory is made of, before it has an id. */
 export interface NewMemory {
@@ -48,6 +49,8 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['content_hash', contentHash(body)],
     ['source', memory.source],
     ['session', memory.session],
+    // a title for people: Obsidian shows it instead of the id (search, links, graph)
+    ['aliases', memoryTitle(memory.text) ? [memoryTitle(memory.text)] : null],
   ];
   for (const [key, value] of Object.entries(memory.extra ?? {})) fields.push([key, value]);
   const lines = fields.flatMap(([k, v]) => (v === null ? [] : [[k, v] as const])).map(([k, v]) => `${k}: ${renderFieldValue(v)}`);

@@ -77,7 +77,7 @@ describe('versions', () => {
     const before = files.files.get(path);
     await expect(editText(vault, id, 'x'.repeat(300_000))).rejects.toThrow("text: 300000 bytes, over the 253952-byte limit for a memory's text (a memory file holds at most 262144 bytes)");
     // changeBody checks the whole file
-    await expect(changeBody(vault, id, () => 'x'.repeat(262_000), { reason: 'edit' })).rejects.toThrow("the memory would be 262347 bytes, over the 262144-byte limit of a memory file (maxFileBytes): nothing written");
+    await expect(changeBody(vault, id, () => 'x'.repeat(262_000), { reason: 'edit' })).rejects.toThrow("the memory would be 262404 bytes, over the 262144-byte limit of a memory file (maxFileBytes): nothing written");
     expect(files.files.get(path)).toBe(before);
     expect([...files.files.keys()].filter((p) => p.startsWith('.engram/versions/'))).toEqual([]);
   });

@@ -67,6 +67,7 @@ activation: 0
 activation_at: "2026-11-01T10:00:00Z"
 content_hash: "0dfc057040dd4078"
 source: pr-42
+aliases: ["Found a flaky test in the auth suite: timeout too short for"]
 ---
 Found a flaky test in the auth suite: timeout too short for CI.
 `);

@@ -145,7 +145,9 @@ describe('engram recall and context', () => {
   it('sees edits made behind its back (catalog cache refreshed by mtime and size)', async () => {
     await engram(vault, ['--now', NOW, 'recall', 'pnpm']);
     const file = path.join(vault, 'decisions', `${ids.pnpm}.md`);
-    writeFileSync(file, readFileSync(file, 'utf8').replace('We use pnpm workspaces', 'We use yarn berry workspaces'));
+    const text = readFileSync(file, 'utf8');
+    const at = text.lastIndexOf('We use pnpm workspaces'); // the body, not the title in `aliases`
+    writeFileSync(file, `${text.slice(0, at)}We use yarn berry workspaces${text.slice(at + 'We use pnpm workspaces'.length)}`);
     const after = (await engram(vault, ['--json', '--now', NOW, 'recall', 'yarn berry'])).json();
     expect(after.map((r: { id: string }) => r.id)).toEqual([ids.pnpm]);
     expect(after[0].text).toBe('We use yarn berry workspaces; CI fails on any other lockfile.');
@@ -161,7 +163,9 @@ describe('recall sees an edit that keeps the size', () => {
       const { id, path: rel } = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The cache uses redis.'])).json();
       expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'redis'])).json().map((r: { id: string }) => r.id)).toEqual([id]);
       const file = path.join(vault, rel);
-      writeFileSync(file, readFileSync(file, 'utf8').replace('redis', 'etcd!'));
+      const text = readFileSync(file, 'utf8');
+      const at = text.lastIndexOf('redis'); // in the body (the title in `aliases` names it too)
+      writeFileSync(file, `${text.slice(0, at)}etcd!${text.slice(at + 5)}`);
       utimesSync(file, new Date('2030-01-01T00:00:00Z'), new Date('2030-01-01T00:00:00Z'));
       expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'redis'])).json()).toEqual([]);
       expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'etcd'])).json().map((r: { id: string }) => r.id)).toEqual([id]);
