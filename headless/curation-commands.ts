@@ -17,13 +17,13 @@ async function oneId(runtime: Runtime, context: CommandContext): Promise<string>
 }
 
 /** `--since 2026-11-01`, `--since 2026-11-01T10:00:00Z`, or `--since 7d` (days before now). */
-export function parseWhen(value: unknown, option: string, now: number): number | undefined {
+export function parseWhen(value: unknown, label: string, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
   const days = /^(\d+(?:\.\d+)?)d$/.exec(text);
   if (days) return now - Number(days[1]) * MS_PER_DAY;
   const ms = parseTimestamp(text);
-  if (ms === null) throw new UsageError(`--${option}: expected a date (2026-11-01), a date-time (2026-11-01T10:00:00Z) or days ago (7d), got ${JSON.stringify(text)}`);
+  if (ms === null) throw new UsageError(`${label}: expected a date (2026-11-01), a date-time (2026-11-01T10:00:00Z) or days ago (7d), got ${JSON.stringify(text)}`);
   return ms;
 }
 
@@ -250,10 +250,10 @@ export const CURATION_COMMANDS: Record<string, Command> = {
         tier: oneOf<Tier>(o.tier, TIERS, 'tier'),
         confidence: o.stale ? 'stale' : oneOf<Confidence>(o.confidence, CONFIDENCES, 'confidence'),
         role: o.role as string | undefined,
-        since: parseWhen(o.since, 'since', now),
-        until: parseWhen(o.until, 'until', now),
-        accessedSince: parseWhen(o['accessed-since'], 'accessed-since', now),
-        accessedUntil: parseWhen(o['accessed-until'], 'accessed-until', now),
+        since: parseWhen(o.since, '--since', now),
+        until: parseWhen(o.until, '--until', now),
+        accessedSince: parseWhen(o['accessed-since'], '--accessed-since', now),
+        accessedUntil: parseWhen(o['accessed-until'], '--accessed-until', now),
         inConflict: Boolean(o.conflict),
         forgotten: Boolean(o.forgotten),
       };

@@ -16,10 +16,10 @@ import { CATEGORIES, CONFIDENCES, TIERS } from '../../src/core/settings';
 import { describeMemory } from '../../src/core/show';
 import { vaultStats } from '../../src/core/stats';
 import { currentTier } from '../../src/core/tiers';
-import { MS_PER_DAY, parseTimestamp } from '../../src/core/time';
 import { useMemories } from '../../src/core/touch';
 import { LAYOUT } from '../../src/core/vault';
 import { editText, memoryHistory, revertTo } from '../../src/core/versions';
+import { parseWhen } from '../curation-commands';
 import { GitCli } from '../git';
 import type { WarmVault } from './warm-vault';
 
@@ -36,14 +36,6 @@ function json(value: unknown): { content: Array<{ type: 'text'; text: string }> 
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 1) }] };
 }
 
-function when(value: string | undefined, field: string, now: number): number | undefined {
-  if (value === undefined) return undefined;
-  const days = /^(\d+(?:\.\d+)?)d$/.exec(value);
-  if (days) return now - Number(days[1]) * MS_PER_DAY;
-  const ms = parseTimestamp(value);
-  if (ms === null) throw new UsageError(`${field}: expected a date (2026-11-01), a date-time (2026-11-01T10:00:00Z) or days ago (7d), got ${JSON.stringify(value)}`);
-  return ms;
-}
 
 async function checkIds(warm: WarmVault, list: string[]): Promise<string[]> {
   const { vault } = warm.runtime();
@@ -198,10 +190,10 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
           tier: o.tier,
           confidence: o.confidence,
           role: o.role,
-          since: when(o.since, 'since', now),
-          until: when(o.until, 'until', now),
-          accessedSince: when(o.accessed_since, 'accessed_since', now),
-          accessedUntil: when(o.accessed_until, 'accessed_until', now),
+          since: parseWhen(o.since, 'since', now),
+          until: parseWhen(o.until, 'until', now),
+          accessedSince: parseWhen(o.accessed_since, 'accessed_since', now),
+          accessedUntil: parseWhen(o.accessed_until, 'accessed_until', now),
           inConflict: o.in_conflict,
           forgotten: o.forgotten,
         },
