@@ -14,7 +14,9 @@ import type { FileStat, FileStore } from '../src/core/ports';
  * truncate, then one or more write(2) calls. Three rules keep their words:
  * - a compare-and-swap compares only a *stable* read: a file modified in place within the
  *   last QUIET_MS is read again once it has been quiet that long (our own writes are renames
- *   of complete files and are marked so they never wait, see `markOurs`);
+ *   of complete files and are marked so they never wait, see `markOurs`); an empty file is
+ *   never judged by its timestamps (see `EmptyWatch`): it is accepted only once we have
+ *   watched it stay empty for EMPTY_QUIET_MS;
  * - the file we compared stays open until after our rename: if anything was written into it
  *   between the compare and the rename (the save went to the inode we replaced), its content
  *   is put back once quiet and the update starts again from it;
@@ -28,8 +30,10 @@ import type { FileStat, FileStore } from '../src/core/ports';
 
 /** How long an in-place save must have been quiet before its content is trusted for a rewrite. */
 export const QUIET_MS = 500;
-/** An empty file saved in place is a save that has truncated and not yet written: waited for longer. */
+/** How long we watch an empty file stay empty before believing it (a save that truncated and has not written yet). */
 const EMPTY_QUIET_MS = 8_000;
+/** The longest pause between two looks at an empty file: a save ends its emptiness within microseconds to milliseconds. */
+const EMPTY_POLL_MS = 100;
 /** The longest a rewrite waits for a file being saved in place to fall quiet. */
 const QUIET_WAIT_MS = 10_000;
 
@@ -53,11 +57,12 @@ export class NodeFileStore implements FileStore {
   /**
    * Fault injection for the tests: `beforeRename` runs between a compare-and-swap's compare
    * and its rename (a person's save lands there), `afterLink` between a move's link and its
-   * unlink (a touch arrives there).
+   * unlink (a touch arrives there), `whileWaiting` each time a read waits for a file to
+   * settle (a save in progress completes there).
    */
   constructor(
     root: string,
-    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void } = {},
+    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void; whileWaiting?: (full: string) => void } = {},
   ) {
     this.root = nodePath.resolve(root);
   }
@@ -165,16 +170,19 @@ export class NodeFileStore implements FileStore {
   /**
    * Read a file once nothing has written into it for QUIET_MS: an in-place save in progress
    * (truncated, or written in several pieces) is waited out instead of being read half-done.
-   * The file stays open (the caller closes `fd`), so a later fstat tells whether it changed.
+   * An empty file is looked at again every few ms until its save writes, and believed empty
+   * only after EMPTY_QUIET_MS of watching. The file stays open (the caller closes `fd`), so a
+   * later fstat tells whether it changed.
    */
   private async readStable(full: string, rel: string): Promise<(OpenFile & { bytes: Buffer }) | null> {
     const deadline = Date.now() + QUIET_WAIT_MS;
+    const empty = new EmptyWatch();
     for (;;) {
       const open = this.openRegular(full, rel);
       if (!open) return null;
       let keep = false;
       try {
-        const wait = quietWait(open.stat);
+        const wait = open.stat.size === 0n ? empty.wait(open.stat) : (empty.reset(), quietWait(open.stat));
         if (wait === 0) {
           const bytes = readAll(open.fd, open.stat.size);
           const after = fs.fstatSync(open.fd, { bigint: true });
@@ -184,7 +192,8 @@ export class NodeFileStore implements FileStore {
           }
         }
         if (Date.now() > deadline) throw new BusyFileError(rel, QUIET_WAIT_MS / 1000);
-        await sleep(Math.max(5, wait));
+        this.faults.whileWaiting?.(full);
+        await sleep(open.stat.size === 0n ? Math.min(wait, empty.nextPoll()) : Math.max(5, wait));
       } finally {
         if (!keep) fs.closeSync(open.fd);
       }
@@ -291,17 +300,18 @@ export class NodeFileStore implements FileStore {
   /**
    * Put back a save that went into the file we replaced, unless the path changed again since.
    * The file is waited for by its mtime alone: our rename changed its ctime (it lost its
-   * name), so the mtime == ctime sign of an in-place save no longer holds for it.
+   * name), so the mtime == ctime sign of an in-place save no longer holds for it. Empty, it
+   * is watched like any empty file: its save may not have written yet.
    */
   private async restore(full: string, rel: string, fd: number, ours: Uint8Array): Promise<void> {
     const deadline = Date.now() + QUIET_WAIT_MS;
-    const settling = (s: fs.BigIntStats) => {
-      const age = Date.now() - Number(s.mtimeNs / 1_000_000n);
-      return Math.max(0, (s.size === 0n ? EMPTY_QUIET_MS : QUIET_MS) - age);
-    };
+    const empty = new EmptyWatch();
     let stat = fs.fstatSync(fd, { bigint: true });
-    while (settling(stat) > 0 && Date.now() < deadline) {
-      await sleep(settling(stat));
+    for (;;) {
+      const wait = stat.size === 0n ? empty.wait(stat) : (empty.reset(), Math.max(0, QUIET_MS - ageMs(stat)));
+      if (wait === 0 || Date.now() >= deadline) break;
+      this.faults.whileWaiting?.(full);
+      await sleep(stat.size === 0n ? Math.min(wait, empty.nextPoll()) : wait);
       stat = fs.fstatSync(fd, { bigint: true });
     }
     const theirs = readAll(fd, stat.size);
@@ -398,19 +408,58 @@ export class NodeFileStore implements FileStore {
 }
 
 /**
- * How many ms to wait before a file's content can be trusted: 0 unless it was rewritten in
- * place within QUIET_MS (EMPTY_QUIET_MS when it is empty). Rewritten in place: a data write
- * was its last change (mtime equal to ctime; our own files are marked otherwise) and it
- * was not simply created and written at once (mtime equal to its birth time, where the
- * file system records one; an empty file is never trusted so: it may be a save that has
- * just truncated).
+ * How many ms to wait before a file that is not empty can be trusted: 0 unless it was
+ * rewritten in place within QUIET_MS. Rewritten in place: a data write was its last change
+ * (mtime equal to ctime; our own files are marked otherwise) and it was not simply created
+ * and written at once (mtime equal to its birth time, where the file system records one).
+ * A write stamps the file before it extends it, so a file caught mid-write already shows the
+ * new times. (Empty files are another matter: see EmptyWatch.)
  */
 function quietWait(stat: fs.BigIntStats): number {
-  const empty = stat.size === 0n;
-  if (stat.mtimeNs !== stat.ctimeNs || (stat.mtimeNs === stat.birthtimeNs && !empty)) return 0;
-  const quiet = empty ? EMPTY_QUIET_MS : QUIET_MS;
-  const age = Date.now() - Number(stat.mtimeNs / 1_000_000n);
-  return age >= quiet || age < -60_000 ? 0 : quiet - Math.max(0, age);
+  if (stat.mtimeNs !== stat.ctimeNs || stat.mtimeNs === stat.birthtimeNs) return 0;
+  const age = ageMs(stat);
+  return age >= QUIET_MS || age < -60_000 ? 0 : QUIET_MS - Math.max(0, age);
+}
+
+function ageMs(stat: fs.BigIntStats): number {
+  return Date.now() - Number(stat.mtimeNs / 1_000_000n);
+}
+
+/**
+ * How long we have seen a file stay empty, by our own clock. An empty file's timestamps are
+ * no evidence of anything: a truncate makes the new size visible before it stamps the file
+ * (ext4 sets i_size, then frees the blocks and journals, then sets mtime and ctime: about
+ * 0.2 ms on an idle machine, much longer under load), so a save that has just truncated can
+ * show the times of the version before it, Engram's own mark or an old save included. Only
+ * watching tells a save that has truncated and not yet written from a note that is empty:
+ * it is believed empty once it has stayed so, unchanged, for EMPTY_QUIET_MS.
+ */
+class EmptyWatch {
+  private seen = '';
+  private since = 0;
+  private polls = 0;
+
+  /** ms still to watch this empty file (never 0 at first sight). */
+  wait(stat: fs.BigIntStats): number {
+    const now = Date.now();
+    const version = `${stat.ino}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    if (version !== this.seen) {
+      this.seen = version;
+      this.since = now;
+    }
+    return Math.max(0, EMPTY_QUIET_MS - (now - this.since));
+  }
+
+  /** The file was seen with content: a later emptiness is another save's. */
+  reset(): void {
+    this.seen = '';
+    this.polls = 0;
+  }
+
+  /** The pause before the next look: 5 ms, doubling up to EMPTY_POLL_MS. */
+  nextPoll(): number {
+    return Math.min(EMPTY_POLL_MS, 5 * 2 ** this.polls++);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, futimesSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { NodeFileStore } from '../../headless/fs-files';
@@ -63,6 +63,80 @@ describe('a person saving a note while Engram writes it', () => {
     expect(fieldOf(text, 'access_count')).toBe('100');
     expect(text.match(/^SAVE-\d+$/gm)).toHaveLength(100);
   }, 90_000);
+
+  /**
+   * A truncate makes the file's new size (0) visible before its new times: a reader can see an
+   * empty note that still carries the marks of the version before the save (here: written by
+   * Engram 2 s ago, mtime != ctime; or a note last written an hour ago). The tests set that
+   * state (truncate, then back-date the times), and `whileWaiting` completes the save where a
+   * reader waits; a reader that believes the empty note fails on it, or loses the save.
+   */
+  const TOUCHED = (id: string, body: string) =>
+    `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\nactivation: 0.25\nactivation_at: "2026-11-05T00:00:00Z"\n` +
+    `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\n---\n${body}\n`;
+  const touchOnce = (files: NodeFileStore, id: string) =>
+    useMemories(new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at('2026-11-05T00:00:00Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined)), [id], {
+      use: 'read',
+      touch: true,
+      coAccess: false,
+    });
+  /** A person's editor that has truncated `file` (the times still showing `shown` ms ago) and writes `text` when `write()` is called. */
+  const savingInPlace = (file: string, text: string, shown: number) => {
+    const fd = openSync(file, 'r+');
+    ftruncateSync(fd, 0);
+    const then = new Date(Date.now() - shown);
+    futimesSync(fd, then, then);
+    let open = true;
+    return {
+      write: () => {
+        if (!open) return;
+        writeSync(fd, text, 0);
+        closeSync(fd);
+        open = false;
+      },
+      get done() {
+        return !open;
+      },
+    };
+  };
+
+  it('an empty note still showing the times of the version before the save is waited for, not read as the note', async () => {
+    const file = path.join(vault, 'episodic', 'mem-stalestamp01.md');
+    writeFileSync(file, NOTE('mem-stalestamp01', 'Body.'));
+    const save = savingInPlace(file, NOTE('mem-stalestamp01', 'Body.\nSAVED while the touch read the note.'), 2_000);
+    let waits = 0;
+    const files = new NodeFileStore(vault, {
+      whileWaiting: () => {
+        waits++;
+        save.write();
+      },
+    });
+    const [result] = await touchOnce(files, 'mem-stalestamp01');
+    expect(waits).toBeGreaterThan(0);
+    expect(result!.access_count).toBe(1);
+    expect(readFileSync(file, 'utf8')).toBe(TOUCHED('mem-stalestamp01', 'Body.\nSAVED while the touch read the note.'));
+  });
+
+  it('a save into the replaced file that shows it empty with hour-old times is still put back', async () => {
+    const file = path.join(vault, 'episodic', 'mem-staleinode01.md');
+    writeFileSync(file, NOTE('mem-staleinode01', 'Original body.'));
+    const saved = NOTE('mem-staleinode01', 'Original body.\nSAVED into the file Engram was replacing.');
+    let save: ReturnType<typeof savingInPlace> | null = null;
+    const files = new NodeFileStore(vault, {
+      // the person's editor opens the note and truncates it between our compare and our rename
+      beforeRename: (full) => {
+        if (full === file && !save) save = savingInPlace(file, saved, 3_600_000);
+      },
+      whileWaiting: () => save?.write(),
+    });
+    const [result] = await touchOnce(files, 'mem-staleinode01');
+    const late = !save!.done;
+    save!.write(); // a reader that did not wait: the save lands now, in the file it replaced
+    expect(late).toBe(false);
+    expect(result!.access_count).toBe(1);
+    expect(readFileSync(file, 'utf8')).toBe(TOUCHED('mem-staleinode01', 'Original body.\nSAVED into the file Engram was replacing.'));
+    expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
 
   it('a save landing between the compare and the rename is kept, and the touch applied on top of it (cas-window-loses-human-edit.sh)', async () => {
     const file = path.join(vault, 'episodic', 'mem-caswindow001.md');
