@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const T0 = '2026-11-01T10:00:00Z';
 
@@ -8,13 +8,7 @@ describe('engram runner', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  let n = 0;
-
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, `vault${n++}`);
-    expect((await engram(vault, ['init'])).code).toBe(0);
-  });
+  beforeEach(async () => ({ dir, vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   const read = (rel: string) => readFileSync(path.join(vault, rel), 'utf8');

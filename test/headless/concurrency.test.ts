@@ -2,21 +2,16 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const run = promisify(execFile);
 const WORKER = path.join(__dirname, '..', 'helpers', 'touch-worker.js');
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
 
 describe('concurrent writers (real processes)', () => {
-  let dir: string;
   let cleanup: () => void;
   let vault: string;
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
-  });
+  beforeEach(async () => ({ vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   it('4 processes touching the same memory 250 times each leave access_count exactly 1000', async () => {

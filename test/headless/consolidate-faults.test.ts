@@ -7,7 +7,7 @@ import { consolidate } from '../../src/core/consolidation/consolidate';
 import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 /**
  * One bad file never stops the night, and a killed night is completed exactly once
@@ -35,11 +35,7 @@ describe('consolidation faults', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
-  });
+  beforeEach(async () => ({ dir, vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   it('a typo in a person-resolved conflict note is reported and skipped, every night (conflict-note-typo-bricks-consolidation.sh)', async () => {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadVectors, saveVectors } from '../../src/core/embeddings/store';
 import { openVault } from '../../headless/runtime';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 import { git, tryGit } from '../helpers/git';
 
 const T0 = '2026-11-01T10:00:00Z';
@@ -11,12 +11,7 @@ describe('curation from the CLI', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  let n = 0;
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, `vault${n++}`);
-    await engram(vault, ['init']);
-  });
+  beforeEach(async () => ({ dir, vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   const read = (rel: string) => readFileSync(path.join(vault, rel), 'utf8');

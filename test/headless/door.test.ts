@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 /**
  * Input that Engram could not read back is refused at the door, with the field named
@@ -16,11 +16,7 @@ describe('what is refused at the door', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
-  });
+  beforeEach(async () => ({ dir, vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   const memoryFiles = () => ['episodic', 'semantic', 'decisions'].flatMap((f) => readdirSync(path.join(vault, f)));

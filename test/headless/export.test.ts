@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { MultiGraph } from 'graphology';
 import { parse as parseGraphML } from 'graphology-graphml';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const NOW = '2026-11-29T12:00:00Z';
 
@@ -23,11 +23,8 @@ describe('engram export (SPEC §13)', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-
   beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
+    ({ dir, vault, cleanup } = await initVault());
     const base = (category: string, created: string) => [`category: ${category}`, `created_at: "${created}"`, `last_accessed_at: "${created}"`];
     // A: text with every character CSV and XML must escape; related to B, co-accessed with C (3) and a deleted memory
     note(vault, 'episodic', A, [...base('episodic', '2026-11-20T10:00:00Z'), 'agent_role: code-reviewer', 'tags: ["ci", "flaky"]', `co_access: {"${C}": 3, "mem-gone00000000": 1}`, 'activation: 2.5', 'decays_from: "[[mem-ssssssssssss]]"'],

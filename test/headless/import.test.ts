@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { deriveMemoryId } from '../../src/core/ids';
 import { NodeFileStore } from '../../headless/fs-files';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
 const NOW = '2026-11-30T00:00:00Z';
@@ -21,12 +21,7 @@ describe('engram import: fixable in one pass, idempotent, all or nothing', () =>
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  let n = 0;
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, `vault${n++}`);
-    await engram(vault, ['init']);
-  });
+  beforeEach(async () => ({ dir, vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   const episodic = () => readdirSync(path.join(vault, 'episodic'), { withFileTypes: true }).filter((f) => f.isFile() && f.name.endsWith('.md')).map((f) => f.name).sort();

@@ -8,7 +8,7 @@ import { resolveSettings } from '../../src/core/settings';
 import { useMemories } from '../../src/core/touch';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 /**
  * A person's editor saves in place (truncate, then one or more writes) and takes none of our
@@ -30,14 +30,9 @@ function fieldOf(text: string, field: string): string | undefined {
 }
 
 describe('a person saving a note while Engram writes it', () => {
-  let dir: string;
   let cleanup: () => void;
   let vault: string;
-  beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
-  });
+  beforeEach(async () => ({ vault, cleanup } = await initVault()));
   afterEach(() => cleanup());
 
   it('a save written in two pieces is never cut by a touch (torn-save-truncates-body.sh)', async () => {

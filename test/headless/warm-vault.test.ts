@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { openVault } from '../../headless/runtime';
 import { openRecall } from '../../src/core/recall/results';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const NOW = '2026-11-10T10:00:00Z';
 
@@ -12,9 +12,7 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
   let cleanup: () => void;
   let vault: string;
   beforeEach(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
+    ({ dir, vault, cleanup } = await initVault());
     for (const [i, text] of ['Retries use exponential backoff from 200 ms.', 'Deploys happen on Tuesdays.', 'The cache warms in ten minutes.'].entries()) {
       await engram(vault, ['--now', `2026-11-0${i + 1}T10:00:00Z`, 'remember', text]);
     }

@@ -30,3 +30,15 @@ export function tempDir(prefix = 'engram-'): { dir: string; cleanup: () => void 
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A temporary folder holding a vault made by `engram init` (at `dir/vault`), for a test's beforeEach. */
+export async function initVault(prefix?: string): Promise<{ dir: string; vault: string; cleanup: () => void }> {
+  const { dir, cleanup } = tempDir(prefix);
+  const vault = path.join(dir, 'vault');
+  const init = await engram(vault, ['init']);
+  if (init.code !== 0) {
+    cleanup();
+    throw new Error(`engram init failed: ${init.stderr}`);
+  }
+  return { dir, vault, cleanup };
+}
