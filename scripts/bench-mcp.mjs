@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
+import { rng, zipfSampler } from './zipf.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -42,30 +43,12 @@ const time = async (fn) => {
   return Number(process.hrtime.bigint() - t) / 1e6;
 };
 
-function rng(seed) {
-  let state = seed >>> 0;
-  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-
 /** N memory files, written directly (the import pipeline is measured by bench.mjs). */
 function writeVault(dir, n) {
   execFileSync(process.execPath, [ENGRAM, '--vault', dir, 'init']);
   const rand = rng(7);
   const vocabulary = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
-  const cumulative = [];
-  let sum = 0;
-  for (let r = 1; r <= vocabulary.length; r++) cumulative.push((sum += 1 / r));
-  const zipf = () => {
-    const x = rand() * sum;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocabulary[lo];
-  };
+  const zipf = zipfSampler(rand, vocabulary);
   const start = Date.parse('2025-12-01T00:00:00Z');
   const texts = [];
   for (let i = 0; i < n; i++) {

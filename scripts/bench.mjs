@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
+import { rng, zipfSampler } from './zipf.mjs';
 const require = createRequire(import.meta.url);
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -42,24 +43,10 @@ async function sample(fn, runs = RUNS) {
 // drawn from a Zipf distribution over a 5,000-word vocabulary (as in natural text: a few
 // words in most texts, most words rare).
 function corpus(n) {
-  let state = 42;
-  const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const rand = rng(42);
   const domain = 'auth session token retry timeout ledger balance refund webhook outbox worker partner migration index query cache redis postgres deploy rollback test flaky lint review logger pino console money cents currency fx rate limit api schema enum report settlement job cron queue kafka latency pool drain signature hmac body json parse config flag'.split(' ');
   const vocabulary = Array.from({ length: 5000 }, (_, i) => (i < domain.length ? domain[i] : `term${i.toString(36)}`));
-  const cumulative = [];
-  let sum = 0;
-  for (let r = 1; r <= vocabulary.length; r++) cumulative.push((sum += 1 / r));
-  const zipf = () => {
-    const x = rand() * sum;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocabulary[lo];
-  };
+  const zipf = zipfSampler(rand, vocabulary);
   const lines = [];
   const start = Date.parse('2025-12-01T00:00:00Z');
   for (let i = 0; i < n; i++) {
