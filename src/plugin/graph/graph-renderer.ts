@@ -6,6 +6,48 @@ import { EDGE_KINDS, GRAPH_TIERS } from './graph-model';
 import type { EdgeAttributes, MemoryGraph, NodeAttributes, Palette } from './memory-graph';
 export { readPalette } from './palette';
 
+/** Edges added to the drawing per frame once the layout has settled. */
+const EDGE_BATCH = 2000;
+/** Documents whose edges are added to the model per task before the layout starts. */
+const LINK_SLICE = 1000;
+/** Nodes given their labels per frame once the edges are drawn. */
+const LABEL_BATCH = 2500;
+
+/**
+ * What sigma draws of a node: the fields it reads and nothing else, all present from the start
+ * (sigma copies these objects at every full refresh and adds the fields that are missing).
+ */
+interface DrawnNode {
+  x: number;
+  y: number;
+  size: number;
+  color: string;
+  label: string | null;
+  hidden: boolean;
+  highlighted: boolean;
+  forceLabel: boolean;
+  type: string;
+  zIndex: number;
+}
+
+interface DrawnEdge {
+  size: number;
+  color: string;
+  label: string;
+  hidden: boolean;
+  forceLabel: boolean;
+  type: string;
+  zIndex: number;
+}
+
+function drawnNode(a: NodeAttributes): DrawnNode {
+  return { x: a.x, y: a.y, size: a.size, color: a.color, label: a.label || null, hidden: false, highlighted: false, forceLabel: false, type: 'circle', zIndex: 0 };
+}
+
+function drawnEdge(a: EdgeAttributes): DrawnEdge {
+  return { size: a.size, color: a.color, label: '', hidden: false, forceLabel: false, type: 'line', zIndex: 0 };
+}
+
 /** A layout running off the main thread over the graph's x/y attributes. */
 export interface LayoutRunner {
   stop(): void;
@@ -45,13 +87,13 @@ export class GraphRenderer {
   private readonly legend: HTMLElement;
   private readonly filters: HTMLElement;
   private readonly status: HTMLElement;
-  readonly sigma: Sigma<NodeAttributes, EdgeAttributes>;
+  readonly sigma: Sigma<DrawnNode, DrawnEdge>;
   /**
-   * What sigma draws: the model's nodes (the same attribute objects, so the layout's positions
-   * are shared) and, once the layout has settled, its edges. Edges in sigma's graph are processed
-   * at every frame even when hidden; leaving them out while nodes move keeps frames short.
+   * What sigma draws: the model's nodes (positions copied from the layout at each of its steps)
+   * and, once the layout has settled, its edges. Edges in sigma's graph are processed at every
+   * frame even when hidden; leaving them out while nodes move keeps frames short.
    */
-  readonly display = new Graph<NodeAttributes, EdgeAttributes>({ type: 'undirected', multi: true });
+  readonly display = new Graph<DrawnNode, DrawnEdge>({ type: 'undirected', multi: true });
   private readonly hiddenTiers = new Set<string>();
   private readonly hiddenCategories = new Set<string>();
   /** Highlighted memories (a search or a focus); null: none, everything drawn normally. */
@@ -61,9 +103,15 @@ export class GraphRenderer {
   /** Edges and labels wait until the layout has settled (each frame stays short meanwhile). */
   private settling: boolean;
   private layoutTimer: number | null = null;
+  /** Edges being added to the display, a batch per frame. */
+  private drawing = false;
+  /** Cancels frames and timers still to come. */
+  private readonly pending = new Set<() => void>();
   private searchTimer: number | null = null;
   /** When the first frame was drawn (performance.now()). */
   firstFrameAt: number | null = null;
+  /** When the last edges and labels were handed to sigma after the layout (performance.now()). */
+  settledAt: number | null = null;
   private readonly cleanups: Array<() => void> = [];
 
   constructor(
@@ -82,12 +130,13 @@ export class GraphRenderer {
     this.tooltip = this.root.createDiv({ cls: 'engram-graph-tooltip' });
     this.tooltip.hidden = true;
     this.settling = options.layout !== null && model.graph.order > 1;
-    model.graph.forEachNode((id, a) => this.display.addNode(id, a));
+    model.graph.forEachNode((id, a) => this.display.addNode(id, drawnNode(a)));
     if (!this.settling) this.addEdges();
     this.sigma = new Sigma(this.display, this.stage, {
       allowInvalidContainer: true,
       renderEdgeLabels: false,
-      renderLabels: !this.settling,
+      // labels are left out (null) while the layout moves the nodes: sigma would place them all in its label grid at every step
+      renderLabels: true,
       hideEdgesOnMove: true,
       hideLabelsOnMove: false,
       itemSizesReference: 'screen',
@@ -104,7 +153,8 @@ export class GraphRenderer {
       nodeReducer: (id, data) => this.nodeLook(id, data),
       edgeReducer: (id, data) => this.edgeLook(id, data),
     });
-    this.sigma.once('afterRender', () => (this.firstFrameAt ??= performance.now()));
+    // sigma drew the nodes while it was built; the browser shows them at the next frame
+    this.afterFrame(() => (this.firstFrameAt ??= performance.now()), false);
     this.sigma.on('enterNode', ({ node }) => this.hover(node));
     this.sigma.on('leaveNode', () => this.hover(null));
     this.sigma.on('clickNode', ({ node }) => this.options.onOpen(node));
@@ -125,7 +175,7 @@ export class GraphRenderer {
       this.cleanups.push(() => g.off(event as 'nodeAdded', fn));
     };
     on('nodeAdded', ({ key }) => {
-      this.display.addNode(key, g.getNodeAttributes(key));
+      this.display.addNode(key, drawnNode(g.getNodeAttributes(key)));
       this.renderLegend();
     });
     on('nodeDropped', ({ key }) => {
@@ -133,23 +183,32 @@ export class GraphRenderer {
       this.renderLegend();
     });
     on('nodeAttributesUpdated', ({ key }) => {
-      if (this.display.hasNode(key)) this.display.replaceNodeAttributes(key, g.getNodeAttributes(key));
+      if (this.display.hasNode(key)) this.display.replaceNodeAttributes(key, drawnNode(g.getNodeAttributes(key)));
       this.renderLegend();
     });
     on('edgeAdded', ({ key, source, target }) => {
-      if (!this.settling && !this.display.hasEdge(key)) this.display.addEdgeWithKey(key, source!, target!, g.getEdgeAttributes(key));
+      if (!this.settling && !this.display.hasEdge(key)) this.display.addEdgeWithKey(key, source!, target!, drawnEdge(g.getEdgeAttributes(key)));
     });
     on('edgeDropped', ({ key }) => {
       if (this.display.hasEdge(key)) this.display.dropEdge(key);
     });
-    const moved = () => this.sigma.refresh({ partialGraph: { nodes: this.display.nodes() }, schedule: true });
+    // The layout moved every node: sigma reads positions from the graph's attributes when it
+    // processes it, so a step copies them and asks for processing, with no per-node update.
+    const moved = () => {
+      g.forEachNode((id, a) => {
+        const drawn = this.display.getNodeAttributes(id);
+        drawn.x = a.x;
+        drawn.y = a.y;
+      });
+      this.sigma.scheduleRefresh({ partialGraph: { nodes: [] } });
+    };
     g.on('eachNodeAttributesUpdated', moved);
     this.cleanups.push(() => g.off('eachNodeAttributesUpdated', moved));
   }
 
   private addEdges(): void {
     this.model.graph.forEachEdge((key, a, source, target) => {
-      if (!this.display.hasEdge(key)) this.display.addEdgeWithKey(key, source, target, a);
+      if (!this.display.hasEdge(key)) this.display.addEdgeWithKey(key, source, target, drawnEdge(a));
     });
   }
 
@@ -158,18 +217,27 @@ export class GraphRenderer {
     this.cleanups.push(() => target.removeEventListener(type, fn));
   }
 
-  private visible(data: NodeAttributes): boolean {
-    return !this.hiddenTiers.has(data.tier) && !this.hiddenCategories.has(data.category);
+  /** Whether the tier and category filters let a memory through. */
+  private visible(id: string): boolean {
+    if (this.hiddenTiers.size === 0 && this.hiddenCategories.size === 0) return true;
+    const a = this.model.graph.getNodeAttributes(id);
+    return !this.hiddenTiers.has(a.tier) && !this.hiddenCategories.has(a.category);
   }
 
   /**
-   * How a node is drawn: hidden by the filters; a highlighted one (a search match, or the focused
-   * note's neighbourhood) larger, outlined and labelled. Only highlighted nodes change look, so
-   * a search or a focus redraws those nodes, not all 10,000.
+   * How a node is drawn (`data` is sigma's own copy): unlabelled while the layout runs; hidden by
+   * the filters; a highlighted one (a search match, or the focused note's neighbourhood) larger,
+   * outlined and labelled. Only highlighted nodes change look, so a search or a focus redraws
+   * those nodes, not all 10,000.
    */
-  private nodeLook(id: string, data: NodeAttributes): Partial<NodeAttributes & { hidden: boolean; highlighted: boolean; forceLabel: boolean }> {
-    if (!this.visible(data)) return { ...data, hidden: true };
-    if (this.highlighted?.has(id)) return { ...data, size: data.size * 2, highlighted: true, forceLabel: this.highlighted.size <= 50 };
+  private nodeLook(id: string, data: DrawnNode): DrawnNode {
+    if (this.settling) data.label = null;
+    if (!this.visible(id)) data.hidden = true;
+    else if (this.highlighted?.has(id)) {
+      data.size *= 2;
+      data.highlighted = true;
+      data.forceLabel = this.highlighted.size <= 50;
+    }
     return data;
   }
 
@@ -181,22 +249,56 @@ export class GraphRenderer {
     if (nodes.length > 0) this.sigma.refresh({ partialGraph: { nodes }, schedule: true });
   }
 
-  private edgeLook(id: string, data: EdgeAttributes): Partial<EdgeAttributes & { hidden: boolean }> {
-    if (this.settling) return { ...data, hidden: true };
-    const graph = this.display;
-    const [s, t] = graph.extremities(id);
-    if (!this.visible(graph.getNodeAttributes(s)) || !this.visible(graph.getNodeAttributes(t))) return { ...data, hidden: true };
+  private edgeLook(id: string, data: DrawnEdge): DrawnEdge {
+    if (this.settling) data.hidden = true;
+    else if (this.hiddenTiers.size > 0 || this.hiddenCategories.size > 0) {
+      const [s, t] = this.display.extremities(id);
+      data.hidden = !this.visible(s) || !this.visible(t);
+    }
     return data;
   }
 
-  /** Start the layout (first frame already drawn from the spiral). */
+  /**
+   * Start the layout once the first frame (the nodes on their spiral) is on screen: the model's
+   * edges, which the layout pulls along, are added then.
+   */
   start(): void {
     this.killLayout();
-    if (this.options.layout && this.model.graph.order > 1) {
-      this.layout = this.options.layout(this.model.graph);
-      this.status.setText('Laying out…');
-      this.layoutTimer = window.setTimeout(() => this.stopLayout(), this.options.layoutMs ?? 10_000);
-    }
+    this.status.setText('Laying out…');
+    const link = () => {
+      if (!this.model.link(LINK_SLICE)) return this.soon(link);
+      if (this.settling && this.options.layout) {
+        this.layout = this.options.layout(this.model.graph);
+        this.layoutTimer = window.setTimeout(() => this.stopLayout(), this.options.layoutMs ?? 10_000);
+      } else {
+        this.status.setText('');
+      }
+    };
+    this.afterFrame(link);
+  }
+
+  /** Run `fn` in a task of its own, soon; cancelled by `destroy`. */
+  private soon(fn: () => void): void {
+    const timer = window.setTimeout(() => {
+      this.pending.delete(cancel);
+      fn();
+    }, 0);
+    const cancel = () => window.clearTimeout(timer);
+    this.pending.add(cancel);
+  }
+
+  /**
+   * Run `fn` after the next frame (`yieldFirst`: in a task of its own after it, so the frame is
+   * painted first); cancelled by `destroy`.
+   */
+  private afterFrame(fn: () => void, yieldFirst = true): void {
+    const frame = window.requestAnimationFrame(() => {
+      this.pending.delete(cancelFrame);
+      if (yieldFirst) this.soon(fn);
+      else fn();
+    });
+    const cancelFrame = () => window.cancelAnimationFrame(frame);
+    this.pending.add(cancelFrame);
   }
 
   private killLayout(): void {
@@ -208,19 +310,44 @@ export class GraphRenderer {
     this.layout = null;
   }
 
-  /** Stop the layout; edges and labels are drawn from now on. */
+  /**
+   * Stop the layout; the edges are drawn from now on, added a batch per frame (each frame
+   * processes what is drawn: all 13,000 edges of 10,000 memories at once took one 400-600 ms
+   * task), then the labels.
+   */
   stopLayout(): void {
     this.killLayout();
     if (!this.settling) return;
     this.settling = false;
+    this.drawing = true;
+    this.status.setText('Drawing links…');
+    const graph = this.model.graph;
+    const edges = graph.edges();
+    let next = 0;
+    const batch = () => {
+      for (const end = Math.min(edges.length, next + EDGE_BATCH); next < end; next++) {
+        const key = edges[next]!;
+        if (graph.hasEdge(key) && !this.display.hasEdge(key)) this.display.addEdgeWithKey(key, graph.source(key), graph.target(key), drawnEdge(graph.getEdgeAttributes(key)));
+      }
+      if (next < edges.length) return this.afterFrame(batch);
+      this.label(this.display.nodes(), 0);
+    };
+    batch();
+  }
+
+  /** The labels, a batch of nodes per frame: each node through nodeLook again (not the edges). */
+  private label(nodes: string[], from: number): void {
+    const batch = nodes.slice(from, from + LABEL_BATCH).filter((id) => this.display.hasNode(id));
+    if (batch.length > 0) this.sigma.refresh({ partialGraph: { nodes: batch }, schedule: true });
+    if (from + LABEL_BATCH < nodes.length) return this.afterFrame(() => this.label(nodes, from + LABEL_BATCH));
+    this.settledAt = performance.now();
+    this.drawing = false;
     this.status.setText('');
-    this.addEdges();
-    this.sigma.setSetting('renderLabels', true);
   }
 
   /** Whether edges and labels are drawn (the layout has settled). */
   get settled(): boolean {
-    return !this.settling;
+    return !this.settling && !this.drawing;
   }
 
   get layoutRunning(): boolean {
@@ -328,7 +455,9 @@ export class GraphRenderer {
   }
 
   destroy(): void {
-    this.stopLayout();
+    this.killLayout();
+    for (const cancel of this.pending) cancel();
+    this.pending.clear();
     if (this.searchTimer !== null) window.clearTimeout(this.searchTimer);
     for (const fn of this.cleanups.splice(0)) fn();
     this.sigma.kill();

@@ -10,16 +10,22 @@ import { MemoryGraph } from './memory-graph';
 
 export const GRAPH_VIEW_TYPE = 'engram-memory-graph';
 
-/** Whether this window can draw WebGL (sigma needs it). */
+let webgl: boolean | undefined;
+
+/** Whether this device can draw WebGL (sigma needs it); asked once, the test context released. */
 function webglAvailable(el: HTMLElement): boolean {
+  if (webgl !== undefined) return webgl;
   const canvas = el.createEl('canvas');
   try {
-    return typeof WebGL2RenderingContext !== 'undefined' && Boolean(canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+    const context = typeof WebGL2RenderingContext === 'undefined' ? null : (canvas.getContext('webgl2') ?? canvas.getContext('webgl'));
+    context?.getExtension('WEBGL_lose_context')?.loseContext();
+    webgl = context !== null;
   } catch {
-    return false;
+    webgl = false;
   } finally {
     canvas.remove();
   }
+  return webgl;
 }
 
 /**
@@ -62,9 +68,11 @@ export class MemoryGraphView extends ItemView {
     await this.index.load();
     const palette = readPalette(this.contentEl);
     this.model = new MemoryGraph(palette, this.labelOf, () => this.service.vault.settings, () => this.service.vault.now());
-    this.model.setDocs([...this.index.all()], this.openConflicts());
+    // nodes first: the first frame draws them; the renderer adds the edges after it
+    this.model.setNodes([...this.index.all()], this.openConflicts());
     this.unsubscribe = this.index.subscribe((changes) => this.model?.apply(changes, (id) => this.index.get(id)));
     if (!webglAvailable(this.contentEl)) {
+      this.model.link();
       this.contentEl.createEl('p', { cls: 'engram-graph-unavailable', text: 'This device cannot draw the memory graph (it needs hardware graphics).' });
       return;
     }

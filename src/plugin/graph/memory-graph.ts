@@ -34,6 +34,8 @@ export type Palette = Record<Tier | GraphEdgeKind | 'background', string>;
 export class MemoryGraph {
   readonly graph = new Graph<NodeAttributes, EdgeAttributes>({ type: 'undirected', multi: true });
   private conflicts: Array<[string, string]> = [];
+  /** The documents whose edges `link` adds (null: linked). */
+  private unlinked: Map<string, RecallDoc> | null = null;
 
   constructor(
     private palette: Palette,
@@ -45,19 +47,53 @@ export class MemoryGraph {
 
   /** Build from every document (and the open conflicts), laying new nodes out on a spiral by tier. */
   setDocs(docs: RecallDoc[], conflicts: Array<[string, string]> = []): void {
+    this.setNodes(docs, conflicts);
+    this.link();
+  }
+
+  /**
+   * The nodes alone, on a spiral by tier: what the first frame draws (edges are not drawn while
+   * the layout moves the nodes). `link` adds the edges afterwards.
+   */
+  setNodes(docs: RecallDoc[], conflicts: Array<[string, string]> = []): void {
     this.graph.clear();
     this.conflicts = conflicts;
+    this.unlinked = new Map(docs.map((d) => [d.id, d]));
     const now = this.now();
     const settings = this.settings();
+    const rank = new Map<string, number>(GRAPH_TIERS.map((t, i) => [t, i]));
     const nodes = docs.map((doc) => ({ doc, node: graphNode(doc, now, settings) }));
-    nodes.sort((a, b) => GRAPH_TIERS.indexOf(a.node.tier) - GRAPH_TIERS.indexOf(b.node.tier) || (a.node.id < b.node.id ? -1 : 1));
+    nodes.sort((a, b) => rank.get(a.node.tier)! - rank.get(b.node.tier)! || (a.node.id < b.node.id ? -1 : 1));
     const golden = Math.PI * (3 - Math.sqrt(5));
     nodes.forEach(({ doc, node }, i) => {
       const r = 10 * Math.sqrt(i + 1);
       this.graph.addNode(node.id, this.attributes(doc, node, r * Math.cos(i * golden), r * Math.sin(i * golden)));
     });
-    const byId = new Map(docs.map((d) => [d.id, d]));
-    for (const edge of graphEdges(byId.values(), (id) => byId.has(id), conflicts)) this.addEdge(edge.source, edge.target, edge.kind, edge.weight);
+  }
+
+  /** Whether the edges of `setNodes` are still to be added. */
+  get linked(): boolean {
+    return this.unlinked === null;
+  }
+
+  /**
+   * Add the edges among the nodes of `setNodes` (the documents as changed since), those of at
+   * most `limit` documents at a time (a view adds them in slices, one task each); true when all
+   * are in.
+   */
+  link(limit = Infinity): boolean {
+    const docs = this.unlinked;
+    if (!docs) return true;
+    const present = (id: string) => this.graph.hasNode(id);
+    let count = 0;
+    for (const [id, doc] of docs) {
+      if (count++ >= limit) return false;
+      docs.delete(id);
+      for (const edge of graphEdges([doc], present, [])) this.addEdge(edge.source, edge.target, edge.kind, edge.weight);
+    }
+    this.unlinked = null;
+    for (const edge of graphEdges([], present, this.conflicts)) this.addEdge(edge.source, edge.target, edge.kind, edge.weight);
+    return true;
   }
 
   private attributes(doc: RecallDoc, node: GraphNode, x: number, y: number): NodeAttributes {
@@ -73,15 +109,14 @@ export class MemoryGraph {
     };
   }
 
+  /** An edge, once per kind and pair (co-access counted both ways keeps the larger count). */
   private addEdge(source: string, target: string, kind: GraphEdgeKind, weight: number): void {
     const key = edgeKey(kind, source, target);
-    if (this.graph.hasEdge(key)) return;
-    this.graph.addEdgeWithKey(key, source, target, {
-      kind,
-      weight,
-      size: kind === 'co_access' ? 0.5 + Math.min(4, weight) / 2 : 0.75,
-      color: faded(this.palette[kind], this.palette.background, 0.5),
-    });
+    if (this.graph.hasEdge(key)) {
+      if (this.graph.getEdgeAttribute(key, 'weight') < weight) this.graph.mergeEdgeAttributes(key, { weight, size: edgeSize(kind, weight) });
+      return;
+    }
+    this.graph.addEdgeWithKey(key, source, target, { kind, weight, size: edgeSize(kind, weight), color: faded(this.palette[kind], this.palette.background, 0.5) });
   }
 
   /** Apply the index's changes: nodes added, removed, moved or changed, with their edges. */
@@ -89,6 +124,8 @@ export class MemoryGraph {
     const now = this.now();
     const settings = this.settings();
     for (const { id, after } of changes) {
+      if (after) this.unlinked?.set(id, after);
+      else this.unlinked?.delete(id);
       if (!after) {
         if (this.graph.hasNode(id)) this.graph.dropNode(id);
         continue;
@@ -170,6 +207,10 @@ export class MemoryGraph {
 
 export const EDGE_KIND_LIST = EDGE_KINDS;
 
+function edgeSize(kind: GraphEdgeKind, weight: number): number {
+  return kind === 'co_access' ? 0.5 + Math.min(4, weight) / 2 : 0.75;
+}
+
 /** A small deterministic offset from a string (new nodes do not all land on one point). */
 function jitter(text: string): number {
   let h = 0;
@@ -187,11 +228,25 @@ export function faded(colour: string, background: string, amount: number): strin
   const c = rgbOf(colour);
   const b = rgbOf(background);
   if (!c || !b) return colour;
-  const mix = c.map((v, i) => Math.round(v * a + b[i]! * (1 - a)));
-  return `#${mix.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+  let out = '#';
+  for (let i = 0; i < 3; i++) out += HEX[Math.round(c[i]! * a + b[i]! * (1 - a))];
+  return out;
 }
 
+const HEX = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, '0'));
+/** Parsed colours (a palette has a dozen; 10,000 nodes are coloured from them). */
+const parsed = new Map<string, [number, number, number] | null>();
+
 function rgbOf(colour: string): [number, number, number] | null {
+  let rgb = parsed.get(colour);
+  if (rgb === undefined) {
+    if (parsed.size > 256) parsed.clear();
+    parsed.set(colour, (rgb = parseRgb(colour)));
+  }
+  return rgb;
+}
+
+function parseRgb(colour: string): [number, number, number] | null {
   const hex = /^#([0-9a-f]{6})$/i.exec(colour.trim())?.[1];
   if (hex) return [parseInt(hex.slice(0, 2), 16), parseInt(hex.slice(2, 4), 16), parseInt(hex.slice(4, 6), 16)];
   const rgb = /^rgba?\(\s*(\d+)[\s,]+(\d+)[\s,]+(\d+)/i.exec(colour.trim());
