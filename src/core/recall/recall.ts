@@ -94,6 +94,13 @@ const EMPTY_EXPLAIN: RecallExplanation = {
   widened: null,
 };
 
+/**
+ * Query expansion: adds to (or reweighs) a query's weighted terms before matching. `known`
+ * tells whether any memory has a term. None by default; benchmarks use it to measure
+ * expansions from outside resources (scripts/locomo-expansion.mjs) without changing recall.
+ */
+export type QueryExpansion = (query: string, terms: Map<string, number>, known: (term: string) => boolean) => void;
+
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 const RRF_K = 60;
 /** Lexical candidates kept per query, besides what spreading reaches. */
@@ -162,6 +169,7 @@ export class RecallEngine {
   constructor(
     docsOrParts: RecallDoc[] | EngineParts,
     private readonly settings: EngramSettings,
+    private readonly expansion: QueryExpansion | null = null,
   ) {
     const parts = Array.isArray(docsOrParts) ? partsFromDocs(docsOrParts, settings) : docsOrParts;
     const table = parts.table;
@@ -255,7 +263,9 @@ export class RecallEngine {
     const allowed = radiusCodes(options.radius ?? 'all');
     const near = radiusCodes('default');
     const inRadius = plain ? () => true : (i: number) => allowed.has(this.tierCode(i, now));
-    const terms = queryTerms(query, now, r, (term) => this.lexical.df(term) > 0);
+    const known = (term: string) => this.lexical.df(term) > 0;
+    const terms = queryTerms(query, now, r, known);
+    this.expansion?.(query, terms, known);
 
     // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
     //    members of the episodes that match the query best are lifted (by up to
