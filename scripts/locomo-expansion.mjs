@@ -13,6 +13,8 @@
 //   - entity co-occurrence (for multi-hop): an entity the question names also brings the
 //     entities that memories name with it, those seen with it in at least `share` of its
 //     memories (and in two or more), at `weight`;
+//   - a thesaurus of the vault itself (global term association): each question word brings the
+//     `k` terms that share the most memories (or sessions) with it, weighed by idf, at `weight`;
 //   - the speakers' names in a question (the roles the role boost already lifts) weighed less,
 //     or dropped as words and as entities;
 //   - clipped forms: a memory term that begins a longer question word and is no word of its
@@ -191,6 +193,40 @@ function entityExpansion(stats, { share, weight }) {
   };
 }
 
+/** Terms that share memories (or sessions): term -> (other term -> units holding both), and df. */
+function association(docs, unit) {
+  const groups = new Map();
+  docs.forEach((d, i) => {
+    const key = unit === 'session' ? (d.session ?? `memory ${i}`) : i;
+    if (!groups.has(key)) groups.set(key, new Set());
+    for (const t of d.terms) groups.get(key).add(t);
+  });
+  const df = new Map();
+  const both = new Map();
+  for (const set of groups.values()) {
+    for (const a of set) {
+      df.set(a, (df.get(a) ?? 0) + 1);
+      if (!both.has(a)) both.set(a, new Map());
+      const row = both.get(a);
+      for (const b of set) if (a !== b) row.set(b, (row.get(b) ?? 0) + 1);
+    }
+  }
+  return { df, both, n: groups.size };
+}
+function associationExpansion(stats, { k, weight, min }) {
+  return (query, terms) => {
+    for (const t of [...terms.keys()]) {
+      const row = stats.both.get(t);
+      if (t.includes(':') || !row) continue;
+      const ranked = [...row]
+        .filter(([u, n]) => n >= min && !terms.has(u))
+        .map(([u, n]) => [u, (n / stats.df.get(t)) * Math.log(stats.n / stats.df.get(u))])
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      for (const [u] of ranked.slice(0, k)) terms.set(u, weight);
+    }
+  };
+}
+
 const VARIANTS_ALL = [
   ['shipped recall (no expansion)', {}],
   ['synonyms, first sense, weight 0.3', { query: { senses: 1, relations: ['syn'], weight: 0.3 } }],
@@ -213,6 +249,8 @@ const VARIANTS_ALL = [
   ['feedback: 20 terms of the top 10, 0.5', { feedback: { docs: 10, terms: 20, weight: 0.5 } }],
   ['entity co-occurrence: share 0.2, 0.25', { entities: { share: 0.2, weight: 0.25 } }],
   ['entity co-occurrence: share 0.1, 0.5', { entities: { share: 0.1, weight: 0.5 } }],
+  ['vault thesaurus: 3 terms sharing memories, 0.2', { association: { unit: 'memory', k: 3, weight: 0.2, min: 3 } }],
+  ['vault thesaurus: 3 terms sharing sessions, 0.2', { association: { unit: 'session', k: 3, weight: 0.2, min: 3 } }],
   ["speakers' names in the question at weight 0.5", { speakers: { weight: 0.5 } }],
   ["speakers' names dropped from the question (word and entity)", { speakers: { weight: 0 } }],
   ['clipped forms that are no WordNet word, 0.3', { clipped: { weight: 0.3 } }],
@@ -255,6 +293,7 @@ try {
           }
         };
       }
+      if (variant.association) expansion = associationExpansion(association(docs, variant.association.unit), variant.association);
       if (variant.entities) expansion = entityExpansion(cooccurrence(docs), variant.entities);
       const engine = new lib.RecallEngine(docs, settings, expansion);
       const first = variant.feedback ? new lib.RecallEngine(docs, settings) : null;
