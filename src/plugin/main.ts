@@ -44,6 +44,7 @@ export default class EngramPlugin extends Plugin {
   /** Every memory, in memory: the status bar, graph, sidebar and recall read from here. */
   index!: MemoryIndex;
   private engineTimer: number | null = null;
+  private engineIdle: number | null = null;
   private readonly opens = new NoteOpens<WorkspaceLeaf>();
   private saveQueueTimer: number | null = null;
   private tierPassTimer: number | null = null;
@@ -203,15 +204,23 @@ export default class EngramPlugin extends Plugin {
   }
 
   /**
-   * The recall engine is rebuilt in the background 10 s after the last change (at 10,000
-   * memories a build takes 0.5-1 s), so that opening recall finds it ready.
+   * Most changes carry the recall engine over in a few milliseconds (see MemoryIndex); one that
+   * needs every memory indexed again (changed words, a move, a delete: 0.2-0.5 s at 10,000
+   * memories) is done in the background when the app is next idle, 2 s after the last change,
+   * so that opening recall finds the engine ready.
    */
   private buildEngineSoon(): void {
+    if (!this.index.loaded || this.index.engineReady) return;
     if (this.engineTimer !== null) window.clearTimeout(this.engineTimer);
     this.engineTimer = window.setTimeout(() => {
       this.engineTimer = null;
-      if (this.index.loaded && !this.index.engineReady) this.index.engine();
-    }, 10_000);
+      const build = () => {
+        this.engineIdle = null;
+        if (this.index.loaded && !this.index.engineReady) this.index.engine();
+      };
+      if (typeof window.requestIdleCallback === 'function') this.engineIdle ??= window.requestIdleCallback(build, { timeout: 10_000 });
+      else build();
+    }, 2000);
   }
 
   /** `.engram/config.json` changed outside this plugin: read it again. */
@@ -332,6 +341,8 @@ export default class EngramPlugin extends Plugin {
     this.tierPassTimer = null;
     if (this.engineTimer !== null) window.clearTimeout(this.engineTimer);
     this.engineTimer = null;
+    if (this.engineIdle !== null) window.cancelIdleCallback(this.engineIdle);
+    this.engineIdle = null;
     this.touch?.dispose();
     this.touch = null;
     this.saveQueue();

@@ -1,7 +1,9 @@
 import { MemoryParseError } from '../core/errors';
 import { ARCHIVE_FOLDER, parseMemory } from '../core/memory';
 import { loadCatalog, toRecallDoc, type RecallDoc } from '../core/recall/catalog';
-import { partsFromDocs, RecallEngine } from '../core/recall/recall';
+import { tableFromDocs } from '../core/recall/doc-table';
+import { indexesAlike, patchRow, sameLinks } from '../core/recall/engine-update';
+import { partsFromDocs, RecallEngine, type EngineParts } from '../core/recall/recall';
 import type { Vault } from '../core/vault';
 
 /** What changed in the index: the memory before and after (null: added, or removed). */
@@ -17,15 +19,24 @@ export interface IndexChange {
  * updated per changed note from the events Obsidian already sends (the metadata cache's
  * `changed` with the note's text; the vault's `rename` and `delete`), so nothing re-reads the
  * vault after a change. The status bar, the graph, the sidebar and recall read from here.
- * The recall engine is rebuilt from these documents when something changed and it is asked
- * for (a few hundred milliseconds at 10,000 memories, measured by `npm run bench:plugin`),
- * or in the background shortly after a change.
+ * The recall engine follows the changes with the least work each needs (`npm run bench:plugin`
+ * measures them at 10,000 memories): a touch, a mark or consolidation's writes change fields,
+ * written into the document table's row; changed links or co-access rebuild the table; a new
+ * memory without an episode is appended to the word index. Only changed words, a move, a
+ * delete or a new episode member index every document again, which the plugin does in the
+ * background soon after (`engineReady` is false until then).
  */
 export class MemoryIndex {
   private readonly docs = new Map<string, RecallDoc>();
   private readonly idByPath = new Map<string, string>();
   private readonly listeners = new Set<(changes: IndexChange[]) => void>();
   private engineCache: RecallEngine | null = null;
+  /** The engine's parts and its documents by row, while they follow the changes. */
+  private parts: EngineParts | null = null;
+  private rows: RecallDoc[] = [];
+  private rowOf = new Map<string, number>();
+  /** Links or co-access changed, or memories were appended: the table is built again from `rows`. */
+  private tableStale = false;
   private loading: Promise<void> | null = null;
   loaded = false;
   /** Files that could not be read as memories, by path. */
@@ -42,7 +53,7 @@ export class MemoryIndex {
       for (const doc of docs) this.put(doc);
       for (const p of problems) this.problems.set(p.path, p.reason);
       this.loaded = true;
-      this.engineCache = null;
+      this.dropEngine();
       this.emit(docs.map((doc) => ({ id: doc.id, before: null, after: doc })));
     })();
     return this.loading;
@@ -55,7 +66,15 @@ export class MemoryIndex {
     this.docs.clear();
     this.idByPath.clear();
     this.problems.clear();
+    this.dropEngine();
+  }
+
+  private dropEngine(): void {
     this.engineCache = null;
+    this.parts = null;
+    this.rows = [];
+    this.rowOf.clear();
+    this.tableStale = false;
   }
 
   private put(doc: RecallDoc): void {
@@ -87,8 +106,31 @@ export class MemoryIndex {
 
   private emit(changes: IndexChange[]): void {
     if (changes.length === 0) return;
-    this.engineCache = null;
+    this.follow(changes);
     for (const fn of [...this.listeners]) fn(changes);
+  }
+
+  /** Carry the engine's parts over the changes (or give them up: the next `engine()` rebuilds). */
+  private follow(changes: IndexChange[]): void {
+    this.engineCache = null;
+    const parts = this.parts;
+    if (!parts) return;
+    for (const { id, before, after } of changes) {
+      const row = this.rowOf.get(id);
+      if (before && after && row !== undefined && indexesAlike(before, after)) {
+        this.rows[row] = after;
+        if (sameLinks(before, after)) patchRow(parts.table, row, after);
+        else this.tableStale = true;
+      } else if (!before && after && row === undefined && after.session === null) {
+        parts.lexical.add(after.facets ? [...after.terms, ...after.facets] : after.terms, after.terms.length);
+        this.rowOf.set(id, this.rows.length);
+        this.rows.push(after);
+        this.tableStale = true;
+      } else {
+        this.dropEngine();
+        return;
+      }
+    }
   }
 
   /** A memory note's text changed (or it was created): parse it again. */
@@ -133,15 +175,30 @@ export class MemoryIndex {
     this.renamed(path, null);
   }
 
-  /** The recall engine over the current documents (built again after changes). */
+  /** The recall engine over the current documents. */
   engine(): RecallEngine {
+    if (this.engineCache) return this.engineCache;
     const settings = this.vault().settings;
-    this.engineCache ??= new RecallEngine(partsFromDocs([...this.docs.values()], settings), settings);
+    if (!this.parts) {
+      this.rows = [...this.docs.values()];
+      this.rowOf = new Map(this.rows.map((d, i) => [d.id, i]));
+      this.parts = partsFromDocs(this.rows, settings);
+      this.tableStale = false;
+    } else if (this.tableStale) {
+      const episodeOf = new Int32Array(this.rows.length).fill(-1);
+      episodeOf.set(this.parts.episodeOf);
+      this.parts = { ...this.parts, table: tableFromDocs(this.rows), episodeOf };
+      this.tableStale = false;
+    }
+    this.engineCache = new RecallEngine(this.parts, settings);
     return this.engineCache;
   }
 
-  /** Whether `engine()` would answer without building. */
+  /**
+   * Whether `engine()` answers without indexing every document again (it has since the last
+   * change of words, move or delete: a few milliseconds at 10,000 memories).
+   */
   get engineReady(): boolean {
-    return this.engineCache !== null;
+    return this.loaded && this.parts !== null;
   }
 }

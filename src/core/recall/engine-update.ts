@@ -1,0 +1,40 @@
+import type { RecallDoc } from './catalog';
+import { tableFromDocs, type DocTable } from './doc-table';
+
+/**
+ * What a long-lived recall engine (the MCP server's, the plugin's) needs to follow changed
+ * memories without indexing every document again: which changes leave the word indexes alone,
+ * and writing a changed memory's fields into its row of the document table.
+ */
+
+/** Whether a changed document indexes exactly as the one it replaces (words, dates, episode). */
+export function indexesAlike(before: RecallDoc, after: RecallDoc): boolean {
+  return before.id === after.id && before.path === after.path && before.session === after.session && sameList(before.terms, after.terms) && sameList(before.facets ?? [], after.facets ?? []);
+}
+
+/** Whether a document links to the same memories (related, decays_from) with the same co-access counts. */
+export function sameLinks(before: RecallDoc, after: RecallDoc): boolean {
+  const key = (d: RecallDoc) => JSON.stringify([d.links.map((l) => `${l.kind}|${l.target}`), Object.entries(d.co_access)]);
+  return key(before) === key(after);
+}
+
+/** The columns that index links and co-access by row: rebuilt with the table, never patched. */
+const SPARSE = new Set(['n', 'ids', 'paths', 'linkOffsets', 'linkTargets', 'linkKinds', 'coOffsets', 'coTargets', 'coCounts']);
+
+/**
+ * Write a document's fields into row `at` of a table, column by column (every column the table
+ * has, so a column added to the table later is patched too), from a one-row table of it.
+ */
+export function patchRow(table: DocTable, at: number, doc: RecallDoc): void {
+  const row = tableFromDocs([doc]) as unknown as Record<string, unknown>;
+  const target = table as unknown as Record<string, unknown>;
+  for (const [key, column] of Object.entries(row)) {
+    if (SPARSE.has(key)) continue;
+    const into = target[key];
+    if (Array.isArray(into) || ArrayBuffer.isView(into)) (into as unknown as Record<number, unknown>)[at] = (column as Record<number, unknown>)[0];
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,67 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { openVault } from '../../headless/runtime';
+import { partsFromDocs, RecallEngine } from '../../src/core/recall/recall';
+import { MemoryIndex } from '../../src/plugin/memory-index';
+
+/*
+ * The plugin's recall engine follows changes without indexing every memory again (a touch
+ * patches a row, new co-access rebuilds the table, a memory without an episode is appended):
+ * after each change its answers must be exactly those of an engine built from scratch.
+ */
+const NOW = '2026-11-29T12:00:00Z';
+const note = (id: string, body: string, extra = '') =>
+  `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-20T10:00:00Z"\nlast_accessed_at: "2026-11-20T10:00:00Z"\naccess_count: 0\nconfidence: observed\n${extra}---\n${body}\n`;
+
+const BODIES = [
+  'The payment worker retried the refund webhook after the timeout.',
+  'Ledger balance checks run before each settlement job.',
+  'The deploy rolled back because the migration locked the index.',
+  'Flaky test in the outbox worker: the retry timeout was too short.',
+  'Cache the partner rates for five minutes, not an hour.',
+  'The webhook signature uses HMAC over the raw body.',
+];
+
+describe('the plugin index follows changes with the least work, answering as a full build', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-index-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('touch, co-access, new memories, edits and deletes', async () => {
+    const { vault } = openVault({ vault: dir, now: NOW, cwd: dir, env: {} } as never, false);
+    await vault.init({ obsidianConfigDir: null });
+    BODIES.forEach((body, i) => fs.writeFileSync(path.join(dir, 'episodic', `mem-00000000000${i}.md`), note(`mem-00000000000${i}`, body, i === 5 ? 'session: "s1"\n' : '')));
+    const index = new MemoryIndex(() => vault);
+    await index.load();
+    const queries = ['retry timeout', 'webhook', 'ledger settlement', 'partner cache', 'migration index deploy'];
+    const answers = (engine: RecallEngine) => queries.map((q) => engine.recall(q, { limit: 5, radius: 'all' }, vault.now()).map((h) => `${h.doc.id} ${h.score.toFixed(6)}`));
+    const scratch = () => answers(new RecallEngine(partsFromDocs([...index.all()], vault.settings), vault.settings));
+    expect(index.engineReady).toBe(false);
+    answers(index.engine());
+    expect(index.engineReady).toBe(true);
+
+    const steps: Array<[string, string, string, boolean]> = [
+      // [what, path, text, engine still carried over]
+      ['a touch', 'episodic/mem-000000000003.md', note('mem-000000000003', BODIES[3]!, '').replace('access_count: 0', 'access_count: 4').replace('last_accessed_at: "2026-11-20T10:00:00Z"', 'last_accessed_at: "2026-11-29T11:00:00Z"'), true],
+      ['new co-access', 'episodic/mem-000000000000.md', note('mem-000000000000', BODIES[0]!, 'co_access:\n  mem-000000000003: 2\n'), true],
+      ['a new memory without an episode', 'episodic/mem-000000000006.md', note('mem-000000000006', 'The refund timeout is thirty seconds.'), true],
+      ['a second touch of the new memory', 'episodic/mem-000000000006.md', note('mem-000000000006', 'The refund timeout is thirty seconds.').replace('access_count: 0', 'access_count: 2'), true],
+      ['a new memory joining an episode', 'episodic/mem-000000000007.md', note('mem-000000000007', 'HMAC keys rotate monthly.', 'session: "s1"\n'), false],
+    ];
+    for (const [what, file, text, carried] of steps) {
+      index.changed(file, text);
+      expect([what, index.engineReady]).toEqual([what, carried]);
+      expect([what, answers(index.engine())]).toEqual([what, scratch()]);
+    }
+    index.changed('episodic/mem-000000000001.md', note('mem-000000000001', `${BODIES[1]} Settlement retries twice.`));
+    expect(index.engineReady).toBe(false);
+    expect(answers(index.engine())).toEqual(scratch());
+    index.removed('episodic/mem-000000000002.md');
+    expect(index.engineReady).toBe(false);
+    expect(answers(index.engine())).toEqual(scratch());
+    expect(answers(index.engine())[0]![0]).toMatch(/^mem-00000000000[36] /);
+  });
+});
