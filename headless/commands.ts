@@ -3,7 +3,7 @@ import * as nodePath from 'node:path';
 import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidateOptions, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
 import { agentContext, formatAgentContext } from '../src/core/agent-context';
-import { hydrate, openRecall, toResult, useRecalled, type RecallResult } from '../src/core/recall/results';
+import { hydrate, openRecall, toResult, touchResults, type RecallResult } from '../src/core/recall/results';
 import type { Widening } from '../src/core/recall/recall';
 import type { Radius } from '../src/core/tiers';
 import { LAYOUT } from '../src/core/vault';
@@ -430,7 +430,8 @@ export const COMMANDS: Record<string, Command> = {
       'from the default radius and widens by itself: a cold or archived memory joins when it scores above the near\n' +
       'ones (results say "widened"; --explain says why). An explicit --radius is strict. Plain recall writes nothing.\n' +
       'json: [{"id", "path", "score", "strength", "tier", "confidence", "category", "source", "text", "tags", "created_at",\n' +
-      '        "last_accessed_at", "is_error", "related_paths", "agent_role", "widened"}] (+ "explain")',
+      '        "last_accessed_at", "is_error", "related_paths", "agent_role", "widened"}] (+ "explain"); with --touch,\n' +
+      '        "path" is where the file is after the touch (a result found in archive/ has moved back)',
     options: {
       limit: { type: 'string', value: 'N', help: 'how many results (12)' },
       radius: { type: 'string', value: 'default|deep|all', help: 'only these tiers: default core/active/warm, deep + cold, all + archive (without it: widens by itself)' },
@@ -452,9 +453,9 @@ export const COMMANDS: Record<string, Command> = {
         const now = runtime.vault.now();
         const seeds = await queryVectors(runtime, context, queries.map((q) => q.query));
         for (const [k, { id, query }] of queries.entries()) {
-          const results = (await hydrate(runtime.vault, engine.recall(query, { limit, radius, vectorSeeds: seeds[k] }, now))).map((h) => toResult(h, explain));
+          const found = (await hydrate(runtime.vault, engine.recall(query, { limit, radius, vectorSeeds: seeds[k] }, now))).map((h) => toResult(h, explain));
+          const results = o.touch ? await touchResults(runtime.vault, found) : found;
           context.io.stdout(`${JSON.stringify({ id, results })}\n`);
-          if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
         }
         return 0;
       }
@@ -464,8 +465,8 @@ export const COMMANDS: Record<string, Command> = {
       const engine = await openRecall(runtime.vault);
       const [vectorSeeds] = await queryVectors(runtime, context, [query]);
       const search = engine.search(query, { limit, radius, vectorSeeds }, runtime.vault.now());
-      const results = (await hydrate(runtime.vault, search.hits)).map((h) => toResult(h, explain));
-      if (o.touch) await useRecalled(runtime.vault, results.map((r) => r.id));
+      const found = (await hydrate(runtime.vault, search.hits)).map((h) => toResult(h, explain));
+      const results = o.touch ? await touchResults(runtime.vault, found) : found;
       return print(context, results, () => `${explain && search.widening ? `${formatWidening(search.widening)}\n` : ''}${formatResults(results, explain)}`);
     },
   },

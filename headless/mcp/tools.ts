@@ -10,7 +10,7 @@ import { memoryStrength } from '../../src/core/decay';
 import { NotFoundError, UsageError } from '../../src/core/errors';
 import { isMemoryId } from '../../src/core/ids';
 import { memoryText } from '../../src/core/memory';
-import { hydrate, toResult, useRecalled } from '../../src/core/recall/results';
+import { hydrate, toResult, touchResults } from '../../src/core/recall/results';
 import { remember } from '../../src/core/remember';
 import { CATEGORIES, CONFIDENCES, TIERS } from '../../src/core/settings';
 import { describeMemory } from '../../src/core/show';
@@ -75,8 +75,8 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
       const engine = await warm.engine();
       const [vectorSeeds] = await warm.vectorSeeds([query]);
       const search = engine.search(query, { limit: limit ?? 12, radius, vectorSeeds }, vault.now());
-      const results = (await hydrate(vault, search.hits)).map((h) => toResult(h, Boolean(explain)));
-      if (touch) await useRecalled(vault, results.map((r) => r.id));
+      const found = (await hydrate(vault, search.hits)).map((h) => toResult(h, Boolean(explain)));
+      const results = touch ? await touchResults(vault, found) : found;
       return json(explain ? { results, widening: search.widening } : results);
     },
   );

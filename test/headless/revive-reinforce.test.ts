@@ -58,7 +58,8 @@ describe('an archived memory comes back when it is used', () => {
 
   it('recall --touch and context bring back what they return and inject', async () => {
     const [hit] = (await engram(vault, ['--json', '--now', LATER, 'recall', 'why pg-boss for background jobs', '--touch'])).json();
-    expect(hit).toMatchObject({ id, tier: 'archive', widened: true, path: `archive/${id}.md` });
+    // found in archive (tier, widened), and the path says where the file is now that the touch moved it
+    expect(hit).toMatchObject({ id, tier: 'archive', widened: true, path: `episodic/${id}.md` });
     expect(existsSync(file(`episodic/${id}.md`))).toBe(true);
     expect(existsSync(file(`archive/${id}.md`))).toBe(false);
 
@@ -75,6 +76,12 @@ describe('an archived memory comes back when it is used', () => {
     expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
     await engram(again, ['--json', '--now', '2026-06-21T09:00:00Z', 'context', 'background jobs library', '--peek']);
     expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
+    // recall --batch --touch: each line printed after its touch, with the path the file has now
+    const questions = path.join(dir, 'questions.jsonl');
+    writeFileSync(questions, `${JSON.stringify({ id: 'q1', query: 'which library runs background jobs' })}\n`);
+    const batch = await engram(again, ['--now', '2026-06-21T09:00:00Z', 'recall', '--batch', questions, '--touch']);
+    expect(JSON.parse(batch.stdout).results.map((r: { id: string; path: string; tier: string }) => [r.id, r.path, r.tier])).toEqual([[other2, `episodic/${other2}.md`, 'archive']]);
+    expect(existsSync(path.join(again, 'episodic', `${other2}.md`))).toBe(true);
   });
 
   it('remembering the same thing again reinforces and revives it: no duplicate, what the new call adds merged', async () => {

@@ -60,7 +60,7 @@ describe('two months of everyday use, asked on day 62', () => {
 
   it('brings an archived memory back when it is used, and the next nights leave it there', async () => {
     const [hit] = await recall('Why did we pick pg-boss over BullMQ?', '--touch');
-    expect(hit).toMatchObject({ id: ids.pgboss, tier: 'archive', widened: true });
+    expect(hit).toMatchObject({ id: ids.pgboss, tier: 'archive', widened: true, path: `episodic/${ids.pgboss}.md` });
     expect(existsSync(path.join(vault, 'episodic', `${ids.pgboss}.md`))).toBe(true);
     expect(existsSync(path.join(vault, 'archive', `${ids.pgboss}.md`))).toBe(false);
     for (const night of [ASK_DAY + 1, ASK_DAY + 2]) await engram(vault, ['--now', at(night, 3), 'consolidate']);

@@ -111,3 +111,15 @@ export async function useRecalled(vault: Vault, ids: string[]): Promise<UseResul
   const alone = await useMemories(vault, rest, { use: 'returned', touch: true, coAccess: false });
   return [...linked, ...alone];
 }
+
+/**
+ * `recall --touch` (and the MCP tool's touch): the results were used, so they are touched
+ * (useRecalled), and each result's `path` says where its file is after the touch: a memory
+ * recall reached in archive/ has just moved back to its category folder. The other fields
+ * describe the memory as recall found it (its tier there, whether plain recall widened).
+ */
+export async function touchResults(vault: Vault, results: RecallResult[]): Promise<RecallResult[]> {
+  const used = await useRecalled(vault, results.map((r) => r.id));
+  const paths = new Map(used.map((u) => [u.id, u.path]));
+  return results.map((r) => ({ ...r, path: paths.get(r.id) ?? r.path }));
+}
