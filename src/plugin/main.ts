@@ -10,6 +10,7 @@ import { Downloads, type PinnedFile } from './downloads';
 import { MemoryIndex } from './memory-index';
 import { registerPropertyTypes } from './property-types';
 import { ConfirmModal } from './modals';
+import { linkTitlesExtension, titleTypedLinks } from './link-titles';
 import { RelatedView, RELATED_VIEW_TYPE } from './related-view';
 import { NoteOpens } from './note-opens';
 import { QuietWrites } from './quiet-writes';
@@ -72,6 +73,13 @@ export default class EngramPlugin extends Plugin {
     this.status = new TierStatusBar(Platform.isMobile ? null : this.addStatusBarItem(), this.service, this.index);
     const labelOf = (doc: RecallDoc) => this.labelOf(doc);
     this.registerView(GRAPH_VIEW_TYPE, (leaf) => new MemoryGraphView(leaf, this.service, this.index, labelOf, (id) => this.index.get(id)?.text ?? null, (path) => this.openMemory(path)));
+    // typed links show the linked memory's title after their kind (the file keeps `[[id|kind]]`)
+    const titleOf = (id: string) => {
+      const doc = this.index.get(id);
+      return doc ? this.labelOf(doc) : null;
+    };
+    this.registerEditorExtension(linkTitlesExtension(titleOf));
+    this.registerMarkdownPostProcessor((el) => titleTypedLinks(el, titleOf));
     this.registerView(RELATED_VIEW_TYPE, (leaf) => new RelatedView(leaf, this.service, this.index, labelOf, this.status, Platform.isMobile, (path) => this.openMemory(path)));
     registerCommands(this);
     registerReviewCommands(this);

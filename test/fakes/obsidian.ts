@@ -938,6 +938,18 @@ export class Plugin extends Component {
     this.register(() => el.remove());
     return el;
   }
+  /** Editor extensions (CodeMirror 6) the plugin registered; the app adds them to every editor. */
+  readonly editorExtensions: unknown[] = [];
+  /** Reading view post-processors; the app runs each on every rendered section. */
+  readonly postProcessors: Array<(el: HTMLElement, ctx: unknown) => void | Promise<void>> = [];
+  registerEditorExtension(extension: unknown): void {
+    this.editorExtensions.push(extension);
+    this.register(() => this.editorExtensions.splice(this.editorExtensions.indexOf(extension), 1));
+  }
+  registerMarkdownPostProcessor(fn: (el: HTMLElement, ctx: unknown) => void | Promise<void>): void {
+    this.postProcessors.push(fn);
+    this.register(() => this.postProcessors.splice(this.postProcessors.indexOf(fn), 1));
+  }
   registerView(type: string, creator: (leaf: WorkspaceLeaf) => View): void {
     this.app.workspace.viewCreators.set(type, creator);
     this.viewTypes.push(type);

@@ -9,21 +9,22 @@ import * as path from 'node:path';
  * What the community store installs: main.js, manifest.json and styles.css, nothing else. The
  * plugin must load from those alone (the token table and the embedding runtime are downloaded on
  * first use), use no Node module, and stay small: 1.33 MB before (993 KB of it a tokenizer
- * table); the target is 400 KB. Its load time is printed (`npm run bench:plugin` compares).
+ * table); the target is 400 KB. Its load time is printed.
  */
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'plugin', 'main.js');
 
-it('main.js requires only obsidian, stays under 476 KB, and its load time is measured', () => {
+it('main.js requires only what Obsidian provides, stays under 477 KB, and its load time is measured', () => {
   const code = fs.readFileSync(MAIN, 'utf8');
   const required = new Set([...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]));
-  expect([...required]).toEqual(['obsidian']);
+  // Obsidian provides its API and its editor's CodeMirror 6 modules to plugins (nothing else)
+  expect([...required].sort()).toEqual(['@codemirror/state', '@codemirror/view', 'obsidian']);
   // 449 KB at the time of writing: over the 400 KB target by 12 % (see the closing note); a guard against growth.
   // 465 KB with issue 15: the review commands (apply/reject through versions, the loop decision log)
   // and consolidation's pattern summaries add 15 KB; abstractive summaries stay out of the bundle.
   // 474 KB once the plugin runtime (store-installable embeddings) and consolidation's fault isolation joined them;
-  // 473 KB after the synchronous ForceAtlas2 left (-6 KB). What remains over 400 KB is the graph (sigma 89 KB,
+  // 473 KB after the synchronous ForceAtlas2 left (-6 KB); 475 KB with titles after typed links. What remains over 400 KB is the graph (sigma 89 KB,
   // graphology 60 KB, the layout worker 10 KB, events 6 KB) and formatting-preserving YAML edits (yaml 96 KB).
-  expect(fs.statSync(MAIN).size).toBeLessThan(476_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(477_000);
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
