@@ -5,7 +5,7 @@
 // What opening recall costs in each state the index can be in: the plugin keeps one index and
 // one recall engine while Obsidian runs, and follows each change Obsidian reports (the metadata
 // cache's `changed` with the note's text). Opening recall is `index.engine()` (the modal itself
-// is a few DOM nodes). Measured after each kind of change a person's day makes, beside the
+// is a few DOM nodes). Measured after each kind of change a person's or an agent's day makes, beside the
 // full build the plugin did after every change before (the baseline, in the same run), and
 // the issue's figure (0.9-1.4 s: catalog and index rebuilt at each opening). Also: applying one
 // changed note to the index (what the status bar and the graph follow, O(changed)), the first
@@ -86,7 +86,15 @@ const kinds = {
   'a touch with new co-access': (i, r) => note(i, { count: r + 1, co: { [id((i + 17 * (r + 1)) % N)]: r + 1 }, text: bodyOf(i) }),
   'a new memory, no episode (remember)': (_i, r) => note(N + r, { session: null }),
   'a new memory joining an episode': (_i, r) => note(N + RUNS + r, { session: 's7' }),
-  'an edited text (new words)': (i, r) => note(i, { text: `${bodyOf(i)} edited ${r} ${word()}` }),
+  'an edited text, no episode': (i, r) => note(i, { text: `${bodyOf(i)} edited ${r} ${word()}` }),
+  'an edited text in an episode': (i, r) => note(i, { text: `${bodyOf(i)} edited ${r} ${word()}` }),
+};
+// the memories a kind changes: with or without an episode (every third memory has none)
+const pick = (kind, r) => {
+  const i = 1 + ((r * 7919 + kind.length * 131) % (N - 6));
+  if (kind.includes('no episode')) return i - (i % 3);
+  if (kind.includes('in an episode')) return i % 3 === 0 ? i + 1 : i;
+  return i;
 };
 const rows = [];
 let changeMs = [];
@@ -94,7 +102,7 @@ for (const [kind, make] of Object.entries(kinds)) {
   const open = [];
   const full = [];
   for (let r = 0; r < RUNS; r++) {
-    const i = 1 + ((r * 7919 + kind.length * 131) % (N - 2));
+    const i = pick(kind, r);
     const text = make(i, r);
     const at = kind.startsWith('a new') ? `episodic/${id(N + (kind.includes('joining') ? RUNS : 0) + r)}.md` : pathOf(i);
     changeMs.push(await time(() => index.changed(at, text)));

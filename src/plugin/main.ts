@@ -213,9 +213,9 @@ export default class EngramPlugin extends Plugin {
 
   /**
    * Most changes carry the recall engine over in a few milliseconds (see MemoryIndex); one that
-   * needs every memory indexed again (changed words, a move, a delete: 0.2-0.5 s at 10,000
-   * memories) is done in the background when the app is next idle, 2 s after the last change,
-   * so that opening recall finds the engine ready.
+   * needs a word index built again (changed words, a new member of an episode: 60-130 ms at
+   * 10,000 memories; a delete: everything, 0.1-0.4 s) is done in the background when the app is
+   * next idle, 2 s after the last change, so that opening recall finds the engine ready.
    */
   private buildEngineSoon(): void {
     if (!this.index.loaded || this.index.engineReady) return;

@@ -7,8 +7,9 @@ import { MemoryIndex } from '../../src/plugin/memory-index';
 
 /*
  * The plugin's recall engine follows changes without indexing every memory again (a touch
- * patches a row, new co-access rebuilds the table, a memory without an episode is appended):
- * after each change its answers must be exactly those of an engine built from scratch.
+ * patches a row, new co-access or a move rebuilds the table, a new memory is appended, new words
+ * rebuild the word index and, in an episode, the episode index): after each change its answers
+ * must be exactly those of an engine built from scratch.
  */
 const NOW = '2026-11-29T12:00:00Z';
 const note = (id: string, body: string, extra = '') =>
@@ -36,32 +37,46 @@ describe('the plugin index follows changes with the least work, answering as a f
     BODIES.forEach((body, i) => fs.writeFileSync(path.join(dir, 'episodic', `mem-00000000000${i}.md`), note(`mem-00000000000${i}`, body, i === 5 ? 'session: "s1"\n' : '')));
     const index = new MemoryIndex(() => vault);
     await index.load();
-    const queries = ['retry timeout', 'webhook', 'ledger settlement', 'partner cache', 'migration index deploy'];
+    const queries = ['retry timeout', 'webhook', 'ledger settlement', 'partner cache', 'migration index deploy', 'hmac keys rotate', 'webhook signature monthly', 'refund retries'];
     const answers = (engine: RecallEngine) => queries.map((q) => engine.recall(q, { limit: 5, radius: 'all' }, vault.now()).map((h) => `${h.doc.id} ${h.score.toFixed(6)}`));
     const scratch = () => answers(new RecallEngine(partsFromDocs([...index.all()], vault.settings), vault.settings));
     expect(index.engineReady).toBe(false);
     answers(index.engine());
     expect(index.engineReady).toBe(true);
 
+    // each change alone, then the engine asked (as recall opening would)
     const steps: Array<[string, string, string, boolean]> = [
-      // [what, path, text, engine still carried over]
+      // [what, path, text, engine ready: no word index to build again]
       ['a touch', 'episodic/mem-000000000003.md', note('mem-000000000003', BODIES[3]!, '').replace('access_count: 0', 'access_count: 4').replace('last_accessed_at: "2026-11-20T10:00:00Z"', 'last_accessed_at: "2026-11-29T11:00:00Z"'), true],
       ['new co-access', 'episodic/mem-000000000000.md', note('mem-000000000000', BODIES[0]!, 'co_access:\n  mem-000000000003: 2\n'), true],
       ['a new memory without an episode', 'episodic/mem-000000000006.md', note('mem-000000000006', 'The refund timeout is thirty seconds.'), true],
       ['a second touch of the new memory', 'episodic/mem-000000000006.md', note('mem-000000000006', 'The refund timeout is thirty seconds.').replace('access_count: 0', 'access_count: 2'), true],
       ['a new memory joining an episode', 'episodic/mem-000000000007.md', note('mem-000000000007', 'HMAC keys rotate monthly.', 'session: "s1"\n'), false],
+      ['an edited text', 'episodic/mem-000000000001.md', note('mem-000000000001', `${BODIES[1]} Settlement retries twice.`), false],
+      ['an edited member of an episode', 'episodic/mem-000000000005.md', note('mem-000000000005', `${BODIES[5]} The partner rotates keys.`, 'session: "s1"\n'), false],
+      ['a memory joining an episode', 'episodic/mem-000000000004.md', note('mem-000000000004', BODIES[4]!, 'session: "s1"\n'), false],
+      ['a touch after all that', 'episodic/mem-000000000002.md', note('mem-000000000002', BODIES[2]!).replace('access_count: 0', 'access_count: 1'), true],
     ];
     for (const [what, file, text, carried] of steps) {
       index.changed(file, text);
       expect([what, index.engineReady]).toEqual([what, carried]);
       expect([what, answers(index.engine())]).toEqual([what, scratch()]);
     }
-    index.changed('episodic/mem-000000000001.md', note('mem-000000000001', `${BODIES[1]} Settlement retries twice.`));
-    expect(index.engineReady).toBe(false);
+    // a move to archive/ (same words): the table only
+    fs.mkdirSync(path.join(dir, 'archive'), { recursive: true });
+    index.renamed('episodic/mem-000000000000.md', 'archive/mem-000000000000.md');
+    expect(index.engineReady).toBe(true);
     expect(answers(index.engine())).toEqual(scratch());
     index.removed('episodic/mem-000000000002.md');
     expect(index.engineReady).toBe(false);
     expect(answers(index.engine())).toEqual(scratch());
     expect(answers(index.engine())[0]![0]).toMatch(/^mem-00000000000[36] /);
+    // several changes, then one opening
+    index.engine();
+    index.changed('episodic/mem-000000000003.md', note('mem-000000000003', BODIES[3]!).replace('access_count: 0', 'access_count: 9'));
+    index.changed('episodic/mem-000000000007.md', note('mem-000000000007', 'HMAC keys rotate monthly; the ledger checks them.', 'session: "s1"\n'));
+    index.changed('episodic/mem-000000000008.md', note('mem-000000000008', 'Refund retries back off exponentially.', 'session: "s2"\n'));
+    expect(index.engineReady).toBe(false);
+    expect(answers(index.engine())).toEqual(scratch());
   });
 });

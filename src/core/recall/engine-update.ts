@@ -9,7 +9,12 @@ import { tableFromDocs, type DocTable } from './doc-table';
 
 /** Whether a changed document indexes exactly as the one it replaces (words, dates, episode). */
 export function indexesAlike(before: RecallDoc, after: RecallDoc): boolean {
-  return before.id === after.id && before.path === after.path && before.session === after.session && sameList(before.terms, after.terms) && sameList(before.facets ?? [], after.facets ?? []);
+  return before.id === after.id && before.path === after.path && before.session === after.session && sameWords(before, after);
+}
+
+/** Whether a changed document has the same index terms (words, dates, entities). */
+export function sameWords(before: RecallDoc, after: RecallDoc): boolean {
+  return sameList(before.terms, after.terms) && sameList(before.facets ?? [], after.facets ?? []);
 }
 
 /** Whether a document links to the same memories (related, decays_from) with the same co-access counts. */

@@ -126,20 +126,29 @@ export function bm25Params(settings: EngramSettings): { lexical: Bm25Params; epi
 
 /** Build the engine's parts from documents (their terms are indexed here). */
 export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): EngineParts {
-  const params = bm25Params(settings);
-  const lexical = new Bm25Index(params.lexical);
-  const episodes = new Bm25Index(params.episodes);
+  return { table: tableFromDocs(docs), lexical: lexicalFromDocs(docs, settings), ...episodesFromDocs(docs, settings) };
+}
+
+/** The word index of documents, one entry per document in order. */
+export function lexicalFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Bm25Index {
+  const lexical = new Bm25Index(bm25Params(settings).lexical);
+  // facets (time, entities) are indexed beside the words but left out of length normalisation
+  for (const doc of docs) lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
+  return lexical;
+}
+
+/** The episode index (each session's members as one document) and each document's episode. */
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> {
+  const episodes = new Bm25Index(bm25Params(settings).episodes);
   const episodeOf = new Int32Array(docs.length).fill(-1);
   const episodeTerms = new Map<string, { words: string[][]; facets: string[][] }>();
-  docs.forEach((doc) => {
-    // facets (time, entities) are indexed beside the words but left out of length normalisation
-    lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
-    if (doc.session === null) return;
+  for (const doc of docs) {
+    if (doc.session === null) continue;
     let parts = episodeTerms.get(doc.session);
     if (!parts) episodeTerms.set(doc.session, (parts = { words: [], facets: [] }));
     parts.words.push(doc.terms);
     if (doc.facets) parts.facets.push(doc.facets);
-  });
+  }
   const episodeNames: string[] = [];
   const episodeIndex = new Map<string, number>();
   for (const [name, parts] of episodeTerms) {
@@ -150,7 +159,7 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
   docs.forEach((doc, i) => {
     if (doc.session !== null) episodeOf[i] = episodeIndex.get(doc.session)!;
   });
-  return { table: tableFromDocs(docs), lexical, episodes, episodeOf, episodeNames };
+  return { episodes, episodeOf, episodeNames };
 }
 
 export class RecallEngine {
