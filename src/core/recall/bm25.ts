@@ -133,8 +133,12 @@ export class Bm25Index {
     return this.list(term)?.docs.length ?? 0;
   }
 
-  /** Score every document that holds a query term (term → query weight). */
-  score(query: Map<string, number>): Bm25Scores {
+  /**
+   * Score every document that holds a query term (term → query weight). A `qualifier` term
+   * (a facet such as "names a time") adds to a document only when the document holds another
+   * query term: it orders matches, it never makes one.
+   */
+  score(query: Map<string, number>, qualifiers?: ReadonlySet<string>): Bm25Scores {
     const n = this.lengths.length;
     if (this.acc.length < n) {
       this.acc = new Float64Array(n);
@@ -147,13 +151,16 @@ export class Bm25Index {
     const seen = this.seen;
     const touched = this.touched;
     let count = 0;
-    for (const [term, weight] of query) {
+    const ordered = qualifiers ? [...query].sort(([a], [b]) => Number(qualifiers.has(a)) - Number(qualifiers.has(b))) : query;
+    for (const [term, weight] of ordered) {
+      const qualifier = qualifiers?.has(term) ?? false;
       const list = this.list(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
       const { docs, tfs } = list;
       for (let i = 0; i < docs.length; i++) {
         const doc = docs[i]!;
+        if (qualifier && seen[doc] === 0) continue;
         const tf = tfs[i]!;
         const norm = tf + k1 * (1 - b + (b * this.lengths[doc]!) / avgdl);
         if (seen[doc] === 0) {

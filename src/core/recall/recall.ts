@@ -101,6 +101,12 @@ const EMPTY_EXPLAIN: RecallExplanation = {
  */
 export type QueryExpansion = (query: string, terms: Map<string, number>, known: (term: string) => boolean) => void;
 
+/**
+ * Facet terms that order matches but never make one: a "when" question lifts the memories that
+ * name a time among those that share a word with it, not a memory whose only match is "last year".
+ */
+const QUALIFIERS: ReadonlySet<string> = new Set([TIME_SAID]);
+
 /** Reciprocal rank fusion constant (Cormack et al. 2009). */
 const RRF_K = 60;
 /** Lexical candidates kept per query, besides what spreading reaches. */
@@ -279,7 +285,7 @@ export class RecallEngine {
     // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
     //    members of the episodes that match the query best are lifted (by up to
     //    episodeWeight). The candidate pool is the best POOL of these.
-    const scored = this.lexical.score(terms);
+    const scored = this.lexical.score(terms, QUALIFIERS);
     let best = 0;
     for (let k = 0; k < scored.count; k++) {
       const doc = scored.docs[k]!;
@@ -287,7 +293,7 @@ export class RecallEngine {
     }
     const lift = new Map<number, number>();
     if (r.episodeWeight > 0 && this.episodes.size > 0 && best > 0) {
-      const e = this.episodes.score(terms);
+      const e = this.episodes.score(terms, QUALIFIERS);
       const ranked = topDocs(e.docs, e.count, (d) => e.scores[d]!, r.episodes);
       const top = ranked[0]?.[1] ?? 0;
       for (const [episode, score] of ranked) lift.set(episode, (r.episodeWeight * score) / top);

@@ -70,6 +70,17 @@ describe('recall with time terms', () => {
     expect(plain.map((h) => h.doc.id).slice(0, 2)).toEqual([id(4), id(3)]);
   });
 
+  it('lifts the memories that say when among those sharing a word with the question, never one that only names a time', () => {
+    const standup = [
+      memory(10, '2022-05-02T09:00:00Z', 'The standup moved to 10:15 from Monday.'),
+      memory(11, '2022-06-08T09:00:00Z', 'Integration tests use Testcontainers: mocks hid a migration bug last year.'),
+      memory(12, '2022-06-09T09:00:00Z', 'The local database was slow today.'),
+    ];
+    const hits = new RecallEngine(standup, S).recall('When is the standup?', options, now);
+    expect(hits.map((h) => h.doc.id)).toEqual([id(10)]);
+    expect(hits[0]!.explain.lexical).toBeGreaterThan(new RecallEngine(standup, resolveSettings({ recall: { whenWeight: 0 } })).recall('When is the standup?', options, now)[0]!.explain.lexical);
+  });
+
   it('leaves the length of a memory to its words', () => {
     // a memory naming a day scores like one of as many words naming only a year
     const a = memory(5, '2022-06-01T09:00:00Z', 'Deploys freeze from May 3 2022 the week after');
