@@ -7,7 +7,7 @@ import { CATEGORY_FOLDERS, ARCHIVE_FOLDER, decodeNote, memoryText, parseMemory, 
 import { mergeMemoryText, type TextMerger } from './merge/memory-merge';
 import { CLASH_FIELD } from './merge/fields';
 import { COPIES_FOLDER, copyKind, findDuplicates, mergeDuplicates } from './merge/sync-copies';
-import { loadCatalog, CATALOG_PATH } from './recall/catalog';
+import { staleCatalogRows, CATALOG_PATH } from './recall/catalog';
 import { SNAPSHOT_PATH } from './recall/snapshot';
 import { splitFrontmatter } from './frontmatter';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
@@ -240,11 +240,7 @@ async function archivedAlive(vault: Vault, memories: Memory[], options: DoctorOp
 async function staleCaches(vault: Vault, memories: Memory[], options: DoctorOptions, findings: Finding[]): Promise<void> {
   const { files } = vault.ports;
   if (await files.stat(CATALOG_PATH)) {
-    const strip = (docs: Array<Record<string, unknown>>) => docs.map(({ text: _text, ...rest }) => JSON.stringify(rest)).sort();
-    const cached = strip((await loadCatalog(vault, { useCache: true })).docs as unknown as Array<Record<string, unknown>>);
-    const fresh = strip((await loadCatalog(vault, { useCache: false })).docs as unknown as Array<Record<string, unknown>>);
-    const freshSet = new Set(fresh);
-    const wrong = cached.filter((d) => !freshSet.has(d)).length;
+    const wrong = (await staleCatalogRows(vault)).length;
     if (wrong > 0) {
       const finding: Finding = { check: 'stale-cache', path: CATALOG_PATH, problem: `${wrong} catalog rows disagree with their files (replaced with their times kept)`, fix: 'remove the catalog and the recall snapshot: rebuilt at the next recall' };
       if (options.fix) {

@@ -91,6 +91,18 @@ describe('engram doctor', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
+  it('finds nothing wrong after ordinary use: init, remember, recall (the catalog keeps no tags, paths or recalls, and doctor compares only what it keeps)', async () => {
+    await engram(vault, ['remember', 'alpha beta gamma']);
+    await engram(vault, ['--now', NOW, 'remember', 'The deploy script lives in ops/deploy.sh.', '--tags', 'ops,deploy']);
+    expect((await engram(vault, ['recall', 'alpha'])).code).toBe(0);
+    expect((await engram(vault, ['--now', NOW, 'recall', 'deploy script'])).code).toBe(0);
+    expect((await engram(vault, ['--now', NOW, 'context', 'deploy'])).code).toBe(0);
+    expect(existsSync(path.join(vault, '.engram', 'cache', 'catalog.json'))).toBe(true);
+    const doctor = await engram(vault, ['doctor']);
+    expect([doctor.code, doctor.stdout]).toEqual([0, 'no problems found\n']);
+    expect((await engram(vault, ['--json', 'doctor'])).json()).toEqual({ findings: [], fixed: 0, remaining: 0 });
+  });
+
   it('a catalog that trusts a file replaced with its size and time kept is dropped (rebuilt at the next recall)', async () => {
     const id = await remember('The cache warmer runs at midnight.');
     await engram(vault, ['--now', NOW, 'recall', 'cache warmer']);

@@ -201,6 +201,27 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
   return { docs, problems, parsed };
 }
 
+/**
+ * Paths whose catalog row the catalog trusts (same size and mtime as the file) but which say
+ * something else than a fresh parse of the file would (a file replaced with its times kept,
+ * by a sync tool or a restore). Compares rows as the catalog stores them, so fields it does
+ * not keep (text, tags, related paths, recalls) never count. Reads the cache, never writes it.
+ */
+export async function staleCatalogRows(vault: Vault): Promise<string[]> {
+  const cache = await readCache(vault, fingerprint(vault.settings));
+  if (!cache) return [];
+  const listed = new Map((await listMemoryFiles(vault)).map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+  const stale: string[] = [];
+  for (const row of cache.rows) {
+    const stat = listed.get(row[0]);
+    if (!stat || row[1] !== stat.size || row[2] !== stat.mtimeMs) continue; // not trusted: the next load re-reads it
+    const fresh = await parseFile(vault, row[0]);
+    const expected = fresh instanceof MemoryParseError ? [row[0], stat.size, stat.mtimeMs, fresh.reason] : encode(fresh, stat.size, stat.mtimeMs);
+    if (JSON.stringify(expected) !== JSON.stringify(row)) stale.push(row[0]);
+  }
+  return stale;
+}
+
 async function parseFile(vault: Vault, path: string): Promise<RecallDoc | MemoryParseError> {
   try {
     const bytes = await vault.ports.files.read(path);
