@@ -104,9 +104,10 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       'A forgotten memory moves to .engram/forgotten/ (hidden from Obsidian, out of recall,\n' +
       'consolidation and stats) and comes back with --undo. --purge deletes it instead, with its\n' +
       'recorded versions, its vector, conflict notes it is a side of, and every other memory\'s\n' +
-      'co_access entry and links to it; files that still quote its text are listed for you to check\n' +
-      '(and a vault kept in git still has it in its history).\n' +
-      'json: [{"id", "from", "to"}]; with --purge [{"id", "removed", "unlinked", "vectors_removed", "also_contains"}]',
+      'co_access entry and links to it. Files that still hold a piece of its text (a long token such\n' +
+      'as a key, or a whole sentence: a daily log, a semantic memory, a review note) are listed with\n' +
+      'the piece found, not rewritten: edit them by hand (a vault kept in git still has it in its history).\n' +
+      'json: [{"id", "from", "to"}]; with --purge [{"id", "removed", "unlinked", "vectors_removed", "also_contains", "also_contains_fragments"}]',
     options: {
       undo: { type: 'boolean', help: 'bring forgotten memories back' },
       purge: { type: 'boolean', help: 'delete every trace (a pasted secret); cannot be undone' },
@@ -130,7 +131,12 @@ export const CURATION_COMMANDS: Record<string, Command> = {
               [
                 `purged ${r.id}: removed ${r.removed.join(', ')}${r.vectors_removed ? ', its vector' : ''}`,
                 ...(r.unlinked.length ? [`  unlinked from ${r.unlinked.join(', ')}`] : []),
-                ...(r.also_contains.length ? [`  still quoted in (check by hand): ${r.also_contains.join(', ')}`] : []),
+                ...(r.also_contains.length
+                  ? [
+                      `  ${r.also_contains.length === 1 ? 'this file still contains' : `these ${r.also_contains.length} files still contain`} pieces of its text (not rewritten: edit them by hand, or they keep it):`,
+                      ...r.also_contains.map((p) => `    ${p}: ${r.also_contains_fragments[p].map((f) => JSON.stringify(f.length > 60 ? `${f.slice(0, 59)}…` : f)).join(', ')}`),
+                    ]
+                  : ['  no other file holds a long token or a sentence of its text (memories, forgotten ones, versions, daily logs, conflict and review notes, STATE.md)']),
               ].join('\n'),
             )
             .join('\n'),

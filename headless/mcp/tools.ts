@@ -228,7 +228,8 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
       title: 'Forget memories',
       description:
         'Take memories out of recall, recoverably (undo: true brings them back). purge: true deletes every trace instead (a secret pasted by mistake): ' +
-        'the file, its versions, its vector and every link to it. Purge cannot be undone.',
+        'the file, its versions, its vector and every link to it. Purge cannot be undone; other files that still hold a piece of its text ' +
+        '(a long token such as a key, or a sentence) are returned in also_contains, with the pieces in also_contains_fragments, for a person to edit.',
       inputSchema: { ids, undo: z.boolean().optional(), purge: z.boolean().optional() },
       annotations: { destructiveHint: true },
     },

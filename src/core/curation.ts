@@ -10,6 +10,7 @@ import type { Category, Confidence, Tier } from './settings';
 import { currentTier, impliedTier } from './tiers';
 import { parseTimestamp } from './time';
 import { openRecall } from './recall/results';
+import { filesContaining, recordedBodies } from './purge-traces';
 import { changeBody, deleteHistory, removeLinks } from './versions';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
@@ -143,8 +144,14 @@ export interface PurgeResult {
   /** Memories whose co_access, links or decays_from named it, now without it. */
   unlinked: string[];
   vectors_removed: boolean;
-  /** Files that still contain the start of its text (a semantic memory made from it, a daily log): check them by hand. */
+  /**
+   * Files that still contain a distinctive piece of its text or of its earlier versions (a long
+   * token such as a key, or a sentence): a daily log, a semantic memory made from it, a review
+   * note. Listed, not rewritten: check them by hand.
+   */
   also_contains: string[];
+  /** For each file in also_contains, the pieces it holds. */
+  also_contains_fragments: Record<string, string[]>;
 }
 
 /**
@@ -164,7 +171,8 @@ export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult
   } catch {
     text = bytes ? new TextDecoder().decode(bytes) : ''; // an unreadable file is purged too
   }
-  const result: PurgeResult = { id, removed: [], unlinked: [], vectors_removed: false, also_contains: [] };
+  const result: PurgeResult = { id, removed: [], unlinked: [], vectors_removed: false, also_contains: [], also_contains_fragments: {} };
+  const texts = [text, ...(await recordedBodies(vault, id))];
   const { memories } = await vault.loadAll();
   const others = [...memories, ...(await forgottenMemories(vault))].filter((m) => m.id !== id);
   for (const other of others) {
@@ -183,7 +191,10 @@ export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult
   if (versions > 0) result.removed.push(`.engram/versions/${id}/ (${versions} versions)`);
   await vault.ports.files.remove(path);
   result.removed.unshift(path);
-  result.also_contains = await filesQuoting(vault, text, others);
+  for (const trace of await filesContaining(vault, texts)) {
+    result.also_contains.push(trace.path);
+    result.also_contains_fragments[trace.path] = trace.fragments;
+  }
   await openRecall(vault); // the recall caches (catalog, snapshot) are written again without it
   return result;
 }
@@ -247,20 +258,6 @@ async function unlinkForgotten(vault: Vault, path: string, id: string): Promise<
   if (next === loaded.text) return false;
   await vault.ports.files.write(path, next, { expect: loaded.text });
   return true;
-}
-
-/** Memory files, daily logs and STATE.md holding the first 40 characters of `text`. */
-async function filesQuoting(vault: Vault, text: string, memories: Memory[]): Promise<string[]> {
-  const probe = text.replace(/\s+/g, ' ').trim().slice(0, 40);
-  if (probe.length < 12) return [];
-  const found = memories.filter((m) => memoryText(m).includes(probe)).map((m) => m.path);
-  for (const name of (await vault.ports.files.list(LAYOUT.daily)).sort()) {
-    const daily = await vault.readText(`${LAYOUT.daily}/${name}`).catch(() => null);
-    if (daily?.replace(/\s+/g, ' ').includes(probe)) found.push(`${LAYOUT.daily}/${name}`);
-  }
-  const state = await vault.readText(LAYOUT.state).catch(() => null);
-  if (state?.replace(/\s+/g, ' ').includes(probe)) found.push(LAYOUT.state);
-  return found;
 }
 
 // ---------------------------------------------------------------- list

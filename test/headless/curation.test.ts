@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { loadVectors, saveVectors } from '../../src/core/embeddings/store';
 import { openVault } from '../../headless/runtime';
@@ -103,6 +103,7 @@ describe('curation from the CLI', () => {
           unlinked: [linker.id, child.id].sort(),
           vectors_removed: true,
           also_contains: ['daily/2026-11-01.md'],
+          also_contains_fragments: { 'daily/2026-11-01.md': ['ghp_Zq81xSecretTokenValue42', 'The deploy token is ghp_Zq81xSecretTokenValue42 for the staging cluster'] },
         },
       ]);
       expect(read(linker.path)).toContain(`co_access: {"${child.id}": 1}\n`);
@@ -120,6 +121,47 @@ describe('curation from the CLI', () => {
       walk(vault);
       expect(traces).toEqual(['daily/2026-11-01.md']);
       expect(readdirSync(path.join(vault, '.engram', 'versions', secret.id))).toEqual([]);
+    });
+  });
+
+  describe('forget --purge lists every file still holding a piece of the text', () => {
+    it('a secret pasted again in a daily log, a sentence restated in a semantic memory, a review note, an edited memory\'s version; not a memory sharing only common words', async () => {
+      const secret = await remember('The payments API key is sk-live-ABCDEF123456. Rotate it every quarter with the vault tool.', '--tags', 'secret');
+      await run(['log', 'pasted sk-live-ABCDEF123456 by mistake']);
+      const semantic = await remember('Payments: rotate it every quarter with the vault tool, says the runbook.', '--category', 'semantic');
+      const edited = await remember('Try the key sk-live-ABCDEF123456 against the sandbox first.');
+      await json(['edit', edited.id, 'Try the payments key against the sandbox first.']);
+      await remember('The payments API rate limit is 100 requests per second.');
+      mkdirSync(path.join(vault, 'review'));
+      writeFileSync(path.join(vault, 'review', 'review-aaaaaaaaaaaa.md'), '---\nid: review-aaaaaaaaaaaa\n---\n> the payments   API key is\nsk-live-ABCDEF123456\n');
+      const versions = readdirSync(path.join(vault, '.engram', 'versions', edited.id)).sort();
+      const result = await json(['forget', '--purge', secret.id]);
+      const fragments = {
+        [edited.path]: ['sk-live-ABCDEF123456'], // its aliases still hold the first text
+        [semantic.path]: ['Rotate it every quarter with the vault tool'],
+        'daily/2026-11-01.md': ['sk-live-ABCDEF123456'],
+        'review/review-aaaaaaaaaaaa.md': ['sk-live-ABCDEF123456', 'The payments API key is sk-live-ABCDEF123456'],
+        [`.engram/versions/${edited.id}/${versions[0]}`]: ['sk-live-ABCDEF123456'],
+      };
+      expect(result[0].also_contains).toEqual(Object.keys(fragments));
+      expect(result[0].also_contains_fragments).toEqual(fragments);
+    });
+
+    it('says plainly which files still contain it, and that none do when none do', async () => {
+      const secret = await remember('The payments API key is sk-live-ABCDEF123456.');
+      await run(['log', 'pasted sk-live-ABCDEF123456 by mistake']);
+      const purged = await run(['forget', '--purge', secret.id]);
+      expect([purged.code, purged.stdout]).toEqual([
+        0,
+        `purged ${secret.id}: removed ${secret.path}\n` +
+          '  this file still contains pieces of its text (not rewritten: edit them by hand, or they keep it):\n' +
+          '    daily/2026-11-01.md: "sk-live-ABCDEF123456"\n',
+      ]);
+      const clean = await remember('The staging password is hunter2hunter2.');
+      expect((await run(['forget', '--purge', clean.id])).stdout).toBe(
+        `purged ${clean.id}: removed ${clean.path}\n` +
+          '  no other file holds a long token or a sentence of its text (memories, forgotten ones, versions, daily logs, conflict and review notes, STATE.md)\n',
+      );
     });
   });
 
