@@ -134,7 +134,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
                 ...(r.also_contains.length
                   ? [
                       `  ${r.also_contains.length === 1 ? 'this file still contains' : `these ${r.also_contains.length} files still contain`} pieces of its text (not rewritten: edit them by hand, or they keep it):`,
-                      ...r.also_contains.map((p) => `    ${p}: ${r.also_contains_fragments[p].map((f) => JSON.stringify(f.length > 60 ? `${f.slice(0, 59)}…` : f)).join(', ')}`),
+                      ...r.also_contains.map((p) => `    ${p}: ${(r.also_contains_fragments[p] ?? []).map((f) => JSON.stringify(f.length > 60 ? `${f.slice(0, 59)}…` : f)).join(', ')}`),
                     ]
                   : ['  no other file holds a long token or a sentence of its text (memories, forgotten ones, versions, daily logs, conflict and review notes, STATE.md)']),
               ].join('\n'),
