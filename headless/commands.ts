@@ -36,6 +36,7 @@ import { CURATION_COMMANDS } from './curation-commands';
 import { MCP_COMMANDS } from './mcp-command';
 import { MERGE_COMMANDS } from './merge-commands';
 import { DOCTOR_COMMANDS } from './doctor';
+import { PRUNE_STRENGTH } from '../src/core/consolidation/prune';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
 
 function formatUse(results: UseResult[]): string {
@@ -100,13 +101,13 @@ function formatConsolidation(report: ConsolidationReport): string {
   const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
   const verb: Record<string, (s: StepReport) => string> = {
     copies: (s) => `merged ${s.count} sync-conflict copies`,
-    prune: (s) => `pruned ${s.count} (moved to archive/)`,
+    prune: (s) => `pruned ${s.count} (strength under ${PRUNE_STRENGTH}: moved to archive/)`,
     git: (s) => `downgraded ${s.count} → stale`,
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
     cluster: (s) => `merged ${s.count} episodic clusters`,
     strengthen: (s) => `strengthened ${s.count}`,
     conflicts: (s) => `resolved ${s.count} conflicts`,
-    tiers: (s) => `tiers: ${s.count} demoted`,
+    tiers: (s) => `tiers: ${s.count} demoted (tier written in the file -> new tier; engram list shows the tier each memory is in now)`,
     log: () => 'logged to .engram/runs.jsonl',
   };
   for (const step of report.steps) {
@@ -327,7 +328,9 @@ export const COMMANDS: Record<string, Command> = {
     group: 'read',
     summary: 'counts by category, tier and confidence; sizes; unreadable files',
     details:
-      'json: {"memories", "archived", "by_category", "by_tier", "by_confidence", "errors", "bytes",\n' +
+      '"archived": files in archive/; "archive_due": memories the next consolidation moves there; "by_tier": the\n' +
+      'tier each memory is in now (its "archive" is a tier, not the folder).\n' +
+      'json: {"memories", "archived", "archive_due", "by_category", "by_tier", "by_confidence", "errors", "bytes",\n' +
       '"daily_files", "daily_over_limit", "open_conflicts", "invalid": [{"path", "reason"}]}',
     options: {},
     async run(context) {
@@ -337,11 +340,11 @@ export const COMMANDS: Record<string, Command> = {
         `${label.padEnd(11)} ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join('  ')}`;
       print(context, stats, () =>
         [
-          `memories    ${stats.memories} (${stats.archived} archived, ${stats.errors} errors, ${stats.bytes} bytes of text)`,
+          `memories    ${stats.memories} (${stats.archived} in archive/, ${stats.archive_due} due to move there at the next consolidation, ${stats.errors} errors, ${stats.bytes} bytes of text)`,
           row('category', stats.by_category),
-          row('tier', stats.by_tier),
+          row('tier now', stats.by_tier),
           row('confidence', stats.by_confidence),
-          `daily       ${stats.daily_files} files${stats.daily_over_limit.length ? `, over 20 KB: ${stats.daily_over_limit.join(', ')}` : ''}`,
+          `daily       ${stats.daily_files} ${stats.daily_files === 1 ? 'file' : 'files'}${stats.daily_over_limit.length ? `, over 20 KB: ${stats.daily_over_limit.join(', ')}` : ''}`,
           `conflicts   ${stats.open_conflicts} open`,
           ...(stats.invalid.length ? [`unreadable  ${stats.invalid.length}`, ...stats.invalid.map((p) => `  ${p.path}: ${p.reason}`)] : []),
         ].join('\n'),
@@ -504,7 +507,8 @@ export const COMMANDS: Record<string, Command> = {
       'episodes into semantic memories, strengthen what was used, resolve dominated conflicts, demote\n' +
       'tiers, log to .engram/runs.jsonl. One run at a time; a killed run is completed by the next.\n' +
       'json: {"started_at", "duration_ms", "dry_run", "resumed", "steps": [{"step", "count", "total"?, "ms", "note"?,\n' +
-      '"changes": [{"id", "change"}]}]}',
+      '"changes": [{"id", "change"}]}], "skipped": [{"step", "path", "reason"}] (files a step could not read or change),\n' +
+      '"temp_removed" (temp files of killed writers removed)}',
     options: {
       'dry-run': { type: 'boolean', help: 'plan and report, write nothing' },
       verbose: { type: 'boolean', short: 'v', help: 'list the memories each step changes (--json always lists them)' },

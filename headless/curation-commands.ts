@@ -34,7 +34,7 @@ function preview(text: string, width: number): string {
 
 function formatTable(entries: ListEntry[]): string {
   if (entries.length === 0) return 'no memories match';
-  const header = ['ID', 'CATEGORY', 'TIER', 'CONFIDENCE', 'STRENGTH', 'CREATED', 'TEXT'];
+  const header = ['ID', 'CATEGORY', 'TIER NOW', 'CONFIDENCE', 'STRENGTH', 'CREATED', 'TEXT'];
   const rows = entries.map((e) => [e.id, e.category, e.tier, `${e.confidence}${e.in_conflict ? '!' : ''}`, e.strength.toFixed(2), e.created_at.slice(0, 10), preview(e.text, 60)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');

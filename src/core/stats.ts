@@ -1,4 +1,6 @@
+import { degreeOf, pruneVerdict } from './consolidation/prune';
 import { dailyDate } from './daily';
+import { ARCHIVE_FOLDER } from './memory';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type Tier } from './settings';
 import { currentTier } from './tiers';
 import { LAYOUT, type Vault } from './vault';
@@ -6,7 +8,11 @@ import { LAYOUT, type Vault } from './vault';
 /** Counts by category, tier and confidence; sizes; files that could not be read (SPEC §14 `stats`). */
 export interface VaultStats {
   memories: number;
+  /** Files in archive/ (whatever their tier). */
   archived: number;
+  /** Memories outside archive/ that the next consolidation moves there (strength under the prune threshold, not protected). */
+  archive_due: number;
+  /** By the tier each memory is in now (the one written, demoted to what its strength implies): "archive" is a tier, not the folder. */
   by_category: Record<Category, number>;
   by_tier: Record<Tier, number>;
   by_confidence: Record<Confidence, number>;
@@ -26,6 +32,7 @@ export async function vaultStats(vault: Vault): Promise<VaultStats> {
   const stats: VaultStats = {
     memories: memories.length,
     archived: 0,
+    archive_due: 0,
     by_category: zero(CATEGORIES),
     by_tier: zero(TIERS),
     by_confidence: zero(CONFIDENCES),
@@ -37,8 +44,10 @@ export async function vaultStats(vault: Vault): Promise<VaultStats> {
     invalid: problems.map((p) => ({ path: p.path, reason: p.reason })),
   };
   const encoder = new TextEncoder();
+  const degree = degreeOf(memories);
   for (const memory of memories) {
-    if (memory.path.startsWith('archive/')) stats.archived++;
+    if (memory.path.startsWith(`${ARCHIVE_FOLDER}/`)) stats.archived++;
+    else if (pruneVerdict(memory, degree.get(memory.id) ?? 0, now, vault.settings) === 'prune') stats.archive_due++;
     stats.by_category[memory.category]++;
     stats.by_tier[currentTier(memory, now, vault.settings)]++;
     stats.by_confidence[memory.confidence]++;

@@ -63,6 +63,23 @@ describe('engram consolidate (SPEC §8)', () => {
     expect((await engram(vault, ['--now', NOW, 'consolidate', '--dry-run'])).stdout).not.toContain(`    ${ids.forgotten}`);
   });
 
+  it('stats names its two archive numbers: files in archive/ and memories the next consolidation moves there; tiers are the tiers now', async () => {
+    const stats = async () => (await engram(vault, ['--json', '--now', NOW, 'stats'])).json();
+    const tiers = { core: 1, active: 1, warm: 1, cold: 1, archive: 2 }; // the hub's tier is archive too, but its links keep it out of archive/
+    expect(await stats()).toMatchObject({ memories: 6, archived: 0, archive_due: 1, by_tier: tiers });
+    const human = (await engram(vault, ['--now', NOW, 'stats'])).stdout.split('\n');
+    expect(human[0]).toMatch(/^memories {4}6 \(0 in archive\/, 1 due to move there at the next consolidation, 0 errors, \d+ bytes of text\)$/);
+    expect(human[2]).toBe('tier now    core 1  active 1  warm 1  cold 1  archive 2');
+    expect(human[4]).toBe('daily       0 files');
+    await engram(vault, ['--now', NOW, 'log', 'one line']);
+    expect((await engram(vault, ['--now', NOW, 'stats'])).stdout.split('\n')[4]).toBe('daily       1 file');
+    const verbose = (await engram(vault, ['--now', NOW, 'consolidate', '--verbose'])).stdout.split('\n');
+    expect(verbose).toContain('✓ pruned 1 (strength under 0.05: moved to archive/)');
+    expect(verbose).toContain('✓ tiers: 4 demoted (tier written in the file -> new tier; engram list shows the tier each memory is in now)');
+    expect(await stats()).toMatchObject({ memories: 6, archived: 1, archive_due: 0, by_tier: tiers });
+    expect((await engram(vault, ['--now', NOW, 'list', '--limit', '1'])).stdout.split('\n')[0]).toBe('ID                CATEGORY  TIER NOW  CONFIDENCE  STRENGTH  CREATED     TEXT');
+  });
+
   it('moves only the forgotten memory to archive/, keeping core, verified decisions and well-connected ones', async () => {
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
     expect(Object.fromEntries(report.steps.map((s: { step: string; count: number }) => [s.step, s.count]))).toMatchObject({ prune: 1, strengthen: 0, tiers: 4 }); // forgotten and hub to archive, verified to cold, warm to warm

@@ -237,9 +237,9 @@ describe('curation from the CLI', () => {
       const table = await run(['list', '--category', 'decision']);
       expect(table.stdout).toBe(
         [
-          'ID                CATEGORY  TIER    CONFIDENCE  STRENGTH  CREATED     TEXT',
-          `${conflict.id}  decision  active  observed!   0.99      2026-10-31  Do not use pnpm in this repository.`,
-          `${a.id}  decision  active  observed!   0.62      2026-09-01  Use pnpm in this repository.`,
+          'ID                CATEGORY  TIER NOW  CONFIDENCE  STRENGTH  CREATED     TEXT',
+          `${conflict.id}  decision  active    observed!   0.99      2026-10-31  Do not use pnpm in this repository.`,
+          `${a.id}  decision  active    observed!   0.62      2026-09-01  Use pnpm in this repository.`,
           '2 memories (! in an open conflict)',
           '',
         ].join('\n'),
