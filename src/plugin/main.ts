@@ -36,7 +36,7 @@ const CONFIG_CHECK_MS = 5000;
  * status bar).
  */
 export default class EngramPlugin extends Plugin {
-  settings: PluginSettings = { ...DEFAULT_PLUGIN_SETTINGS };
+  override settings: PluginSettings = { ...DEFAULT_PLUGIN_SETTINGS };
   service!: EngramService;
   touch: TouchOnOpen | null = null;
   deferred: QuietWrites | null = null;

@@ -1,4 +1,4 @@
-import { App, Notice, PluginSettingTab, Setting } from 'obsidian';
+import { App, Notice, PluginSettingTab, requireApiVersion, Setting, type SettingDefinitionItem } from 'obsidian';
 import type { EngramSettings } from '../core/settings';
 import { ConfirmModal } from './modals';
 import type EngramPlugin from './main';
@@ -40,10 +40,38 @@ function valueAt(settings: EngramSettings, path: string[]): unknown {
   return node;
 }
 
+/** One row of the tab, described once and drawn by both of Obsidian's ways of showing a tab. */
+interface Row {
+  name: string;
+  desc?: string;
+  /** More words that find the row in Obsidian's settings search (1.13+). */
+  aliases?: string[];
+  /** Left out of settings search (a status line, not a setting). */
+  searchable?: false;
+  /** Shown only while this holds (asked again at each redraw). */
+  visible?: () => boolean;
+  /** Adds the row's control to a setting that already shows the row's name and description. */
+  build: (setting: Setting) => void;
+}
+
+interface Section {
+  heading?: string;
+  rows: Row[];
+}
+
 /**
  * The settings tab. The memory model's settings are written to `.engram/config.json` in the
  * memory folder (the runner reads the same file), each validated before it is saved; the
  * plugin's own (folder, touch on open) to the plugin's data.
+ *
+ * Every row is described once (`sections`). Obsidian 1.13+ draws them from
+ * getSettingDefinitions(), which also puts each row in its settings search; older apps call
+ * display(), which draws the same rows. The rows are `render` definitions, not `control` ones:
+ * a text row saves when the field is committed (its `change` event: leaving it or Enter) and is
+ * validated then, which a declarative text or number control does not promise (obsidian.d.ts
+ * says only that `setControlValue` is "called on user change", and a number control "falls back
+ * to `defaultValue` (or `0`) if the input cannot be parsed", where Engram refuses the value and
+ * names it).
  */
 export class EngramSettingTab extends PluginSettingTab {
   constructor(
@@ -53,85 +81,165 @@ export class EngramSettingTab extends PluginSettingTab {
     super(app, plugin);
   }
 
-  display(): void {
+  /** Obsidian 1.13+: the rows as definitions, drawn by the app and found by its settings search. */
+  override getSettingDefinitions(): SettingDefinitionItem[] {
+    return this.sections().map((section) => ({
+      type: 'group',
+      heading: section.heading,
+      items: section.rows.map((row) => ({
+        name: row.name,
+        desc: row.desc,
+        aliases: row.aliases,
+        searchable: row.searchable,
+        visible: row.visible,
+        render: (setting: Setting) => {
+          row.build(setting);
+        },
+      })),
+    }));
+  }
+
+  /** Obsidian before 1.13 (the manifest's minAppVersion is older): the same rows, drawn here. */
+  override display(): void {
+    this.draw();
+  }
+
+  private draw(): void {
     const { containerEl } = this;
     containerEl.empty();
+    for (const section of this.sections()) {
+      if (section.heading) new Setting(containerEl).setName(section.heading).setHeading();
+      for (const row of section.rows) {
+        if (row.visible && !row.visible()) continue;
+        const setting = new Setting(containerEl).setName(row.name);
+        if (row.desc) setting.setDesc(row.desc);
+        row.build(setting);
+      }
+    }
+  }
+
+  /** Draw the tab again with the current values: `update()` on 1.13+, which draws the definitions again. */
+  private redraw(): void {
+    if (requireApiVersion('1.13.0')) this.update();
+    else if (this.containerEl.isConnected) this.draw();
+  }
+
+  private sections(): Section[] {
     const service = this.plugin.service;
-    const settings = service.vault.settings;
-    if (service.settingsProblem) containerEl.createEl('p', { cls: 'mod-warning', text: `${service.settingsProblem}: defaults are in use until it is fixed.` });
-
-    new Setting(containerEl)
-      .setName('Memory folder')
-      .setDesc('The folder of this vault that holds the memories (empty: the whole vault).')
-      .addText((text) => {
-        text.setValue(this.plugin.settings.folder);
-        // committed on leaving the field or Enter: each keystroke would point at another folder
-        text.inputEl.addEventListener('change', () => void this.plugin.setFolder(text.getValue().trim().replace(/^\/+|\/+$/g, '')));
-      });
-    new Setting(containerEl)
-      .setName('Touch on open')
-      .setDesc('Opening a memory promotes its tier, counts the access and links it to the memories opened with it.')
-      .addToggle((toggle) =>
-        toggle.setValue(this.plugin.settings.touchOnOpen).onChange(async (value) => {
-          this.plugin.settings.touchOnOpen = value;
-          await this.plugin.saveSettings();
-        }),
-      );
-    this.number(containerEl, { path: ['coAccessWindowMinutes'], name: 'Co-access window (minutes)', desc: 'Memories opened within this time of each other are linked.' }, settings);
-    this.number(containerEl, { path: ['tokenBudget'], name: 'Token budget', desc: 'The size of the agent memory block, in tokens.' }, settings);
-
-    new Setting(containerEl).setName('Decay').setHeading();
-    for (const field of DECAY) this.number(containerEl, field, settings);
-    new Setting(containerEl).setName('Activation').setHeading();
-    for (const field of BOOSTS) this.number(containerEl, field, settings);
-    new Setting(containerEl).setName('Thresholds').setHeading();
-    for (const field of THRESHOLDS) this.number(containerEl, field, settings);
-    new Setting(containerEl).setName('Tiers').setHeading();
-    for (const field of TIERS) this.number(containerEl, field, settings);
-
-    new Setting(containerEl).setName('Embeddings').setHeading();
-    new Setting(containerEl)
-      .setName('Embedder')
-      .setDesc('None: word matching only. Transformers: a local model, run in a worker. HTTP: an embedding server.')
-      .addDropdown((dropdown) =>
-        dropdown
-          .addOptions({ none: 'None', transformers: 'Transformers (local)', http: 'HTTP server' })
-          .setValue(settings.embedder.kind)
-          .onChange((value) => void this.save(['embedder', 'kind'], value, true)),
-      );
-    if (settings.embedder.kind !== 'none') {
-      this.text(new Setting(containerEl).setName('Model').setDesc('The model name, as the embedder knows it.'), ['embedder', 'model'], settings.embedder.model);
-    }
-    if (settings.embedder.kind === 'transformers') {
-      new Setting(containerEl)
-        .setName('Allow downloading the model')
-        .setDesc('Off: the model must already be in the memory folder under .engram/models/. On: it is downloaded once.')
-        .addToggle((toggle) =>
-          toggle.setValue(settings.embedder.allowRemoteModels).onChange((value) => {
-            if (!value) {
-              void this.save(['embedder', 'allowRemoteModels'], false);
-              return;
-            }
-            toggle.setValue(false);
-            new ConfirmModal(
-              this.app,
-              'Download an embedding model?',
-              `${settings.embedder.model} will be downloaded from huggingface.co (tens of megabytes) the next time memories are embedded. Nothing else leaves this device.`,
-              'Allow download',
-              () => void this.save(['embedder', 'allowRemoteModels'], true, true),
-            ).open();
-          }),
-        );
-    }
-    if (settings.embedder.kind === 'http') {
-      this.text(new Setting(containerEl).setName('Server address'), ['embedder', 'url'], settings.embedder.url);
-      new Setting(containerEl).setName('Server type').addDropdown((dropdown) =>
-        dropdown
-          .addOptions({ ollama: 'Ollama', openai: 'OpenAI-compatible' })
-          .setValue(settings.embedder.api)
-          .onChange((value) => void this.save(['embedder', 'api'], value)),
-      );
-    }
+    const settings = () => service.vault.settings;
+    const problem = service.settingsProblem;
+    const embedder = (...kinds: string[]) => () => kinds.includes(settings().embedder.kind);
+    return [
+      {
+        rows: [
+          {
+            name: 'Settings file problem',
+            desc: problem === null ? undefined : `${problem}: defaults are in use until it is fixed.`,
+            searchable: false,
+            visible: () => problem !== null,
+            build: (setting) => {
+              setting.settingEl.addClass('mod-warning');
+            },
+          },
+          {
+            name: 'Memory folder',
+            desc: 'The folder of this vault that holds the memories (empty: the whole vault).',
+            build: (setting) => {
+              setting.addText((text) => {
+                text.setValue(this.plugin.settings.folder);
+                // committed on leaving the field or Enter: each keystroke would point at another folder
+                text.inputEl.addEventListener('change', () => void this.plugin.setFolder(text.getValue().trim().replace(/^\/+|\/+$/g, '')));
+              });
+            },
+          },
+          {
+            name: 'Touch on open',
+            desc: 'Opening a memory promotes its tier, counts the access and links it to the memories opened with it.',
+            build: (setting) => {
+              setting.addToggle((toggle) =>
+                toggle.setValue(this.plugin.settings.touchOnOpen).onChange(async (value) => {
+                  this.plugin.settings.touchOnOpen = value;
+                  await this.plugin.saveSettings();
+                }),
+              );
+            },
+          },
+          this.number({ path: ['coAccessWindowMinutes'], name: 'Co-access window (minutes)', desc: 'Memories opened within this time of each other are linked.' }),
+          this.number({ path: ['tokenBudget'], name: 'Token budget', desc: 'The size of the agent memory block, in tokens.' }),
+        ],
+      },
+      { heading: 'Decay', rows: DECAY.map((field) => this.number(field)) },
+      { heading: 'Activation', rows: BOOSTS.map((field) => this.number(field)) },
+      { heading: 'Thresholds', rows: THRESHOLDS.map((field) => this.number(field)) },
+      { heading: 'Tiers', rows: TIERS.map((field) => this.number(field)) },
+      {
+        heading: 'Embeddings',
+        rows: [
+          {
+            name: 'Embedder',
+            desc: 'None: word matching only. Transformers: a local model, run in a worker. HTTP: an embedding server.',
+            aliases: ['embeddings', 'vectors', 'semantic search'],
+            build: (setting) => {
+              setting.addDropdown((dropdown) =>
+                dropdown
+                  .addOptions({ none: 'None', transformers: 'Transformers (local)', http: 'HTTP server' })
+                  .setValue(settings().embedder.kind)
+                  .onChange((value) => void this.save(['embedder', 'kind'], value, true)),
+              );
+            },
+          },
+          {
+            name: 'Model',
+            desc: 'The model name, as the embedder knows it.',
+            aliases: ['embedding model'],
+            visible: embedder('transformers', 'http'),
+            build: (setting) => this.text(setting, ['embedder', 'model'], settings().embedder.model),
+          },
+          {
+            name: 'Allow downloading the model',
+            desc: 'Off: the model must already be in the memory folder under .engram/models/. On: it is downloaded once.',
+            visible: embedder('transformers'),
+            build: (setting) => {
+              setting.addToggle((toggle) =>
+                toggle.setValue(settings().embedder.allowRemoteModels).onChange((value) => {
+                  if (!value) {
+                    void this.save(['embedder', 'allowRemoteModels'], false);
+                    return;
+                  }
+                  toggle.setValue(false);
+                  new ConfirmModal(
+                    this.app,
+                    'Download an embedding model?',
+                    `${settings().embedder.model} will be downloaded from huggingface.co (tens of megabytes) the next time memories are embedded. Nothing else leaves this device.`,
+                    'Allow download',
+                    () => void this.save(['embedder', 'allowRemoteModels'], true, true),
+                  ).open();
+                }),
+              );
+            },
+          },
+          {
+            name: 'Server address',
+            aliases: ['embedding server', 'url', 'ollama'],
+            visible: embedder('http'),
+            build: (setting) => this.text(setting, ['embedder', 'url'], settings().embedder.url),
+          },
+          {
+            name: 'Server type',
+            aliases: ['ollama', 'openai'],
+            visible: embedder('http'),
+            build: (setting) => {
+              setting.addDropdown((dropdown) =>
+                dropdown
+                  .addOptions({ ollama: 'Ollama', openai: 'OpenAI-compatible' })
+                  .setValue(settings().embedder.api)
+                  .onChange((value) => void this.save(['embedder', 'api'], value)),
+              );
+            },
+          },
+        ],
+      },
+    ];
   }
 
   /**
@@ -139,24 +247,26 @@ export class EngramSettingTab extends PluginSettingTab {
    * or pressing Enter), not on every keystroke: typing 30 would otherwise save 3 first, which
    * cron may read. A refused value is named in a notice and the field goes back to the saved one.
    */
-  private number(container: HTMLElement, field: NumberField, settings: EngramSettings): void {
-    new Setting(container)
-      .setName(field.name)
-      .setDesc(field.desc)
-      .addText((text) => {
-        text.inputEl.type = 'number';
-        const saved = String(valueAt(settings, field.path));
-        text.setValue(saved);
-        text.inputEl.addEventListener('change', () => {
-          const value = text.getValue().trim();
-          const parsed = Number(value);
-          if (value === '' || !Number.isFinite(parsed)) {
-            this.refuse(text.inputEl, `${field.name}: ${JSON.stringify(value)} is not a number`, () => String(valueAt(this.plugin.service.vault.settings, field.path)));
-            return;
-          }
-          void this.save(field.path, parsed, false, text.inputEl);
+  private number(field: NumberField): Row {
+    return {
+      name: field.name,
+      desc: field.desc,
+      build: (setting) => {
+        setting.addText((text) => {
+          text.inputEl.type = 'number';
+          text.setValue(String(valueAt(this.plugin.service.vault.settings, field.path)));
+          text.inputEl.addEventListener('change', () => {
+            const value = text.getValue().trim();
+            const parsed = Number(value);
+            if (value === '' || !Number.isFinite(parsed)) {
+              this.refuse(text.inputEl, `${field.name}: ${JSON.stringify(value)} is not a number`, () => String(valueAt(this.plugin.service.vault.settings, field.path)));
+              return;
+            }
+            void this.save(field.path, parsed, false, text.inputEl);
+          });
         });
-      });
+      },
+    };
   }
 
   /** A text field saved when committed (as `number`). */
@@ -182,7 +292,7 @@ export class EngramSettingTab extends PluginSettingTab {
     try {
       await this.plugin.service.setSetting(path, value);
       input?.removeClass('engram-invalid');
-      if (redraw) this.display();
+      if (redraw) this.redraw();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (input) this.refuse(input, message, () => String(valueAt(this.plugin.service.vault.settings, path)));
@@ -190,8 +300,8 @@ export class EngramSettingTab extends PluginSettingTab {
     }
   }
 
-  /** Show the settings again if the tab is on screen (the config file changed outside). */
+  /** Show the settings again (the config file or data.json changed outside). */
   refresh(): void {
-    if (this.containerEl.isConnected) this.display();
+    this.redraw();
   }
 }
