@@ -28,8 +28,16 @@
  * - events registered through a Component are removed when it unloads, and the counts of live
  *   listeners are exposed so tests can check that nothing is left;
  * - `workspace.onLayoutReady` runs its callback once the layout is ready;
- * - plugin views of a registered type are closed when the plugin unloads.
- * Not reproduced: Obsidian's own YAML serialiser (processFrontMatter here re-serialises with
+ * - plugin views of a registered type are closed when the plugin unloads;
+ * - a plugin's settings tab is shown in one of two ways, by the app's version (`setApiVersion`):
+ *   before 1.13 the app calls `display()`; from 1.13 it calls `getSettingDefinitions()` and, when
+ *   that returns items, draws them itself and never calls `display()` (obsidian.d.ts,
+ *   `SettingTab.display`: "Not called when getSettingDefinitions returns a non-empty array");
+ *   `update()` and `refreshDomState()` exist only from 1.13 (`@since 1.13.0`), and the app's
+ *   settings search finds the definitions (`searchSettings`).
+ * Not reproduced: the declarative `control`, `action`, `list` and `page` items (the fake throws
+ * on them: Engram uses `render` rows in groups) and the search's ranking (a substring match here),
+ * Obsidian's own YAML serialiser (processFrontMatter here re-serialises with
  * js-yaml), CodeMirror (a minimal Editor over a string), rendering, mobile, sync, and the exact
  * order of `layout-change` against `file-open` inside `changeLayout` (undocumented; here
  * `layout-change` comes first).
@@ -39,11 +47,34 @@ import * as nodePath from 'node:path';
 import * as yaml from 'js-yaml';
 import { setImmediate as ioTurn } from 'node:timers';
 import { installObsidianDom } from './obsidian-dom';
+import type { SettingDefinitionItem, SettingGroup as SettingGroupType, Setting as SettingType } from 'obsidian';
 
 if (typeof window !== 'undefined') installObsidianDom(window);
 
 export function normalizePath(path: string): string {
   return path.replace(/\\/g, '/').replace(/\/+/g, '/').replace(/^\/+|\/+$/g, '') || '/';
+}
+
+/**
+ * The app's version (obsidian.d.ts `apiVersion`: "the API version of the app, which follows the
+ * release cycle of the desktop app"). The default is the version of the `obsidian` types in
+ * package.json; `setApiVersion('1.8.7')` runs a test as an app older than the declarative
+ * settings API (manifest.json's minAppVersion).
+ */
+export let apiVersion = '1.13.1';
+export function setApiVersion(version: string): void {
+  apiVersion = version;
+}
+
+/** obsidian.d.ts: "Returns true if the API version is equal or higher than the requested version." */
+export function requireApiVersion(version: string): boolean {
+  const have = apiVersion.split('.').map(Number);
+  const want = version.split('.').map(Number);
+  for (let i = 0; i < Math.max(have.length, want.length); i++) {
+    const diff = (have[i] ?? 0) - (want[i] ?? 0);
+    if (diff !== 0) return diff > 0;
+  }
+  return true;
 }
 
 export const Platform = { isDesktopApp: true, isDesktop: true, isMobile: false, isMobileApp: false, isPhone: false, isTablet: false };
@@ -864,6 +895,65 @@ export class App {
     },
   };
   readonly settingTabs: PluginSettingTab[] = [];
+  /** The settings modal's open tab (`openSettingTab`), if any. */
+  shownSettingTab: PluginSettingTab | null = null;
+  /**
+   * The user opens a plugin's tab in the settings modal. From 1.13 the app asks the tab for its
+   * definitions ("Called on every display()", obsidian.d.ts `getSettingDefinitions`) and draws
+   * them if there are any; otherwise, and always before 1.13, it calls `display()`.
+   */
+  openSettingTab(tab: PluginSettingTab): void {
+    this.closeSettings();
+    document.body.appendChild(tab.containerEl);
+    this.shownSettingTab = tab;
+    if (requireApiVersion('1.13.0')) {
+      tab.settingItems = tab.getSettingDefinitions();
+      if (tab.settingItems.length > 0) {
+        tab.drawn = 'definitions';
+        tab.drawDefinitions();
+        return;
+      }
+    }
+    tab.drawn = 'display';
+    tab.display();
+  }
+  /** The settings modal closes: the tab is hidden (`hide()`) and leaves the document. */
+  closeSettings(): void {
+    const tab = this.shownSettingTab;
+    if (!tab) return;
+    tab.hide();
+    tab.drawn = null;
+    tab.containerEl.remove();
+    this.shownSettingTab = null;
+  }
+  /**
+   * Obsidian 1.13's settings search, over what each tab stored with `update()` (obsidian.d.ts
+   * `SettingTab.update`: "Stores the result of getSettingDefinitions() for rendering and search
+   * indexing. Called by addSettingTab()"): the definitions whose name, description (a fragment's
+   * textContent) or aliases hold the query, leaving out those with `searchable: false` and those
+   * not visible ("hides the item and also excludes it from search"). Before 1.13 a plugin's
+   * settings are not searchable at all.
+   */
+  searchSettings(query: string): Array<{ tab: string; name: string }> {
+    if (!requireApiVersion('1.13.0')) return [];
+    const q = query.toLowerCase();
+    const found: Array<{ tab: string; name: string }> = [];
+    const visit = (tab: PluginSettingTab, items: SettingDefinitionItem[]) => {
+      for (const item of items) {
+        if ('type' in item) {
+          if (!isOn(item.visible)) continue;
+          visit(tab, (item.items ?? []) as SettingDefinitionItem[]);
+          continue;
+        }
+        if (!isOn(item.searchable) || !isOn(item.visible)) continue;
+        const desc = typeof item.desc === 'string' ? item.desc : (item.desc?.textContent ?? '');
+        const words = [item.name, desc, ...(item.aliases ?? [])].map((w) => w.toLowerCase());
+        if (words.some((w) => w.includes(q))) found.push({ tab: tab.plugin.manifest.name, name: item.name });
+      }
+    };
+    for (const tab of this.settingTabs) visit(tab, tab.settingItems);
+    return found;
+  }
   /** This device's storage for the vault (`loadLocalStorage`): not synced, survives restarts. */
   readonly localStorage = new Map<string, unknown>();
   loadLocalStorage(key: string): unknown {
@@ -930,6 +1020,8 @@ export class Plugin extends Component {
   }
   addSettingTab(tab: PluginSettingTab): void {
     this.app.settingTabs.push(tab);
+    // obsidian.d.ts `SettingTab.update`: "Called by addSettingTab()" (from 1.13, for search)
+    if (requireApiVersion('1.13.0')) tab.update();
     this.register(() => this.app.settingTabs.splice(this.app.settingTabs.indexOf(tab), 1));
   }
   addStatusBarItem(): HTMLElement {
@@ -1038,16 +1130,86 @@ export abstract class SuggestModal<T> extends Modal {
   abstract onChooseSuggestion(item: T, evt: MouseEvent | KeyboardEvent): void;
 }
 
+/** A `visible` or `searchable` of a definition: absent means yes (obsidian.d.ts: "Default: true"). */
+function isOn(value: boolean | (() => boolean) | undefined): boolean {
+  return typeof value === 'function' ? value() : value !== false;
+}
+
 export abstract class PluginSettingTab {
   readonly containerEl: HTMLElement;
+  /** obsidian.d.ts: "Nested setting definitions as returned by getSettingDefinitions(). Populated by update()." */
+  settingItems: SettingDefinitionItem[] = [];
+  /** How the settings modal drew this tab while it is open (`App.openSettingTab`). */
+  drawn: 'definitions' | 'display' | null = null;
+  /** The rows drawn from definitions: their `visible`, and the cleanup their `render` returned. */
+  private rows: Array<{ el: HTMLElement; visible: () => boolean; cleanup: (() => void) | null }> = [];
   constructor(
     readonly app: App,
     readonly plugin: Plugin,
   ) {
     this.containerEl = document.createElement('div');
   }
+  /** Required before 1.13 (the fake's tabs all target older apps too). */
   abstract display(): void;
-  hide(): void {}
+  /** obsidian.d.ts: "Override to provide setting definitions." The base class has none. */
+  getSettingDefinitions(): SettingDefinitionItem[] {
+    return [];
+  }
+  /**
+   * `@since 1.13.0`: absent from older apps (calling it there is a TypeError, as in the app).
+   * Stores the definitions (search reads them) and, if the modal shows the tab drawn from them,
+   * draws them again: the way to refresh a declarative tab (obsidian.d.ts, `refreshDomState`:
+   * "For changes that affect the structure of the definitions themselves ... call `update()`
+   * instead"; `SettingDefinitionPage.displayValue`: "Call `update()` on the setting tab to refresh
+   * it after the value changes"; eslint-plugin-obsidianmd prefer-update-over-display: "Call
+   * this.update() instead of this.display() to refresh a settings tab").
+   */
+  update(): void {
+    if (!requireApiVersion('1.13.0')) throw new TypeError('this.update is not a function');
+    this.settingItems = this.getSettingDefinitions();
+    if (this.drawn === 'definitions') this.drawDefinitions();
+  }
+  /** `@since 1.13.0`: "Re-evaluate every `visible` and `disabled` predicate ... Cheap: toggles CSS state in place, no re-render." */
+  refreshDomState(): void {
+    if (!requireApiVersion('1.13.0')) throw new TypeError('this.refreshDomState is not a function');
+    for (const row of this.rows) row.el.hidden = !row.visible();
+  }
+  /** "Hides the contents of the setting tab": the rows' cleanups run ("invoked before the row is torn down"). */
+  hide(): void {
+    this.teardown();
+  }
+  /** The app draws the stored definitions: a group under its heading, each row a Setting given to its `render`. */
+  drawDefinitions(): void {
+    this.teardown();
+    for (const item of this.settingItems) this.drawItem(this.containerEl, item);
+  }
+  private teardown(): void {
+    for (const row of this.rows) row.cleanup?.();
+    this.rows = [];
+    this.containerEl.empty();
+  }
+  private drawItem(parent: HTMLElement, item: SettingDefinitionItem): void {
+    if ('type' in item) {
+      if (item.type !== 'group') throw new Error(`the fake does not draw '${item.type}' items`);
+      const groupEl = parent.createDiv({ cls: 'setting-group' });
+      if (item.heading) new Setting(groupEl).setName(item.heading).setHeading();
+      const listEl = groupEl.createDiv({ cls: 'setting-items' });
+      this.rows.push({ el: groupEl, visible: () => isOn(item.visible), cleanup: null });
+      groupEl.hidden = !isOn(item.visible);
+      for (const child of item.items ?? []) this.drawItem(listEl, child as SettingDefinitionItem);
+      return;
+    }
+    if (item.control !== undefined || item.action !== undefined) throw new Error(`the fake does not draw control or action definitions (${item.name})`);
+    // SettingDefinitionBase: the name and description are "used for rendering and search"
+    const setting = new Setting(parent).setName(item.name);
+    if (typeof item.desc === 'string') setting.setDesc(item.desc);
+    else if (item.desc) setting.descEl.appendChild(item.desc);
+    const visible = () => isOn(item.visible);
+    setting.settingEl.hidden = !visible();
+    const group = { listEl: parent } as unknown as SettingGroupType;
+    const cleanup = item.render?.(setting as unknown as SettingType, group);
+    this.rows.push({ el: setting.settingEl, visible, cleanup: typeof cleanup === 'function' ? cleanup : null });
+  }
 }
 
 class ValueComponent<T> {

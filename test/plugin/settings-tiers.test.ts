@@ -4,7 +4,7 @@
 import { installFakeWorkers, workers } from '../fakes/jsdom-globals';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GraphViewFake, Notice, type GraphPluginFake } from '../fakes/obsidian';
+import { GraphViewFake, Notice, setApiVersion, type GraphPluginFake } from '../fakes/obsidian';
 import { parseMemory } from '../../src/core/memory';
 import { resolveSettings } from '../../src/core/settings';
 import { currentTier } from '../../src/core/tiers';
@@ -16,17 +16,58 @@ afterEach(() => h.close());
 const config = () => JSON.parse(fs.readFileSync(path.join(h.dir, 'memory', '.engram', 'config.json'), 'utf8')) as Record<string, unknown>;
 const configExists = () => fs.existsSync(path.join(h.dir, 'memory', '.engram', 'config.json'));
 
-function settingInput(name: string): HTMLInputElement {
+function settingItem(name: string): HTMLElement {
   const tab = h.app.settingTabs[0]!;
-  const item = Array.from(tab.containerEl.querySelectorAll('.setting-item')).find((el) => el.querySelector('.setting-item-name')!.textContent === name)!;
-  return item.querySelector('input')!;
+  return Array.from(tab.containerEl.querySelectorAll<HTMLElement>('.setting-item')).find((el) => el.querySelector('.setting-item-name')!.textContent === name)!;
 }
+const settingInput = (name: string) => settingItem(name).querySelector('input')!;
+/** The rows on screen: a row the app drew from a definition whose `visible` is false is hidden. */
+const shownNames = () =>
+  Array.from(h.app.settingTabs[0]!.containerEl.querySelectorAll('.setting-item'))
+    .filter((el) => el.closest('[hidden]') === null && !el.classList.contains('setting-item-heading'))
+    .map((el) => el.querySelector('.setting-item-name')!.textContent);
 
-describe('settings', () => {
+/** Every Engram setting, in the tab's order, with no embedder. */
+const SETTINGS = [
+  'Memory folder', 'Touch on open', 'Co-access window (minutes)', 'Token budget',
+  'Episodic half-life (days)', 'Semantic half-life (days)', 'Decision half-life (days)', 'Days added per access', 'Error multiplier',
+  'Boost when recalled and used', 'Boost when cited', 'Boost when opened',
+  'Reinforce at similarity', 'Conflict at similarity', 'Cluster at cosine', 'Cluster at word overlap', 'Validation at activation',
+  'Active until (days)', 'Warm until (days)', 'Cold until (days)',
+  'Embedder',
+];
+
+// The same behaviour whichever way the app shows the tab: drawn by Obsidian 1.13+ from
+// getSettingDefinitions(), or by display() on the older apps manifest.json's minAppVersion allows.
+describe.each([
+  ['1.13.1', 'definitions'],
+  ['1.8.7', 'display'],
+])('settings (Obsidian %s: tab drawn from %s)', (version, drawn) => {
   beforeEach(async () => {
+    setApiVersion(version);
     h = await startPlugin();
-    h.app.settingTabs[0]!.display();
-    document.body.appendChild(h.app.settingTabs[0]!.containerEl); // the tab is on screen
+    h.app.openSettingTab(h.app.settingTabs[0]!); // the user opens Engram's tab
+    expect(h.app.settingTabs[0]!.drawn).toBe(drawn);
+  });
+  afterEach(() => {
+    // an unguarded 1.13 call (update, refreshDomState) on an older app would be a TypeError
+    expect(Notice.shown.filter((m) => /is not a function/.test(m))).toEqual([]);
+    setApiVersion('1.13.1');
+  });
+
+  it('shows every setting, and the embedder\'s own rows for its kind only', async () => {
+    expect(shownNames()).toEqual(SETTINGS);
+    const select = settingItem('Embedder').querySelector('select')!;
+    select.value = 'http';
+    select.dispatchEvent(new Event('change'));
+    await h.flush();
+    expect(shownNames()).toEqual([...SETTINGS, 'Model', 'Server address', 'Server type']);
+    expect(settingInput('Server address').value).toBe('http://127.0.0.1:11434');
+    select.value = 'transformers';
+    select.dispatchEvent(new Event('change'));
+    await h.flush();
+    expect(shownNames()).toEqual([...SETTINGS, 'Model', 'Allow downloading the model']);
+    expect(config()).toEqual({ embedder: { kind: 'transformers' } });
   });
 
   it('saves a field when it is committed, not on each keystroke', async () => {
@@ -93,6 +134,62 @@ describe('settings', () => {
     await h.plugin.onExternalSettingsChange();
     expect(h.plugin.settings.touchOnOpen).toBe(false);
     expect(h.plugin.settings.reopenMinutes).toBe(3);
+    expect(settingItem('Touch on open').querySelector('.checkbox-container')!.classList.contains('is-enabled')).toBe(false); // the open tab shows it
+  });
+});
+
+describe('settings in Obsidian 1.13\'s settings search', () => {
+  beforeEach(async () => {
+    h = await startPlugin();
+  });
+
+  it('finds every Engram setting by its name, description or aliases, without the tab having been opened', async () => {
+    const tab = h.app.settingTabs[0]!;
+    const display = jest.spyOn(tab, 'display');
+    expect(h.app.searchSettings('').map((r) => r.name)).toEqual(SETTINGS); // what addSettingTab stored
+    for (const name of SETTINGS) expect(h.app.searchSettings(name)).toContainEqual({ tab: 'Engram', name });
+    // names and descriptions ("each access lengthens the half-life")
+    expect(h.app.searchSettings('half-life').map((r) => r.name)).toEqual(['Episodic half-life (days)', 'Semantic half-life (days)', 'Decision half-life (days)', 'Days added per access']);
+    expect(h.app.searchSettings('semantic search').map((r) => r.name)).toEqual(['Embedder']); // an alias
+    expect(h.app.searchSettings('ollama')).toEqual([]); // the HTTP rows are hidden with no HTTP embedder
+    h.app.openSettingTab(tab);
+    expect(display).not.toHaveBeenCalled(); // drawn from the definitions, as the app does
+    const select = settingItem('Embedder').querySelector('select')!;
+    select.value = 'http';
+    select.dispatchEvent(new Event('change'));
+    await h.flush();
+    expect(h.app.searchSettings('ollama').map((r) => r.name)).toEqual(['Server address', 'Server type']);
+    expect(settingItem('Server address').closest('.setting-group')).not.toBeNull(); // drawn again by the app (update()), not by the tab itself
+    expect(display).not.toHaveBeenCalled();
+    expect(h.app.searchSettings('').map((r) => r.name)).toEqual([...SETTINGS, 'Model', 'Server address', 'Server type']);
+  });
+
+  it('shows a broken config file at the top of the tab, out of search, and the defaults in the fields', async () => {
+    fs.writeFileSync(path.join(h.dir, 'memory', '.engram', 'config.json'), '{"tokenBudget": ');
+    await h.advance(5000);
+    const tab = h.app.settingTabs[0]!;
+    h.app.openSettingTab(tab);
+    const first = tab.containerEl.querySelector('.setting-item')!;
+    expect(first.classList.contains('mod-warning')).toBe(true);
+    expect(first.querySelector('.setting-item-description')!.textContent).toMatch(/^\.engram\/config\.json: .*: defaults are in use until it is fixed\.$/);
+    expect(h.app.searchSettings('problem')).toEqual([]);
+    expect(settingInput('Token budget').value).toBe('2000');
+  });
+
+  it('saves a number row drawn by the app when it is committed, not while typing, and shows it when the tab opens again', async () => {
+    h.app.openSettingTab(h.app.settingTabs[0]!);
+    const input = settingInput('Token budget');
+    input.value = '15';
+    input.dispatchEvent(new Event('input'));
+    await h.flush();
+    expect(configExists()).toBe(false);
+    input.value = '1500';
+    input.dispatchEvent(new Event('change'));
+    await h.flush();
+    expect(config()).toEqual({ tokenBudget: 1500 });
+    h.app.closeSettings();
+    h.app.openSettingTab(h.app.settingTabs[0]!);
+    expect(settingInput('Token budget').value).toBe('1500');
   });
 });
 
