@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
+import { wholeNumberIn, type WholeRange } from '../src/core/arguments';
 import { EngramError, PathError, UsageError } from '../src/core/errors';
 import { isMemoryId, safeRelativePath } from '../src/core/ids';
 import type { CommandContext } from './command';
@@ -45,11 +46,9 @@ export const oneOf = <T extends string>(value: unknown, allowed: readonly T[], o
   return value as T;
 };
 
-export const count = (value: string | undefined, fallback: number, what: string): number => {
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${what}: expected a whole number, got ${JSON.stringify(value)}`);
-  return Number(value);
-};
+/** A whole-number option or argument: the fallback when absent, else checked against the range MCP uses too (src/core/arguments.ts). */
+export const count = (value: string | undefined, fallback: number, range: WholeRange, what: string): number =>
+  value === undefined ? fallback : wholeNumberIn(value, range, what);
 
 
 /** A file named on the command line (or standard input for `-`); a missing or unreadable one is a failure (exit 1). */

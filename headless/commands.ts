@@ -37,6 +37,7 @@ import { MCP_COMMANDS } from './mcp-command';
 import { MERGE_COMMANDS } from './merge-commands';
 import { DOCTOR_COMMANDS } from './doctor';
 import { PRUNE_STRENGTH } from '../src/core/consolidation/prune';
+import { ARGUMENT_RANGES } from '../src/core/arguments';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
 
 function formatUse(results: UseResult[]): string {
@@ -361,7 +362,7 @@ export const COMMANDS: Record<string, Command> = {
     details: 'Weight 1 - strength + 0.05. json: [{"id", "path", "category", "tier", "strength", "text"}]',
     options: { seed: { type: 'string', value: 'S', help: 'make the draw reproducible' } },
     async run(context) {
-      const n = count(context.args[0], 5, 'creative N');
+      const n = count(context.args[0], 5, ARGUMENT_RANGES.creativeCount, 'creative N');
       const runtime = openVault({ ...context.runtime, seed: context.options.seed as string | undefined });
       const { vault } = runtime;
       const now = vault.now();
@@ -436,7 +437,7 @@ export const COMMANDS: Record<string, Command> = {
       '        "last_accessed_at", "is_error", "related_paths", "agent_role", "widened"}] (+ "explain"); with --touch,\n' +
       '        "path" is where the file is after the touch (a result found in archive/ has moved back)',
     options: {
-      limit: { type: 'string', value: 'N', help: 'how many results (12)' },
+      limit: { type: 'string', value: 'N', help: `how many results, ${ARGUMENT_RANGES.recallLimit.min} to ${ARGUMENT_RANGES.recallLimit.max} (12)` },
       radius: { type: 'string', value: 'default|deep|all', help: 'only these tiers: default core/active/warm, deep + cold, all + archive (without it: widens by itself)' },
       touch: { type: 'boolean', help: 'the results were used: touch them and link the top 5 by co-access' },
       explain: { type: 'boolean', help: 'show how each score was made' },
@@ -444,7 +445,7 @@ export const COMMANDS: Record<string, Command> = {
     },
     async run(context) {
       const o = context.options;
-      const limit = count(o.limit as string | undefined, 12, '--limit');
+      const limit = count(o.limit as string | undefined, 12, ARGUMENT_RANGES.recallLimit, '--limit');
       // no --radius: plain recall, which widens beyond the default radius by itself (SPEC §4)
       const radius = oneOf<Radius>(o.radius, ['default', 'deep', 'all'], 'radius');
       const explain = Boolean(o.explain);
@@ -485,13 +486,13 @@ export const COMMANDS: Record<string, Command> = {
       'score, cut to the budget with whole entries, never stale. The memories injected are touched.\n' +
       'json: {"state", "block", "tokens", "included": [ids], "omitted": [ids]}',
     options: {
-      budget: { type: 'string', value: 'TOKENS', help: 'token budget of the block (2000, cl100k)' },
+      budget: { type: 'string', value: 'TOKENS', help: `token budget of the block, ${ARGUMENT_RANGES.contextBudget.min} to ${ARGUMENT_RANGES.contextBudget.max} (2000, cl100k)` },
       peek: { type: 'boolean', help: 'do not touch the memories injected' },
     },
     async run(context) {
       const runtime = openVault(context.runtime);
       const { vault } = runtime;
-      const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, '--budget');
+      const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, ARGUMENT_RANGES.contextBudget, '--budget');
       const query = context.args.join(' ').trim();
       const engine = await openRecall(vault);
       const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);

@@ -1,10 +1,11 @@
 import { LIST_SORTS, forgetMemory, type ForgetResult, type PurgeResult, listMemories, markMemories, purgeMemory, restoreMemory, type ListEntry, type ListFilter, type ListSort, type MarkChange } from '../src/core/curation';
-import { UsageError } from '../src/core/errors';
+import { NotFoundError, UsageError } from '../src/core/errors';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type Tier } from '../src/core/settings';
 import { MS_PER_DAY, parseTimestamp } from '../src/core/time';
 import { useMemories } from '../src/core/touch';
 import { editText, memoryHistory, revertTo, type MemoryVersion } from '../src/core/versions';
 import type { Command, CommandContext } from './command';
+import { ARGUMENT_RANGES, wholeNumberIn } from '../src/core/arguments';
 import { memoryRef, oneOf, print, resolveIds, textArgument } from './command-kit';
 import { openVault, type Runtime } from './runtime';
 
@@ -185,9 +186,9 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       const id = await oneId(runtime, context);
       const versions = await memoryHistory(runtime.vault, id);
       if (context.args[1] !== undefined) {
-        const n = Number(context.args[1]);
-        const version = Number.isInteger(n) ? versions[n - 1] : undefined;
-        if (!version) throw new UsageError(`history: ${id} has versions 1 to ${versions.length}, not ${JSON.stringify(context.args[1])}`);
+        const n = wholeNumberIn(context.args[1], ARGUMENT_RANGES.version, 'history N');
+        const version = versions[n - 1];
+        if (!version) throw new NotFoundError(`history: ${id} has versions 1 to ${versions.length}, not ${n}`);
         if (context.json) return print(context, version, () => '');
         context.io.stdout(version.body);
         return 0;
@@ -209,8 +210,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
     async run(context) {
       const runtime = openVault(context.runtime);
       const id = await oneId(runtime, context);
-      const n = Number(context.args[1]);
-      if (!Number.isInteger(n) || n < 1) throw new UsageError(`revert: N must be a version number (1, 2, ...), got ${JSON.stringify(context.args[1])}`);
+      const n = wholeNumberIn(context.args[1]!, ARGUMENT_RANGES.version, 'revert N');
       const result = await revertTo(runtime.vault, id, n, { by: (context.options.role as string | undefined) ?? null });
       return print(context, result, () =>
         result.changed
@@ -243,7 +243,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       forgotten: { type: 'boolean', help: 'list the forgotten memories instead' },
       sort: { type: 'string', value: LIST_SORTS.join('|'), help: 'order, largest or newest first (created)' },
       reverse: { type: 'boolean', help: 'the other way round' },
-      limit: { type: 'string', value: 'N', help: 'at most N memories' },
+      limit: { type: 'string', value: 'N', help: `at most N memories (${ARGUMENT_RANGES.listLimit.min} to ${ARGUMENT_RANGES.listLimit.max})` },
     },
     async run(context) {
       const o = context.options;
@@ -264,11 +264,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
         forgotten: Boolean(o.forgotten),
       };
       const sort = oneOf<ListSort>(o.sort, LIST_SORTS, 'sort') ?? 'created';
-      let limit = Infinity;
-      if (o.limit !== undefined) {
-        if (!/^\d+$/.test(String(o.limit))) throw new UsageError(`--limit: expected a whole number, got ${JSON.stringify(o.limit)}`);
-        limit = Number(o.limit);
-      }
+      const limit = o.limit === undefined ? Infinity : wholeNumberIn(String(o.limit), ARGUMENT_RANGES.listLimit, '--limit');
       const { entries, unreadable } = await listMemories(runtime.vault, filter, sort, Boolean(o.reverse));
       const shown = entries.slice(0, limit);
       if (unreadable > 0 && !context.json) context.io.stderr(`engram: ${unreadable} memory ${unreadable === 1 ? 'file' : 'files'} could not be read (engram stats lists them)\n`);

@@ -248,7 +248,9 @@ export interface RevertResult extends ChangeResult {
 export async function revertTo(vault: Vault, id: string, n: number, meta: Partial<ChangeMeta> = {}): Promise<RevertResult> {
   const history = await memoryHistory(vault, id);
   const target = history[n - 1];
-  if (!Number.isInteger(n) || !target) throw new UsageError(`revert: ${id} has versions 1 to ${history.length}, not ${n}`);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`revert: N must be a version number (1, 2, ...), got ${n}`);
+  // a version that does not exist is missing, not a usage error (exit 1, as for a missing memory)
+  if (!target) throw new NotFoundError(`revert: ${id} has versions 1 to ${history.length}, not ${n}`);
   const dropped: string[] = [];
   for (const m of target.body.matchAll(/\[\[(mem-[a-z0-9]{12})(?:\|[^\]\n]*)?\]\]/g)) {
     const other = m[1]!;

@@ -105,7 +105,11 @@ describe('CLI conventions', () => {
         [['touch'], 2, 'engram: touch: missing argument: engram touch ID|PATH ...'],
         [['recall', 'x', '--limit'], 2, 'engram: recall: --limit needs a value (N)'],
         [['recall', 'x', '--touch=yes'], 2, 'engram: recall: --touch takes no value'],
-        [['recall', 'x', '--limit', 'ten'], 2, 'engram: --limit: expected a whole number, got "ten"'],
+        [['recall', 'x', '--limit', 'ten'], 2, 'engram: --limit: expected a whole number from 1 to 100, got "ten"'],
+        [['recall', 'x', '--limit', '0'], 2, 'engram: --limit: expected a whole number from 1 to 100, got 0'],
+        [['context', '--budget', '10'], 2, 'engram: --budget: expected a whole number from 50 to 100000, got 10'],
+        [['list', '--limit', '0'], 2, 'engram: --limit: expected a whole number from 1 to 100000, got 0'],
+        [['creative', '0'], 2, 'engram: creative N: expected a whole number from 1 to 50, got 0'],
         [['--now', 'soon', 'stats'], 2, 'engram: --now: expected an ISO-8601 date-time such as 2026-04-30T09:10:00Z, got "soon"'],
       ];
       for (const [args, code, message] of cases) {

@@ -294,7 +294,7 @@ Found a flaky test in the auth suite: timeout too short for CI.
       const cases: Array<[string[], number, string]> = [
         [['frobnicate'], 2, 'engram: unknown command "frobnicate"'],
         [['--now', 'yesterday', 'stats'], 2, 'engram: --now: expected an ISO-8601 date-time such as 2026-04-30T09:10:00Z, got "yesterday"'],
-        [['creative', 'many'], 2, 'engram: creative N: expected a whole number, got "many"'],
+        [['creative', 'many'], 2, 'engram: creative N: expected a whole number from 1 to 50, got "many"'],
         [['show'], 2, 'engram: show: missing argument: engram show ID|PATH'],
         [['show', 'mem-000000000000'], 1, 'engram: no memory with id mem-000000000000'],
         [['export', '--format', 'pdf'], 2, 'engram: --format: expected graphml or csv, got "pdf"'],

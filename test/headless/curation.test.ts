@@ -193,7 +193,12 @@ describe('curation from the CLI', () => {
       expect(await json(['revert', m.id, '1'])).toEqual({ id: m.id, path: m.path, version: 5, changed: true, reverted_to: 1, dropped_links: [] });
       expect(read(m.path).split('---\n')[2]).toBe(v1);
       const bad = await run(['revert', m.id, '9']);
-      expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, `engram: revert: ${m.id} has versions 1 to 5, not 9`]);
+      // a version that does not exist is missing (exit 1, README's table); one that cannot exist is a usage error
+      expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([1, `engram: revert: ${m.id} has versions 1 to 5, not 9`]);
+      const zero = await run(['revert', m.id, '0']);
+      expect([zero.code, zero.stderr.split('\n')[0]]).toEqual([2, 'engram: revert N: expected a whole number of at least 1, got 0']);
+      const missing = await run(['history', m.id, '9']);
+      expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([1, `engram: history: ${m.id} has versions 1 to 5, not 9`]);
       const empty = await run(['edit', m.id, '']);
       expect([empty.code, empty.stderr.split('\n')[0]]).toEqual([2, 'engram: edit: give the text as an argument, or - to read standard input']);
     });

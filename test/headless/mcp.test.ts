@@ -116,6 +116,12 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
       ['edit', { id: 'mem-000000000000', text: 'x' }, /^no memory with id mem-000000000000$/],
       ['list', { since: 'last week' }, /^since: expected a date/],
       ['forget', { ids: ['mem-000000000000'], undo: true, purge: true }, /^forget: undo or purge, not both$/],
+      // the same rule and message as the CLI's --limit, --budget (src/core/arguments.ts)
+      ['recall', { query: 'x', limit: 0 }, /^limit: expected a whole number from 1 to 100, got 0$/],
+      ['recall', { query: 'x', limit: 2.5 }, /^limit: expected a whole number from 1 to 100, got 2.5$/],
+      ['context', { budget: 10 }, /^budget: expected a whole number from 50 to 100000, got 10$/],
+      ['list', { limit: 0 }, /^limit: expected a whole number from 1 to 100000, got 0$/],
+      ['creative', { n: 51 }, /^n: expected a whole number from 1 to 50, got 51$/],
       ['no-such-tool', {}, /Tool no-such-tool not found/],
     ];
     for (const [name, args, message] of cases) {
@@ -136,6 +142,16 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     expect((await data('recall', { query: 'airship hangar door' }))[0]).toMatchObject({ id, text: 'The airship hangar door was fixed in March.' });
     await engram(vault, ['forget', '--purge', id]);
     expect(await data('recall', { query: 'airship hangar door' })).toEqual([]);
+  });
+
+  it('takes remember\'s tags as a list or as the CLI\'s "a,b"; list\'s memories are the elements of engram --json list', async () => {
+    const queued = await data('remember', { text: 'The jobs queue retries three times.', tags: ' queue, jobs,' });
+    expect(read(queued.path)).toContain('tags: ["queue", "jobs"]\n');
+    const listed = await data('list', {});
+    const cli = (await engram(vault, ['--json', '--now', NOW, 'list'])).json();
+    expect(listed).toEqual({ total: cli.length, memories: cli });
+    expect((await data('list', { limit: 1 })).memories).toEqual(cli.slice(0, 1));
+    await engram(vault, ['forget', '--purge', queued.id]);
   });
 });
 
