@@ -217,7 +217,10 @@ export const COMMANDS: Record<string, Command> = {
     details:
       'Near-identical text (same category) reinforces the existing memory instead of writing a\n' +
       'duplicate; the same subject negated opens a conflict note; otherwise a new memory is written.\n' +
-      'json: {"id", "path", "action": "created"|"reinforced"|"conflict"} (+ "conflict_with", "conflict_path")',
+      'A near-identical text that adds words (a negation, "stop", a number) is never folded in: it is written.\n' +
+      'A correction of a known memory: --supersedes OLD writes the new text with a supersedes link and marks\n' +
+      'OLD stale (never injected into context). For a memory that is simply wrong now: engram mark OLD --stale.\n' +
+      'json: {"id", "path", "action": "created"|"reinforced"|"conflict"} (+ "conflict_with", "conflict_path", "superseded")',
     options: {
       category: { type: 'string', value: 'episodic|semantic|decision', help: 'the kind of memory (episodic)' },
       tags: { type: 'string', value: 'a,b', help: 'comma-separated tags' },
@@ -226,6 +229,7 @@ export const COMMANDS: Record<string, Command> = {
       path: { type: 'string', value: 'P', multiple: true, help: 'a project file it is about (related_paths; git invalidation)' },
       role: { type: 'string', value: 'R', help: 'the agent role that remembers it (agent_role)' },
       source: { type: 'string', value: 'S', help: 'where it comes from: a PR, a ticket, a turn id' },
+      supersedes: { type: 'string', value: 'ID', help: 'the memory this text corrects: linked as supersedes, marked stale' },
     },
     async run(context) {
       const o = context.options;
@@ -238,12 +242,14 @@ export const COMMANDS: Record<string, Command> = {
         related_paths: (o.path as string[] | undefined) ?? [],
         agent_role: (o.role as string | undefined) ?? null,
         source: (o.source as string | undefined) ?? null,
+        supersedes: (o.supersedes as string | undefined) ?? null,
       };
       const runtime = openVault(context.runtime);
       const result = await remember(runtime.vault, input, null, createEmbedder(runtime.vault.settings.embedder, runtime.root));
       return print(context, result, () => {
         const line = `${result.action} ${result.id}  ${result.path}${result.revived ? '  (back out of archive/)' : ''}`;
-        return result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line;
+        const replaced = result.superseded ? `\n  supersedes ${result.superseded} (now stale: no longer injected)` : '';
+        return (result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line) + replaced;
       });
     },
   },

@@ -126,6 +126,9 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
         related_paths: z.array(z.string().min(1)).optional().describe('Project files it is about: it goes stale when they change'),
         agent_role: z.string().optional().describe('Your role (code-reviewer, planner...)'),
         source: z.string().optional().describe('Where it comes from: a PR, a ticket, a conversation'),
+        supersedes: id
+          .optional()
+          .describe('The id of a memory this text corrects (a fact that changed): the new text is linked as superseding it, and the old one is marked stale and no longer injected'),
       },
     },
     async ({ tags, ...input }) => {

@@ -48,11 +48,22 @@ function stemmed(word: string): string {
   return out;
 }
 
-export function analyze(text: string): Analysis {
-  const words = text
+/**
+ * Lowercase, one apostrophe, and "n't" spelled out: "won't" is "will not" and "can't" "can not"
+ * (not the words "wo" and "ca"), any other "n't" is " not".
+ */
+export function expandNegations(text: string): string {
+  return text
     .toLowerCase()
     .replace(/[’`]/g, "'")
-    .replace(/n't\b/g, ' not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/\bshan't\b/g, 'shall not')
+    .replace(/n't\b/g, ' not');
+}
+
+export function analyze(text: string): Analysis {
+  const words = expandNegations(text)
     .split(/[^\p{L}\p{N}]+/u)
     .filter((w) => w.length > 0);
   const terms: string[] = [];

@@ -194,7 +194,7 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
       continue;
     }
     const vector = vectorMatchOf.get(i);
-    const resonance = vector ? { kind: 'reinforce' as const, ...vector } : context.index.resonate(memory.text, memory.category);
+    const resonance = context.index.resonate(memory.text, memory.category, vector);
     if (resonance.kind === 'reinforce') {
       const target = byId.get(resonance.id);
       plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? `${CATEGORY_FOLDERS[memory.category]}/${resonance.id}.md`, similarity: resonance.similarity, key, memory });

@@ -11,6 +11,7 @@ import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confiden
 import { formatTimestamp, parseTimestamp } from './time';
 import type { FieldValue } from './frontmatter';
 import { rememberedAgain, useMemories } from './touch';
+import { markMemories } from './curation';
 import type { Vault } from './vault';
 
 /** What a caller asks to remember (the `remember` command, one `import` line, the plugin). */
@@ -25,6 +26,12 @@ export interface RememberInput {
   agent_role?: string | null;
   source?: string | null;
   session?: string | null;
+  /**
+   * The id of a memory this text corrects or replaces: the new text is written as a memory of
+   * its own with a `[[id|supersedes]]` link, and the old one becomes stale (never injected,
+   * ranked down), as the loser of a resolved conflict does.
+   */
+  supersedes?: string | null;
 }
 
 export interface RememberResult {
@@ -36,6 +43,8 @@ export interface RememberResult {
   /** With action "conflict": the memory it contradicts and the conflict note. */
   conflict_with?: string;
   conflict_path?: string;
+  /** With `supersedes`: the memory this one replaces, now stale. */
+  superseded?: string;
 }
 
 /** Room left for the frontmatter: a memory's text may fill its file up to this much less than the limit. */
@@ -169,8 +178,10 @@ export interface PlannedWrite {
  * exclusive create.
  */
 export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null): PlannedWrite {
-  if (vectorMatch) return { memory, resonance: { kind: 'reinforce', ...vectorMatch }, id: vectorMatch.id };
-  const resonance = index.resonate(memory.text, memory.category);
+  let resonance = index.resonate(memory.text, memory.category, vectorMatch);
+  // a correction is a memory of its own: never folded into another, never a conflict with what it replaces
+  const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
+  if (replaced !== undefined && (resonance.kind === 'reinforce' || (resonance.kind === 'conflict' && resonance.id === replaced))) resonance = { kind: 'new' };
   if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
   let attempt = 0;
   let id = deriveMemoryId(memory.text, memory.created_at, attempt);
@@ -207,10 +218,12 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
     }
     throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
   }
-  if (resonance.kind !== 'conflict') return { id, path, action: 'created' };
+  const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
+  const superseded = replaced !== undefined ? { superseded: (await markMemories(vault, [replaced], { confidence: 'stale' }))[0]!.id } : {};
+  if (resonance.kind !== 'conflict') return { id, path, action: 'created', ...superseded };
   const existing = await vault.resolve(resonance.id);
   const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, 'one negates the other on the same subject');
-  return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath };
+  return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath, ...superseded };
 }
 
 /**
@@ -260,6 +273,13 @@ export function reinforcementMerge(existing: Memory, incoming: NewMemory): Recor
 /** SPEC §6: remember one text: reinforce, conflict or create. */
 export async function remember(vault: Vault, input: RememberInput, context?: WriteContext | null, embedder?: Embedder | null): Promise<RememberResult> {
   const memory = normaliseInput(input, vault.now(), vault.settings.maxFileBytes);
+  if (input.supersedes !== undefined && input.supersedes !== null) {
+    if (typeof input.supersedes !== 'string' || !isMemoryId(input.supersedes)) {
+      throw new UsageError(`supersedes: expected a memory id (mem- and 12 lowercase letters or digits), got ${JSON.stringify(input.supersedes)}`);
+    }
+    await vault.resolve(input.supersedes); // missing (or forgotten): NotFoundError, before anything is written
+    memory.links = [{ target: input.supersedes, kind: 'supersedes' }];
+  }
   const ctx = context ?? (await loadWriteContext(vault, embedder));
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
   return applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0]));

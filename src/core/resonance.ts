@@ -1,4 +1,4 @@
-import { analyze } from './analyzer';
+import { opposedTerms, polarity, whatItAdds, whatItAddsByMeaning, type Polarity } from './polarity';
 import type { Category, EngramSettings } from './settings';
 
 /**
@@ -11,8 +11,9 @@ import type { Category, EngramSettings } from './settings';
  * Candidates come from an inverted index with prefix filtering (a similarity join): for
  * cosine ≥ t, two sets must share at least ⌈t²·|A|⌉ terms, so one of A's |A| − ⌈t²·|A|⌉ + 1
  * rarest terms must be shared. Only those terms' postings are scanned, which keeps bulk
- * imports near-linear even when most texts share common words. Texts are indexed apart by
- * polarity: reinforcement looks among the same polarity, conflicts among the opposite one.
+ * imports near-linear even when most texts share common words. Polarity is per term
+ * (polarity.ts): a candidate is reinforced only when the new text adds nothing to it, and a
+ * conflict needs a shared term that one text affirms and the other negates.
  */
 
 export type Resonance =
@@ -23,6 +24,7 @@ export type Resonance =
 interface Entry {
   id: string;
   terms: Set<string>;
+  polarity: Polarity;
   category: Category;
   /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
   archived: boolean;
@@ -31,7 +33,7 @@ interface Entry {
 /** Conflicts need this many shared terms, so that small talk ("not sure" / "sure") does not. */
 const MIN_CONFLICT_TERMS = 3;
 
-class PolarityIndex {
+class TermIndex {
   readonly postings = new Map<string, Entry[]>();
 
   add(entry: Entry): void {
@@ -42,7 +44,11 @@ class PolarityIndex {
     }
   }
 
-  /** The best entry at cosine ≥ threshold (ties: smaller id), scanning only the prefix postings. */
+  /**
+   * The best entry at cosine ≥ threshold that `accept` takes (ties: smaller id), scanning only
+   * the prefix postings: every entry at that cosine shares one of the prefix terms, so a
+   * rejected best leaves the next best to be found.
+   */
   best(query: Set<string>, threshold: number, minShared: number, accept: (e: Entry) => boolean): { id: string; similarity: number } | null {
     const byRarity = [...query].sort((a, b) => (this.postings.get(a)?.length ?? 0) - (this.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
     const prefix = query.size - Math.ceil(threshold * threshold * query.size - 1e-9) + 1;
@@ -52,7 +58,6 @@ class PolarityIndex {
       for (const entry of this.postings.get(term) ?? []) {
         if (seen.has(entry)) continue;
         seen.add(entry);
-        if (!accept(entry)) continue;
         const sizeRatio = entry.terms.size / query.size;
         if (sizeRatio < threshold * threshold || sizeRatio > 1 / (threshold * threshold)) continue;
         let shared = 0;
@@ -60,7 +65,8 @@ class PolarityIndex {
         if (shared < minShared) continue;
         const similarity = shared / Math.sqrt(query.size * entry.terms.size);
         if (similarity < threshold) continue;
-        if (!best || similarity > best.similarity || (similarity === best.similarity && entry.id < best.id)) best = { id: entry.id, similarity };
+        if (best && (similarity < best.similarity || (similarity === best.similarity && entry.id > best.id))) continue;
+        if (accept(entry)) best = { id: entry.id, similarity };
       }
     }
     return best;
@@ -68,34 +74,56 @@ class PolarityIndex {
 }
 
 export class ResonanceIndex {
-  private readonly ids = new Set<string>();
-  private readonly plain = new PolarityIndex();
-  private readonly negated = new PolarityIndex();
+  private readonly entries = new Map<string, Entry>();
+  private readonly index = new TermIndex();
 
   constructor(private readonly settings: EngramSettings) {}
 
   get size(): number {
-    return this.ids.size;
+    return this.entries.size;
   }
 
   add(id: string, text: string, category: Category, options: { archived?: boolean } = {}): void {
-    if (this.ids.has(id)) return;
-    this.ids.add(id);
-    const { terms, negated } = analyze(text);
-    (negated ? this.negated : this.plain).add({ id, terms: new Set(terms), category, archived: options.archived ?? false });
+    if (this.entries.has(id)) return;
+    const p = polarity(text);
+    const entry: Entry = { id, terms: p.terms, polarity: p, category, archived: options.archived ?? false };
+    this.entries.set(id, entry);
+    this.index.add(entry);
   }
 
-  /** How `text` resonates with the indexed memories. */
-  resonate(text: string, category: Category): Resonance {
-    const { terms, negated } = analyze(text);
-    const query = new Set(terms);
-    if (query.size === 0) return { kind: 'new' };
+  /**
+   * How `text` resonates with the indexed memories. A reinforcement keeps the memory's words
+   * and drops the new text's, so it is taken only when the new text adds nothing: no term the
+   * memory lacks (label words such as "Decided:" aside) and no term of opposite polarity. A
+   * near-identical text that reverses the memory ("we will not use X" for "use X, not Y") is
+   * the same subject negated: a conflict. Anything else near-identical that adds words is
+   * written as a new memory: if in doubt, keep the user's words.
+   *
+   * `vectorMatch` is the memory an embedder found closest in meaning (cosine ≥ the vector
+   * threshold); it is reinforced unless the new text negates what it affirms (or the reverse)
+   * or adds a negation or a number it does not hold.
+   */
+  resonate(text: string, category: Category, vectorMatch?: { id: string; similarity: number } | null): Resonance {
+    const incoming = polarity(text);
     const { lexicalThreshold, conflictThreshold } = this.settings.resonance;
-    const same = negated ? this.negated : this.plain;
-    const opposite = negated ? this.plain : this.negated;
-    const reinforce = same.best(query, lexicalThreshold, 1, (e) => e.category === category);
+    let vectorOpposed: { id: string; similarity: number } | null = null;
+    if (vectorMatch) {
+      const entry = this.entries.get(vectorMatch.id);
+      if (!entry) return { kind: 'reinforce', ...vectorMatch };
+      const { added, opposed } = whatItAddsByMeaning(incoming, entry.polarity);
+      if (added.length === 0 && opposed.length === 0) return { kind: 'reinforce', ...vectorMatch };
+      if (opposed.length > 0 && !entry.archived) vectorOpposed = vectorMatch;
+    }
+    const query = incoming.terms;
+    if (query.size === 0) return vectorOpposed ? { kind: 'conflict', ...vectorOpposed } : { kind: 'new' };
+    const reinforce = this.index.best(query, lexicalThreshold, 1, (e) => {
+      if (e.category !== category) return false;
+      const { added, opposed } = whatItAdds(incoming, e.polarity);
+      return added.length === 0 && opposed.length === 0;
+    });
     if (reinforce) return { kind: 'reinforce', ...reinforce };
-    const conflict = opposite.best(query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived);
+    if (vectorOpposed) return { kind: 'conflict', ...vectorOpposed };
+    const conflict = this.index.best(query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && opposedTerms(incoming, e.polarity).length > 0);
     if (conflict) return { kind: 'conflict', ...conflict };
     return { kind: 'new' };
   }

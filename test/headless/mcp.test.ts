@@ -153,6 +153,18 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     expect((await data('list', { limit: 1 })).memories).toEqual(cli.slice(0, 1));
     await engram(vault, ['forget', '--purge', queued.id]);
   });
+
+  it('remember with supersedes: the correction is linked, the old fact is stale and no longer injected', async () => {
+    const old = await data('remember', { text: 'The build cache lives in the S3 bucket ci-cache-eu for 14 days.', category: 'semantic' });
+    const fixed = await data('remember', { text: 'The build cache lives in the S3 bucket ci-cache-eu for 30 days since November.', category: 'semantic', supersedes: old.id });
+    expect(fixed).toEqual({ id: fixed.id, path: `semantic/${fixed.id}.md`, action: 'created', superseded: old.id });
+    expect(read(fixed.path)).toContain(`[[${old.id}|supersedes]]`);
+    expect((await data('show', { id: old.id })).confidence).toBe('stale');
+    const context = await call('context', { query: 'how long does the build cache last', peek: true });
+    expect(JSON.parse(context.content[1]!.text).included).toEqual([fixed.id]);
+    const bad = await call('remember', { text: 'x', supersedes: 'mem-000000000000' });
+    expect([bad.isError, bad.content[0]!.text]).toEqual([true, 'no memory with id mem-000000000000']);
+  });
 });
 
 describe('engram mcp survives malformed input (raw JSON-RPC over stdio)', () => {

@@ -1,0 +1,137 @@
+import { analyze, expandNegations } from './analyzer';
+
+/**
+ * Polarity by term (SPEC §6): which of a text's content terms are affirmed and which are
+ * negated. One bit for the whole sentence is not enough: "use pnpm workspaces, not yarn"
+ * negates yarn, not pnpm, and "we will not use pnpm workspaces" negates pnpm. Counted per
+ * sentence, both hold one negation and compared as the same polarity, so the reversal was
+ * folded into the decision it reverses.
+ *
+ * Scope, as in NegEx-style negation detection: a negation or reversal word flips the polarity
+ * of the terms after it up to the end of its clause (punctuation that ends a clause, or a
+ * contrasting conjunction: "but", "and", "however"...). Two operators in one scope cancel
+ * ("don't stop using X" affirms X). Reversal words are negation words ("not", "never", "no
+ * longer"...), verbs that end a practice ("stop", "quit", "drop", "abandon", "avoid"...) and
+ * the phrases that name the rejected side of a choice ("instead of", "rather than"); "in
+ * favour of" after a reversal names the chosen side again (the flip cancels). The terms are
+ * analyze()'s terms: the same stems the similarity is computed on.
+ */
+export interface Polarity {
+  /** Every content term (as analyze gives them). */
+  terms: Set<string>;
+  /** Terms that occur negated and never affirmed. */
+  negated: Set<string>;
+  /** Terms that occur affirmed and never negated. */
+  affirmed: Set<string>;
+}
+
+/** Verbs (and their forms) that end or refuse a practice: "stop using X" says X is over. */
+const REVERSAL_VERBS = new Set(
+  ('stop stops stopped stopping quit quits quitting cease ceases ceased ceasing discontinue discontinues discontinued ' +
+    'discontinuing abandon abandons abandoned abandoning avoid avoids avoided avoiding drop drops dropped dropping ' +
+    'deprecate deprecates deprecated deprecating revert reverts reverted reverting ban bans banned banning forbid forbids ' +
+    'forbade forbidden reject rejects rejected rejecting ditch ditches ditched ditching')
+    .split(' '),
+);
+
+/** Words that end a negation's scope inside a clause. */
+const SCOPE_ENDS = new Set(['but', 'and', 'however', 'although', 'though', 'whereas', 'yet', 'except', 'while']);
+
+/** A clause ends at sentence punctuation followed by a space (not inside "db.internal" or "1,000"), brackets, dashes, new lines. */
+const CLAUSE_BREAK = /[.,;:!?](?=\s|$)|[()[\]{}\n\r—–]|\s-\s/u;
+
+function termOf(word: string): string | null {
+  return analyze(word).terms[0] ?? null;
+}
+
+function isNegation(word: string): boolean {
+  return analyze(word).negated;
+}
+
+export function polarity(text: string): Polarity {
+  const positive = new Set<string>();
+  const negative = new Set<string>();
+  const normalised = expandNegations(text);
+  for (const clause of normalised.split(CLAUSE_BREAK)) {
+    const words = clause.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+    let flipped = false;
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i]!;
+      const next = words[i + 1];
+      if (SCOPE_ENDS.has(word)) {
+        flipped = false;
+        continue;
+      }
+      if (isNegation(word)) {
+        flipped = !flipped;
+        // "no longer", "not any longer": one negation, "longer" says nothing more
+        if (next === 'longer') i++;
+        else if (next === 'any' && words[i + 2] === 'longer') i += 2;
+        continue;
+      }
+      if ((word === 'instead' && next === 'of') || (word === 'rather' && next === 'than')) {
+        flipped = !flipped;
+        i++;
+        continue;
+      }
+      if (word === 'in' && (next === 'favour' || next === 'favor') && words[i + 2] === 'of') {
+        flipped = !flipped;
+        i += 2;
+        continue;
+      }
+      if (word === 'anymore') continue;
+      const term = termOf(word);
+      if (REVERSAL_VERBS.has(word)) {
+        // the verb stays a term of the text (it is one for similarity), and flips what follows
+        if (term !== null) (flipped ? negative : positive).add(term);
+        flipped = !flipped;
+        continue;
+      }
+      if (term !== null) (flipped ? negative : positive).add(term);
+    }
+  }
+  const terms = new Set([...analyze(text).terms]);
+  return {
+    terms,
+    negated: new Set([...negative].filter((t) => !positive.has(t))),
+    affirmed: new Set([...positive].filter((t) => !negative.has(t))),
+  };
+}
+
+/** A term one text affirms and the other negates: the same subject with opposite polarity. */
+export function opposedTerms(a: Polarity, b: Polarity): string[] {
+  const out: string[] = [];
+  for (const t of a.negated) if (b.affirmed.has(t)) out.push(t);
+  for (const t of a.affirmed) if (b.negated.has(t)) out.push(t);
+  return out.sort();
+}
+
+/**
+ * Words that label a statement without changing what it says: remembering "Decided: X" or
+ * "Important: always X" again says X. Added to a memory's words, they do not make it new.
+ */
+const LABEL_WORDS = new Set(
+  'decided decision decisions agreed note noted remember reminder important fyi really actually basically definitely always indeed please'
+    .split(' ')
+    .map((w) => termOf(w))
+    .filter((t): t is string => t !== null),
+);
+
+/**
+ * What `incoming` says that `existing` does not: its terms the memory lacks (label words
+ * aside), and the terms whose polarity the two texts disagree on. A reinforcement keeps only
+ * the memory's words, so it is safe only when both are empty.
+ */
+export function whatItAdds(incoming: Polarity, existing: Polarity): { added: string[]; opposed: string[] } {
+  const added = [...incoming.terms].filter((t) => !existing.terms.has(t) && !LABEL_WORDS.has(t)).sort();
+  return { added, opposed: opposedTerms(incoming, existing) };
+}
+
+/**
+ * For a match found by meaning (vectors), where a paraphrase shares few words: what must not be
+ * dropped is a negation the memory lacks and a number it does not hold ("2 hours" for "an hour").
+ */
+export function whatItAddsByMeaning(incoming: Polarity, existing: Polarity): { added: string[]; opposed: string[] } {
+  const added = [...incoming.terms].filter((t) => !existing.terms.has(t) && (incoming.negated.has(t) || /\p{N}/u.test(t))).sort();
+  return { added, opposed: opposedTerms(incoming, existing) };
+}

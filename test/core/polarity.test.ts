@@ -1,0 +1,94 @@
+import { opposedTerms, polarity, whatItAdds } from '../../src/core/polarity';
+import { ResonanceIndex } from '../../src/core/resonance';
+import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
+
+const sorted = (s: Set<string>) => [...s].sort();
+
+describe('polarity by term (SPEC §6)', () => {
+  it('negates only the terms in the negation scope: to the end of the clause', () => {
+    const p = polarity('Decided: use pnpm workspaces for the monorepo, not yarn.');
+    expect([sorted(p.affirmed), sorted(p.negated)]).toEqual([['decid', 'monorepo', 'pnpm', 'use', 'workspac'], ['yarn']]);
+    const q = polarity('Decided: we will not use pnpm workspaces for the monorepo.');
+    expect([sorted(q.affirmed), sorted(q.negated)]).toEqual([['decid'], ['monorepo', 'pnpm', 'use', 'workspac']]);
+  });
+
+  it('reads reversal words as negations: stop, no longer, instead of, rather than, drop ... in favour of', () => {
+    expect(sorted(polarity('Decided: stop using pnpm workspaces for the monorepo, not yarn.').negated)).toEqual(['monorepo', 'pnpm', 'use', 'workspac', 'yarn']);
+    expect(sorted(polarity('We no longer use pnpm workspaces').negated)).toEqual(['pnpm', 'use', 'workspac']);
+    expect(sorted(polarity("We don't use pnpm workspaces anymore").negated)).toEqual(['pnpm', 'use', 'workspac']);
+    expect(sorted(polarity('Use yarn instead of pnpm workspaces').negated)).toEqual(['pnpm', 'workspac']);
+    expect(sorted(polarity('Use yarn rather than pnpm').negated)).toEqual(['pnpm']);
+    const favour = polarity('Dropped yarn in favour of pnpm');
+    expect([sorted(favour.affirmed), sorted(favour.negated)]).toEqual([['drop', 'pnpm'], ['yarn']]);
+  });
+
+  it('ends a scope at a contrasting conjunction, and two negations in one scope cancel', () => {
+    const p = polarity("Don't use yarn but use pnpm");
+    expect([sorted(p.affirmed), sorted(p.negated)]).toEqual([['pnpm'], ['yarn']]); // "use" is both: neither side
+    const twice = polarity("Don't stop using pnpm");
+    expect([sorted(twice.affirmed), sorted(twice.negated)]).toEqual([['pnpm', 'use'], ['stop']]);
+    // a dot inside a host name or a comma inside a number ends nothing
+    expect(sorted(polarity('Do not connect to db.internal on port 1,000').negated)).toEqual(['000', '1', 'connect', 'db', 'intern', 'port']);
+  });
+
+  it('says what a new text adds to a memory: new terms (label words aside) and opposed terms', () => {
+    const memory = polarity('Use pnpm workspaces for the monorepo, not yarn.');
+    expect(whatItAdds(polarity('Decided: use pnpm workspaces in the monorepo, not yarn'), memory)).toEqual({ added: [], opposed: [] });
+    expect(whatItAdds(polarity('We will not use pnpm workspaces for the monorepo.'), memory)).toEqual({ added: [], opposed: ['monorepo', 'pnpm', 'use', 'workspac'] });
+    expect(whatItAdds(polarity('Use pnpm workspaces for the monorepo on Linux, not yarn.'), memory)).toEqual({ added: ['linux'], opposed: [] });
+    expect(opposedTerms(polarity('Use yarn, not pnpm workspaces, for the monorepo'), memory)).toEqual(['pnpm', 'workspac', 'yarn']);
+  });
+});
+
+describe('resonance never folds a reversal or an addition into a memory', () => {
+  const ORIGINAL = 'Decided: use pnpm workspaces for the monorepo, not yarn.';
+  const index = () => {
+    const i = new ResonanceIndex(S);
+    i.add('mem-aaaaaaaaaaaa', ORIGINAL, 'decision');
+    i.add('mem-bbbbbbbbbbbb', 'The payments service retries three times with exponential backoff and jitter on every timeout.', 'semantic');
+    return i;
+  };
+
+  it("the tester's reversals open a conflict with the decision (cosine 0.913 and 0.926: near-identical, opposite polarity)", () => {
+    expect(index().resonate('Decided: we will not use pnpm workspaces for the monorepo.', 'decision')).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 5 / Math.sqrt(30) });
+    expect(index().resonate('Decided: stop using pnpm workspaces for the monorepo, not yarn.', 'decision')).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 6 / Math.sqrt(42) });
+    expect(index().resonate('Decided: we no longer use pnpm workspaces for the monorepo.', 'decision')).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 5 / Math.sqrt(36) });
+    expect(index().resonate('Decided: use yarn instead of pnpm workspaces for the monorepo.', 'decision')).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 6 / Math.sqrt(42) });
+    expect(index().resonate('Decided: use yarn, not pnpm workspaces, for the monorepo.', 'decision')).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 1 });
+  });
+
+  it('still reinforces the same decision reworded: word order, inflection, stop words, label words, case, another negation word', () => {
+    for (const text of [
+      'Decided: use pnpm workspaces for the monorepo, not yarn',
+      'We decided to use pnpm workspaces in the monorepo and not yarn.',
+      'Decided: the monorepo uses pnpm workspaces, not yarn.',
+      "Use pnpm workspaces for the monorepo (don't use yarn).",
+      'decided: USE PNPM WORKSPACES FOR THE MONOREPO, NEVER YARN',
+    ]) {
+      expect([text, index().resonate(text, 'decision').kind]).toEqual([text, 'reinforce']);
+    }
+    expect(index().resonate('The payments service retries three times with exponential backoff and jitter on each timeout!', 'semantic')).toEqual({ kind: 'reinforce', id: 'mem-bbbbbbbbbbbb', similarity: 9 / Math.sqrt(90) }); // one word fewer ("every")
+  });
+
+  it('writes a near-identical text that adds a word: a changed number, a qualifier, a rejected alternative', () => {
+    // 10 of 11 terms shared: cosine 0.909 would have reinforced and dropped "five"
+    expect(index().resonate('The payments service retries five times with exponential backoff and jitter on every timeout.', 'semantic')).toEqual({ kind: 'new' });
+    expect(index().resonate('The payments service retries 3 times with exponential backoff and jitter on every timeout.', 'semantic')).toEqual({ kind: 'new' });
+    expect(index().resonate('Decided: use pnpm workspaces for the monorepo on CI, not yarn.', 'decision')).toEqual({ kind: 'new' });
+  });
+
+  it('a vault holding both sides: the side that agrees is reinforced, not the one with the same words', () => {
+    const i = index();
+    i.add('mem-cccccccccccc', 'Decided: we will not use pnpm workspaces for the monorepo.', 'decision');
+    expect(i.resonate('Decided: we won\u2019t use pnpm workspaces for the monorepo', 'decision')).toEqual({ kind: 'reinforce', id: 'mem-cccccccccccc', similarity: 1 });
+    expect(i.resonate(ORIGINAL, 'decision')).toEqual({ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 1 });
+  });
+
+  it('a match by meaning (vectors) is reinforced unless it is reversed or adds a negation or a number', () => {
+    const i = index();
+    const vector = { id: 'mem-aaaaaaaaaaaa', similarity: 0.97 };
+    expect(i.resonate('The monorepo is built on pnpm workspaces', 'decision', vector)).toEqual({ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 0.97 });
+    expect(i.resonate('The monorepo is not built on pnpm workspaces', 'decision', vector)).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 0.97 });
+    expect(i.resonate('The monorepo is built on pnpm 9 workspaces', 'decision', vector)).toEqual({ kind: 'new' });
+  });
+});

@@ -1,0 +1,65 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import { engram, initVault } from '../helpers/cli';
+
+/*
+ * The user trial's corrections (notes/trial.md, problems 1 and 3), through the CLI: a reversed
+ * decision is written and disputed, never folded into the decision it reverses; a corrected fact
+ * names the memory it supersedes, and only the new one is injected.
+ */
+describe('remember keeps a reversal and a correction', () => {
+  let vault: string;
+  let cleanup: () => void;
+  const file = (rel: string) => readFileSync(path.join(vault, rel), 'utf8');
+
+  beforeEach(async () => {
+    ({ vault, cleanup } = await initVault());
+  });
+  afterEach(() => cleanup());
+
+  it("a reversed decision opens a conflict, its text is stored, and context marks both sides DISPUTED (the tester's three calls)", async () => {
+    const remember = async (text: string) => (await engram(vault, ['--json', '--now', '2026-10-01T09:00:00Z', 'remember', text, '--category', 'decision', '--confidence', 'verified'])).json();
+    const original = await remember('Decided: use pnpm workspaces for the monorepo, not yarn.');
+    const reversed = await remember('Decided: we will not use pnpm workspaces for the monorepo.');
+    const stopped = await remember('Decided: stop using pnpm workspaces for the monorepo, not yarn.');
+    const again = await remember('We decided to use pnpm workspaces in the monorepo and not yarn.');
+    expect([original.action, reversed.action, reversed.conflict_with, stopped.action, stopped.conflict_with, again.action, again.id]).toEqual([
+      'created', 'conflict', original.id, 'conflict', original.id, 'reinforced', original.id,
+    ]);
+    expect(file(reversed.path)).toContain('\nDecided: we will not use pnpm workspaces for the monorepo.\n');
+    expect(file(stopped.path)).toContain('\nDecided: stop using pnpm workspaces for the monorepo, not yarn.\n');
+    expect(file(original.path)).toContain('remembered_again: 1\n');
+    expect(readdirSync(path.join(vault, 'conflicts')).length).toBe(2);
+
+    const context = (await engram(vault, ['--json', '--now', '2026-10-02T09:00:00Z', 'context', '--peek'])).json();
+    expect(context.disputed.map((d: [string, string]) => d[0]).sort()).toEqual([original.id, reversed.id, stopped.id].sort());
+    expect(context.block).toContain(`· DISPUTED] Decided: we will not use pnpm workspaces for the monorepo.  [[${reversed.id}]]`);
+  });
+
+  it('remember --supersedes writes the correction with a supersedes link, marks the old fact stale, and context injects only the new one', async () => {
+    const old = (await engram(vault, ['--json', '--now', '2026-09-01T09:00:00Z', 'remember', 'The staging database is PostgreSQL 14 on db-staging.internal port 5432.', '--category', 'semantic'])).json();
+    const run = await engram(vault, ['--now', '2026-10-01T09:00:00Z', 'remember', 'The staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.', '--category', 'semantic', '--supersedes', old.id]);
+    expect(run.code).toBe(0);
+    const id = /^created (mem-[a-z0-9]{12}) /.exec(run.stdout)![1]!;
+    expect(run.stdout).toBe(`created ${id}  semantic/${id}.md\n  supersedes ${old.id} (now stale: no longer injected)\n`);
+    expect(file(`semantic/${id}.md`)).toContain(`\nThe staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.\n\n[[${old.id}|supersedes]]\n`);
+    expect(file(old.path)).toContain('confidence: stale\n');
+
+    const context = (await engram(vault, ['--json', '--now', '2026-11-20T09:00:00Z', 'context', 'set up a connection to the staging database', '--peek'])).json();
+    expect([context.included, context.block.includes('PostgreSQL 14 on')]).toEqual([[id], false]);
+  });
+
+  it('remember --supersedes: a bad id is a usage error (2), a missing memory exit 1, and nothing is written', async () => {
+    const bad = await engram(vault, ['remember', 'Postgres 16 now.', '--supersedes', 'pg14']);
+    expect([bad.code, bad.stderr]).toEqual([2, `engram: supersedes: expected a memory id (mem- and 12 lowercase letters or digits), got "pg14"\nrun 'engram --help' for usage\n`]);
+    const missing = await engram(vault, ['remember', 'Postgres 16 now.', '--supersedes', 'mem-000000000000']);
+    expect([missing.code, missing.stderr]).toEqual([1, 'engram: no memory with id mem-000000000000\n']);
+    expect(readdirSync(path.join(vault, 'episodic'))).toEqual([]);
+  });
+
+  it('remember --supersedes never reinforces the memory it replaces, even with the same words', async () => {
+    const old = (await engram(vault, ['--json', 'remember', 'Deploys run from the main branch.'])).json();
+    const same = (await engram(vault, ['--json', 'remember', 'Deploys run from the main branch!', '--supersedes', old.id])).json();
+    expect([same.action, same.id === old.id, same.superseded]).toEqual(['created', false, old.id]);
+  });
+});
