@@ -25,14 +25,8 @@ export interface Polarity {
   affirmed: Set<string>;
 }
 
-/** Verbs (and their forms) that end or refuse a practice: "stop using X" says X is over. */
-const REVERSAL_VERBS = new Set(
-  ('stop stops stopped stopping quit quits quitting cease ceases ceased ceasing discontinue discontinues discontinued ' +
-    'discontinuing abandon abandons abandoned abandoning avoid avoids avoided avoiding drop drops dropped dropping ' +
-    'deprecate deprecates deprecated deprecating revert reverts reverted reverting ban bans banned banning forbid forbids ' +
-    'forbade forbidden reject rejects rejected rejecting ditch ditches ditched ditching')
-    .split(' '),
-);
+/** Stems of verbs that end or refuse a practice: "stop using X" (stopped, stops...) says X is over. */
+const REVERSAL_STEMS = new Set('stop quit ceas discontinu abandon avoid drop deprec revert ban forbid forbad forbidden reject ditch'.split(' '));
 
 /** Words that end a negation's scope inside a clause. */
 const SCOPE_ENDS = new Set(['but', 'and', 'however', 'although', 'though', 'whereas', 'yet', 'except', 'while']);
@@ -81,7 +75,7 @@ export function polarity(text: string): Polarity {
       }
       if (word === 'anymore') continue;
       const term = termOf(word);
-      if (REVERSAL_VERBS.has(word)) {
+      if (term !== null && REVERSAL_STEMS.has(term)) {
         // the verb stays a term of the text (it is one for similarity), and flips what follows
         if (term !== null) (flipped ? negative : positive).add(term);
         flipped = !flipped;

@@ -11,7 +11,6 @@ import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confiden
 import { formatTimestamp, parseTimestamp } from './time';
 import type { FieldValue } from './frontmatter';
 import { rememberedAgain, useMemories } from './touch';
-import { markMemories } from './curation';
 import type { Vault } from './vault';
 
 /** What a caller asks to remember (the `remember` command, one `import` line, the plugin). */
@@ -219,7 +218,9 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
     throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
   }
   const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
-  const superseded = replaced !== undefined ? { superseded: (await markMemories(vault, [replaced], { confidence: 'stale' }))[0]!.id } : {};
+  // the replaced memory becomes stale, as a resolved conflict's loser (`mark --stale`; not a touch)
+  if (replaced !== undefined) await vault.update(replaced, (old) => (old.confidence === 'stale' ? null : { confidence: 'stale' }));
+  const superseded = replaced !== undefined ? { superseded: replaced } : {};
   if (resonance.kind !== 'conflict') return { id, path, action: 'created', ...superseded };
   const existing = await vault.resolve(resonance.id);
   const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, 'one negates the other on the same subject');

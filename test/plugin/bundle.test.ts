@@ -24,7 +24,8 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 474 KB once the plugin runtime (store-installable embeddings) and consolidation's fault isolation joined them;
   // 473 KB after the synchronous ForceAtlas2 left (-6 KB); 475 KB with titles after typed links. What remains over 400 KB is the graph (sigma 89 KB,
   // graphology 60 KB, the layout worker 10 KB, events 6 KB) and formatting-preserving YAML edits (yaml 96 KB).
-  expect(fs.statSync(MAIN).size).toBeLessThan(477_000);
+  // 478.7 KB with polarity per term on write (+2.6 KB: a reversed decision is a conflict, not a reinforcement).
+  expect(fs.statSync(MAIN).size).toBeLessThan(480_000);
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
