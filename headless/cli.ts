@@ -184,7 +184,8 @@ export function closest(word: string, candidates: string[]): string | null {
     }
   }
   const allowed = lower.length <= 3 ? 1 : lower.length <= 6 ? 2 : 3;
-  return bestDistance <= allowed ? best : null;
+  // and under a third of the longer word changed: "nosuch" is 2 edits from "touch", which is no typo of it
+  return best !== null && bestDistance <= allowed && bestDistance * 3 < Math.max(lower.length, best.length) ? best : null;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */

@@ -3,6 +3,8 @@ import * as nodePath from 'node:path';
 import { wholeNumberIn, type WholeRange } from '../src/core/arguments';
 import { EngramError, PathError, UsageError } from '../src/core/errors';
 import { isMemoryId, safeRelativePath } from '../src/core/ids';
+import type { RecallEngine } from '../src/core/recall/recall';
+import { MEMORY_FOLDERS, type Vault } from '../src/core/vault';
 import type { CommandContext } from './command';
 import type { Runtime } from './runtime';
 
@@ -13,10 +15,27 @@ export function print(context: CommandContext, value: unknown, human: () => stri
   return 0;
 }
 
+/** The warning list, recall and context give when memory files could not be read (stderr, not with --json). */
+export function warnUnreadable(context: CommandContext, unreadable: number): void {
+  if (unreadable > 0 && !context.json) context.io.stderr(`engram: ${unreadable} memory ${unreadable === 1 ? 'file' : 'files'} could not be read (engram stats lists them)\n`);
+}
+
+/** How many memory files recall left out because they could not be read: files in the memory folders less the engine's documents. */
+export async function unreadableForRecall(vault: Vault, engine: RecallEngine): Promise<number> {
+  let files = 0;
+  for (const folder of MEMORY_FOLDERS) files += (await vault.ports.files.list(folder)).filter((n) => n.endsWith('.md')).length;
+  return Math.max(0, files - engine.table.n);
+}
+
 /** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */
 export function textArgument(context: CommandContext, command: string): string {
   const arg = context.args.join(' ');
-  if (arg === '-' || (arg === '' && !context.io.stdinIsTTY)) return context.io.readStdin();
+  if (arg === '-' || (arg === '' && !context.io.stdinIsTTY)) {
+    const text = context.io.readStdin();
+    // named by the command, not by a field: "remember: ...", as every other message of the command
+    if (text.trim() === '') throw new UsageError(`${command}: standard input held no text (give the text as an argument, or pipe it in)`);
+    return text;
+  }
   if (arg === '') throw new UsageError(`${command}: give the text as an argument, or - to read standard input`);
   return arg;
 }

@@ -20,7 +20,7 @@ import { vaultStats } from '../src/core/stats';
 import { currentTier } from '../src/core/tiers';
 import { useMemories, type UseOptions, type UseResult } from '../src/core/touch';
 import type { Command, CommandContext } from './command';
-import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef } from './command-kit';
+import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef, unreadableForRecall, warnUnreadable } from './command-kit';
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
@@ -473,6 +473,7 @@ export const COMMANDS: Record<string, Command> = {
       if (query === '') throw new UsageError('recall: give a query (or --batch FILE.jsonl)');
       const runtime = openVault(context.runtime);
       const engine = await openRecall(runtime.vault);
+      warnUnreadable(context, await unreadableForRecall(runtime.vault, engine));
       const [vectorSeeds] = await queryVectors(runtime, context, [query]);
       const search = engine.search(query, { limit, radius, vectorSeeds }, runtime.vault.now());
       const found = (await hydrate(runtime.vault, search.hits)).map((h) => toResult(h, explain));
@@ -501,6 +502,7 @@ export const COMMANDS: Record<string, Command> = {
       const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, ARGUMENT_RANGES.contextBudget, '--budget');
       const query = context.args.join(' ').trim();
       const engine = await openRecall(vault);
+      warnUnreadable(context, await unreadableForRecall(vault, engine));
       const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);
       const result = await agentContext(vault, engine, query, { budget, peek: Boolean(context.options.peek), vectorSeeds });
       return print(context, result, () => formatAgentContext(result));

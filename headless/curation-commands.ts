@@ -6,7 +6,7 @@ import { useMemories } from '../src/core/touch';
 import { editText, memoryHistory, revertTo, type MemoryVersion } from '../src/core/versions';
 import type { Command, CommandContext } from './command';
 import { ARGUMENT_RANGES, wholeNumberIn } from '../src/core/arguments';
-import { memoryRef, oneOf, print, resolveIds, textArgument } from './command-kit';
+import { memoryRef, oneOf, print, resolveIds, textArgument, warnUnreadable } from './command-kit';
 import { openVault, type Runtime } from './runtime';
 
 /** Curation from the command line (issue 13): mark, forget, edit, history, revert, list. */
@@ -267,7 +267,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       const limit = o.limit === undefined ? Infinity : wholeNumberIn(String(o.limit), ARGUMENT_RANGES.listLimit, '--limit');
       const { entries, unreadable } = await listMemories(runtime.vault, filter, sort, Boolean(o.reverse));
       const shown = entries.slice(0, limit);
-      if (unreadable > 0 && !context.json) context.io.stderr(`engram: ${unreadable} memory ${unreadable === 1 ? 'file' : 'files'} could not be read (engram stats lists them)\n`);
+      warnUnreadable(context, unreadable);
       return print(context, shown, () => formatTable(shown));
     },
   },

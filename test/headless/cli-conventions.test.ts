@@ -61,6 +61,8 @@ describe('CLI conventions', () => {
         [['recall', 'x', '--limt', '3'], 'engram: recall: unknown option --limt (did you mean --limit?)'],
         [['consolidate', '--dryrun'], 'engram: consolidate: unknown option --dryrun (did you mean --dry-run?)'],
         [['stats', '--colour'], 'engram: stats: unknown option --colour'],
+        [['help', 'nosuch'], 'engram: unknown command "nosuch"'], // 2 edits from "touch": not a typo of it
+        [['lsit'], 'engram: unknown command "lsit"; did you mean "list"?'],
       ];
       for (const [args, message] of cases) {
         const run = await engram(vault, args);
@@ -68,6 +70,8 @@ describe('CLI conventions', () => {
       }
       expect(closest('tuch', ['touch', 'cite', 'stats'])).toBe('touch');
       expect(closest('zzzzzz', ['touch', 'cite', 'stats'])).toBe(null);
+      expect(closest('nosuch', ['touch', 'cite', 'stats'])).toBe(null);
+      expect(closest('rember', ['remember', 'recall'])).toBe('remember');
     });
   });
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, initVault } from '../helpers/cli';
 
@@ -92,6 +92,30 @@ Found a flaky test in the auth suite: timeout too short for CI.
       const run = await engram(vault, ['--json', '--now', T0, 'remember', '-'], 'Prefer small pull requests.\n');
       expect(run.json().action).toBe('created');
       expect(read(run.json().path).endsWith('---\nPrefer small pull requests.\n')).toBe(true);
+    });
+
+    it('recall, context and list say alike that memory files could not be read (not with --json)', async () => {
+      await engram(vault, ['--now', T0, 'remember', 'The cache warmer runs at midnight.']);
+      writeFileSync(path.join(vault, 'episodic', 'mem-badbadbadbad.md'), '---\nid: mem-badbadbadbad\ncategory: episodic\n');
+      writeFileSync(path.join(vault, 'decisions', 'mem-badbadbad002.md'), 'no frontmatter at all\n');
+      const warning = 'engram: 2 memory files could not be read (engram stats lists them)\n';
+      for (const args of [['recall', 'cache warmer'], ['context', 'cache warmer', '--peek'], ['list']]) {
+        const run = await engram(vault, ['--now', T0, ...args]);
+        expect([args, run.code, run.stderr]).toEqual([args, 0, warning]);
+        expect(run.stdout).toContain('The cache warmer runs at midnight.');
+        expect((await engram(vault, ['--json', '--now', T0, ...args])).stderr).toBe('');
+      }
+      rmSync(path.join(vault, 'decisions', 'mem-badbadbad002.md'));
+      expect((await engram(vault, ['--now', T0, 'recall', 'cache warmer'])).stderr).toBe('engram: 1 memory file could not be read (engram stats lists them)\n');
+      rmSync(path.join(vault, 'episodic', 'mem-badbadbadbad.md'));
+      expect((await engram(vault, ['--now', T0, 'recall', 'cache warmer'])).stderr).toBe('');
+    });
+
+    it('names the command when standard input holds no text', async () => {
+      for (const [command, stdin] of [['remember', ''], ['log', ' \n'], ['remember', '\n\n']] as const) {
+        const run = await engram(vault, ['--now', T0, command, '-'], stdin);
+        expect([run.code, run.stderr.split('\n')[0]]).toEqual([2, `engram: ${command}: standard input held no text (give the text as an argument, or pipe it in)`]);
+      }
     });
 
     it('rejects bad input with exit 2 and writes nothing', async () => {
