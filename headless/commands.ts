@@ -130,7 +130,11 @@ export function formatWidening(w: Widening): string {
   if (w.widened) {
     return `widened to ${w.tiers.join(' and ')}: ${w.results} result${w.results === 1 ? '' : 's'} from beyond core, active and warm scored above the near matches they displaced (best relevance beyond ${best(w.wider_best)}, inside ${best(w.near_best)})`;
   }
-  if (w.wider_best > 0) return `not widened: matches in cold or archive (best relevance ${best(w.wider_best)}) scored below the near results (best ${best(w.near_best)})`;
+  if (w.wider_best > 0) {
+    // scores weigh relevance by strength: equally relevant older matches rank below because they are weaker
+    if (best(w.wider_best) === best(w.near_best)) return `not widened: matches in cold or archive are as relevant as the near results (best relevance ${best(w.near_best)} both) but weaker, so they scored below them`;
+    return `not widened: matches in cold or archive (best relevance ${best(w.wider_best)}) scored below the near results (best ${best(w.near_best)})`;
+  }
   return 'not widened: nothing in cold or archive matches';
 }
 

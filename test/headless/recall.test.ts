@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, tempDir } from '../helpers/cli';
+import { formatWidening } from '../../headless/commands';
 
 const NOW = '2026-11-29T12:00:00Z';
 
@@ -172,5 +173,16 @@ describe('recall sees an edit that keeps the size', () => {
     } finally {
       cleanup();
     }
+  });
+});
+
+describe('recall --explain says why plain recall did not widen', () => {
+  it('names weakness, not relevance, when the older matches are as relevant as the near ones', () => {
+    const w = { widened: false, tiers: [], results: 0 };
+    expect(formatWidening({ ...w, near_best: 1, wider_best: 0.9996 })).toBe(
+      'not widened: matches in cold or archive are as relevant as the near results (best relevance 1.000 both) but weaker, so they scored below them',
+    );
+    expect(formatWidening({ ...w, near_best: 1, wider_best: 0.5 })).toBe('not widened: matches in cold or archive (best relevance 0.500) scored below the near results (best 1.000)');
+    expect(formatWidening({ ...w, near_best: 1, wider_best: 0 })).toBe('not widened: nothing in cold or archive matches');
   });
 });
