@@ -52,30 +52,48 @@ class TermIndex {
   best(query: Set<string>, threshold: number, minShared: number, accept: (e: Entry) => boolean): { id: string; similarity: number } | null {
     const byRarity = [...query].sort((a, b) => (this.postings.get(a)?.length ?? 0) - (this.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
     const prefix = query.size - Math.ceil(threshold * threshold * query.size - 1e-9) + 1;
-    const seen = new Set<Entry>();
-    let best: { id: string; similarity: number } | null = null;
-    for (const term of byRarity.slice(0, Math.max(1, prefix))) {
-      for (const entry of this.postings.get(term) ?? []) {
-        if (seen.has(entry)) continue;
-        seen.add(entry);
-        const sizeRatio = entry.terms.size / query.size;
-        if (sizeRatio < threshold * threshold || sizeRatio > 1 / (threshold * threshold)) continue;
-        let shared = 0;
-        for (const t of query) if (entry.terms.has(t)) shared++;
-        if (shared < minShared) continue;
-        const similarity = shared / Math.sqrt(query.size * entry.terms.size);
-        if (similarity < threshold) continue;
-        if (best && (similarity < best.similarity || (similarity === best.similarity && entry.id > best.id))) continue;
-        if (accept(entry)) best = { id: entry.id, similarity };
-      }
-    }
-    return best;
+    return bestOf(
+      byRarity.slice(0, Math.max(1, prefix)).map((term) => this.postings.get(term) ?? []),
+      query,
+      threshold,
+      minShared,
+      accept,
+    );
   }
+}
+
+/** The best entry of `lists` at cosine ≥ threshold that `accept` takes (ties: smaller id). */
+function bestOf(lists: Entry[][], query: Set<string>, threshold: number, minShared: number, accept: (e: Entry) => boolean): { id: string; similarity: number } | null {
+  const seen = new Set<Entry>();
+  let best: { id: string; similarity: number } | null = null;
+  for (const list of lists) {
+    for (const entry of list) {
+      if (seen.has(entry)) continue;
+      seen.add(entry);
+      const sizeRatio = entry.terms.size / query.size;
+      if (sizeRatio < threshold * threshold || sizeRatio > 1 / (threshold * threshold)) continue;
+      let shared = 0;
+      for (const t of query) if (entry.terms.has(t)) shared++;
+      if (shared < minShared) continue;
+      const similarity = shared / Math.sqrt(query.size * entry.terms.size);
+      if (similarity < threshold) continue;
+      if (best && (similarity < best.similarity || (similarity === best.similarity && entry.id > best.id))) continue;
+      if (accept(entry)) best = { id: entry.id, similarity };
+    }
+  }
+  return best;
 }
 
 export class ResonanceIndex {
   private readonly entries = new Map<string, Entry>();
   private readonly index = new TermIndex();
+  /**
+   * Term → the entries that negate it. A conflict needs a term one text affirms and the other
+   * negates, so its candidates are the entries negating a term the new text affirms, and the
+   * entries holding a term the new text negates: few, where a scan of every posting at the
+   * conflict threshold cost a 5,000-line import three times its time.
+   */
+  private readonly negating = new Map<string, Entry[]>();
 
   constructor(private readonly settings: EngramSettings) {}
 
@@ -89,6 +107,11 @@ export class ResonanceIndex {
     const entry: Entry = { id, terms: p.terms, polarity: p, category, archived: options.archived ?? false };
     this.entries.set(id, entry);
     this.index.add(entry);
+    for (const term of p.negated) {
+      const list = this.negating.get(term);
+      if (list) list.push(entry);
+      else this.negating.set(term, [entry]);
+    }
   }
 
   /**
@@ -123,7 +146,11 @@ export class ResonanceIndex {
     });
     if (reinforce) return { kind: 'reinforce', ...reinforce };
     if (vectorOpposed) return { kind: 'conflict', ...vectorOpposed };
-    const conflict = this.index.best(query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && opposedTerms(incoming, e.polarity).length > 0);
+    const candidates = [
+      ...[...incoming.affirmed].map((t) => this.negating.get(t) ?? []),
+      ...[...incoming.negated].map((t) => this.index.postings.get(t) ?? []),
+    ];
+    const conflict = bestOf(candidates, query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && opposedTerms(incoming, e.polarity).length > 0);
     if (conflict) return { kind: 'conflict', ...conflict };
     return { kind: 'new' };
   }
