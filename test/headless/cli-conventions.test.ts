@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { COMMANDS } from '../../headless/commands';
 import { GLOBAL_OPTIONS, closest } from '../../headless/cli';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
 const T0 = '2026-11-01T10:00:00Z';
@@ -12,11 +12,7 @@ describe('CLI conventions', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
-  beforeAll(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    expect((await engram(vault, ['init'])).code).toBe(0);
-  });
+  beforeAll(async () => ({ dir, vault, cleanup } = await initVault()));
   afterAll(() => cleanup());
 
   describe('help generated from the command table', () => {

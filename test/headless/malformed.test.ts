@@ -1,19 +1,15 @@
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'malformed');
 const expected = JSON.parse(readFileSync(path.join(CORPUS, 'expected.json'), 'utf8')) as Record<string, string>;
 
 describe('a corpus of malformed memory files', () => {
-  let dir: string;
   let cleanup: () => void;
   let vault: string;
-
   beforeAll(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    expect((await engram(vault, ['init'])).code).toBe(0);
+    ({ vault, cleanup } = await initVault());
     writeFileSync(path.join(vault, '.engram', 'config.json'), JSON.stringify({ maxFileBytes: 4096 }));
     for (const name of readdirSync(path.join(CORPUS, 'episodic'))) {
       copyFileSync(path.join(CORPUS, 'episodic', name), path.join(vault, 'episodic', name));

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault, tempDir } from '../helpers/cli';
 
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
 const NOW = '2026-11-10T10:00:00Z';
@@ -210,13 +210,10 @@ describe('engram mcp survives malformed input (raw JSON-RPC over stdio)', () => 
 });
 
 describe('engram mcp --http (Streamable HTTP)', () => {
-  let dir: string;
   let cleanup: () => void;
   let vault: string;
   beforeAll(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
+    ({ vault, cleanup } = await initVault());
     await engram(vault, ['--now', NOW, 'remember', 'The staging cluster runs in eu-west-1.']);
   });
   afterAll(() => cleanup());

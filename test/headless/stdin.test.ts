@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, initVault } from '../helpers/cli';
 
 /**
  * Standard input from a slow or large pipe is read whole (stdin-eagain.sh): `remember -`,
@@ -28,14 +28,9 @@ function piped(args: string[], chunks: string[], gapMs: number): Promise<{ code:
 }
 
 describe('standard input from a pipe', () => {
-  let dir: string;
   let cleanup: () => void;
   let vault: string;
-  beforeAll(async () => {
-    ({ dir, cleanup } = tempDir());
-    vault = path.join(dir, 'vault');
-    await engram(vault, ['init']);
-  });
+  beforeAll(async () => ({ vault, cleanup } = await initVault()));
   afterAll(() => cleanup());
 
   it('remember - reads a producer that writes late and in pieces', async () => {
