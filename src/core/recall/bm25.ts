@@ -151,9 +151,9 @@ export class Bm25Index {
     const seen = this.seen;
     const touched = this.touched;
     let count = 0;
-    const ordered = qualifiers ? [...query].sort(([a], [b]) => Number(qualifiers.has(a)) - Number(qualifiers.has(b))) : query;
-    for (const [term, weight] of ordered) {
-      const qualifier = qualifiers?.has(term) ?? false;
+    // two passes: the words first, then the qualifiers over the documents the words found
+    for (const qualifier of qualifiers ? [false, true] : [false]) for (const [term, weight] of query) {
+      if ((qualifiers?.has(term) ?? false) !== qualifier) continue;
       const list = this.list(term);
       if (!list) continue;
       const idf = Math.log(1 + (n - list.docs.length + 0.5) / (list.docs.length + 0.5));
