@@ -12,7 +12,7 @@ export type { CliIO } from './command';
  */
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  vault: { type: 'string', value: 'DIR', help: 'the memory folder (else $ENGRAM_VAULT, else the current folder if it holds .engram/)' },
+  vault: { type: 'string', value: 'DIR', help: 'the memory folder, or the Obsidian vault it is in (else $ENGRAM_VAULT, else the current folder if it holds .engram/)' },
   now: { type: 'string', value: 'ISO-8601', help: 'the clock for every computation and every timestamp written (exact replays)' },
   json: { type: 'boolean', help: 'machine output (JSON) on stdout' },
   help: { type: 'boolean', short: 'h', help: 'this help; `engram help COMMAND` for one command' },

@@ -18,11 +18,41 @@ export interface RuntimeOptions {
   env: Record<string, string | undefined>;
 }
 
+/**
+ * The memory folder: the folder that holds `.engram/` (`--vault DIR`, else `$ENGRAM_VAULT`, else
+ * the current folder if it holds `.engram/`). DIR may also be the Obsidian vault the memory
+ * folder sits in: a folder with `.obsidian/` and no `.engram/` of its own stands for the memory
+ * folder the Engram plugin uses there (its `folder` setting, `memory` by default), so the same
+ * path works for the plugin, the runner, MCP and cron.
+ */
 export function vaultRoot(options: RuntimeOptions): string {
   const dir = options.vault ?? options.env.ENGRAM_VAULT;
-  if (dir) return nodePath.resolve(options.cwd, dir);
+  if (dir) return memoryFolderIn(nodePath.resolve(options.cwd, dir));
   if (existsSync(nodePath.join(options.cwd, LAYOUT.machine))) return options.cwd;
-  throw new UsageError('no vault: pass --vault DIR or set ENGRAM_VAULT');
+  throw new UsageError('no memory folder: pass --vault DIR or set ENGRAM_VAULT (the folder holding .engram/, or the Obsidian vault it is in)');
+}
+
+/** The Obsidian plugin's id: its settings are `.obsidian/plugins/<id>/data.json`. */
+export const PLUGIN_ID = 'engram-memory';
+
+/** DIR itself when it is a memory folder or no Obsidian vault; else the plugin's memory folder in it. */
+export function memoryFolderIn(dir: string): string {
+  if (existsSync(nodePath.join(dir, LAYOUT.machine)) || !existsSync(nodePath.join(dir, '.obsidian'))) return dir;
+  const folder = pluginFolderSetting(dir);
+  return folder ? nodePath.join(dir, folder) : dir;
+}
+
+/** The plugin's `folder` setting in an Obsidian vault (`memory` when the plugin has saved none). */
+function pluginFolderSetting(obsidianVault: string): string {
+  const data = nodePath.join(obsidianVault, '.obsidian', 'plugins', PLUGIN_ID, 'data.json');
+  try {
+    const parsed: unknown = JSON.parse(readRegularFile(data));
+    const folder = parsed && typeof parsed === 'object' ? (parsed as { folder?: unknown }).folder : undefined;
+    if (typeof folder === 'string' && !folder.split(/[\\/]/).includes('..')) return folder.replace(/^\/+|\/+$/g, '');
+  } catch {
+    // no settings saved yet (or unreadable): the plugin's default
+  }
+  return 'memory';
 }
 
 export function parseNow(value: string | undefined): number | null {

@@ -1,0 +1,48 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { engram, tempDir } from '../helpers/cli';
+
+/**
+ * One word for the memory folder: `--vault DIR` (and ENGRAM_VAULT) name the folder holding
+ * `.engram/`, or the Obsidian vault the plugin keeps that folder in.
+ */
+describe('--vault names the memory folder, or the Obsidian vault it is in', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir('engram-folder-')));
+  afterEach(() => cleanup());
+
+  test('an Obsidian vault stands for its memory/ folder, the plugin default', async () => {
+    const obsidian = path.join(dir, 'notes');
+    mkdirSync(path.join(obsidian, '.obsidian'), { recursive: true });
+    const init = await engram(obsidian, ['--json', 'init']);
+    expect(init.code).toBe(0);
+    expect(init.json().vault).toBe(path.join(obsidian, 'memory'));
+    expect(existsSync(path.join(obsidian, 'memory', '.engram', 'version'))).toBe(true);
+    expect(existsSync(path.join(obsidian, '.engram'))).toBe(false);
+    const remembered = await engram(obsidian, ['--json', '--now', '2026-11-01T10:00:00Z', 'remember', 'The staging database is reset every Sunday.']);
+    expect(remembered.json().path).toMatch(/^episodic\/mem-[a-z0-9]{12}\.md$/);
+    const direct = await engram(path.join(obsidian, 'memory'), ['--json', 'recall', 'staging database']);
+    expect(direct.json().map((r: { id: string }) => r.id)).toEqual([remembered.json().id]);
+  });
+
+  test("the plugin's folder setting is followed; an empty one means the whole vault", async () => {
+    const obsidian = path.join(dir, 'notes');
+    const plugin = path.join(obsidian, '.obsidian', 'plugins', 'engram-memory');
+    mkdirSync(plugin, { recursive: true });
+    writeFileSync(path.join(plugin, 'data.json'), JSON.stringify({ folder: 'agents/memory/' }));
+    expect((await engram(obsidian, ['--json', 'init'])).json().vault).toBe(path.join(obsidian, 'agents', 'memory'));
+    const other = path.join(dir, 'other');
+    mkdirSync(path.join(other, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
+    writeFileSync(path.join(other, '.obsidian', 'plugins', 'engram-memory', 'data.json'), JSON.stringify({ folder: '' }));
+    expect((await engram(other, ['--json', 'init'])).json().vault).toBe(other);
+  });
+
+  test('a folder holding .engram/ is the memory folder even inside an Obsidian vault', async () => {
+    const obsidian = path.join(dir, 'notes');
+    mkdirSync(path.join(obsidian, '.obsidian'), { recursive: true });
+    expect((await engram(path.join(obsidian, 'mem'), ['--json', 'init'])).json().vault).toBe(path.join(obsidian, 'mem'));
+    mkdirSync(path.join(obsidian, '.engram'));
+    expect((await engram(obsidian, ['--json', 'stats'])).stderr).toBe(`engram: ${obsidian}: not an Engram vault (run engram --vault ${obsidian} init)\n`);
+  });
+});
