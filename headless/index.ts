@@ -23,3 +23,4 @@ export { lexicalPairs, lexicalClusters, exhaustivePairs, setCosine, vectorPairs,
 export { consolidate } from '../src/core/consolidation/consolidate';
 export { NodeLocks } from './locks';
 export { NodeFileStore } from './fs-files';
+export { cliReference } from './cli-reference';
