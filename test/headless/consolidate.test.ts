@@ -21,7 +21,8 @@ describe('engram consolidate (SPEC §8)', () => {
     };
     await add('forgotten', 'A passing remark about the build cache.', '2026-08-01T00:00:00Z');
     await add('fresh', 'The deploy pipeline was green today.', '2026-11-28T00:00:00Z');
-    await add('verified', 'Decision: money is stored in cents.', '2026-01-01T00:00:00Z', ['--category', 'decision', '--confidence', 'verified']);
+    // 546.5 days untouched: strength 0.5^(546.5/90) = 0.015, under the prune threshold; kept only because it is a verified decision
+    await add('verified', 'Decision: money is stored in cents.', '2025-06-01T00:00:00Z', ['--category', 'decision', '--confidence', 'verified']);
     await add('core', 'Never log card numbers.', '2026-01-01T00:00:00Z');
     await add('hub', 'The outbox worker drains 500 rows a tick.', '2026-07-01T00:00:00Z');
     await add('warm', 'Staging was slow last week.', '2026-11-15T00:00:00Z');
@@ -87,8 +88,8 @@ describe('engram consolidate (SPEC §8)', () => {
     expect(Object.keys(after).filter((p) => p.startsWith('archive/'))).toEqual([`archive/${ids.forgotten}.md`]);
     expect(after[`archive/${ids.forgotten}.md`]).toContain('tier: archive\n');
     expect(after[`episodic/${ids.core}.md`]).toContain('tier: core\n');
-    // kept, and 332 days with a 90-day half-life are 25.8 days of an episode: cold, not archive
-    expect(after[`decisions/${ids.verified}.md`]).toContain('tier: cold\n');
+    // kept in decisions/ though its strength is under 0.05; 546.5 days with a 90-day half-life are 42.5 days of an episode: cold
+    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.verified!])).json()).toMatchObject({ path: `decisions/${ids.verified}.md`, tier: 'cold', strength: 0.0149 });
     expect(after[`episodic/${ids.hub}.md`]).toContain('tier: archive\n');
     expect(after[`episodic/${ids.warm}.md`]).toContain('tier: warm\n');
     expect(after[`episodic/${ids.fresh}.md`]).toContain('tier: active\n');

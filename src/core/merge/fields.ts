@@ -69,8 +69,11 @@ const RULES: Record<string, Rule> = {
   decays_from: 'automatic',
 };
 
-/** Fields whose equal changes on both sides are both counted (a touch on each machine). */
-const COUNTED = new Set(['access_count', 'amplitude', 'co_access']);
+/**
+ * Fields whose equal changes on both sides are both counted (a touch on each machine): the same
+ * tier written on both sides is two promotions (or one demotion, by mergeTier's rule), not one.
+ */
+const COUNTED = new Set(['access_count', 'amplitude', 'co_access', 'tier']);
 
 function ruleFor(key: string, values: unknown[]): Rule {
   const rule = RULES[key];

@@ -125,6 +125,19 @@ describe('field rules', () => {
     expect(fields(merge(edit(BASE, { tier: 'cold' }), edit(BASE, { tier: 'archive' }), edit(BASE, { tier: 'warm' })).text).tier).toBe('cold');
   });
 
+  it('tier: a touch on each machine is two promotions, cold to active, not one', () => {
+    const cold = edit(BASE, { tier: 'cold' });
+    const ours = edit(cold, { tier: 'warm', access_count: 4, last_accessed_at: '2026-04-30T10:00:00Z' });
+    const theirs = edit(cold, { tier: 'warm', access_count: 4, last_accessed_at: '2026-04-30T11:00:00Z' });
+    expect(fields(merge(cold, ours, theirs).text)).toMatchObject({ tier: 'active', access_count: 5, last_accessed_at: '2026-04-30T11:00:00Z' });
+    // one touch here (archive to cold), two there (archive to warm): three promotions
+    const archived = edit(BASE, { tier: 'archive' });
+    expect(fields(merge(archived, edit(archived, { tier: 'cold', last_accessed_at: '2026-04-30T10:00:00Z' }), edit(archived, { tier: 'warm', last_accessed_at: '2026-04-30T11:00:00Z' })).text).tier).toBe('active');
+    // and from warm, two promotions stop at active
+    const warm = edit(BASE, { tier: 'warm' });
+    expect(fields(merge(warm, edit(warm, { tier: 'active', last_accessed_at: '2026-04-30T10:00:00Z' }), edit(warm, { tier: 'active', last_accessed_at: '2026-04-30T11:00:00Z' })).text).tier).toBe('active');
+  });
+
   it('tier: core set by hand on one side wins over the other side\'s automatic change; clearing it by hand wins too', () => {
     expect(fields(merge(BASE, edit(BASE, { tier: 'core' }), edit(BASE, { tier: 'active' })).text).tier).toBe('core');
     const core = edit(BASE, { tier: 'core' });

@@ -59,6 +59,11 @@ describe('recall engine (SPEC §7)', () => {
     expect(hits.find((h) => h.doc.id === id(4))!.explain.role_boost).toBe(1);
   });
 
+  it('lifts no role when the query names two: which one was meant is not known', () => {
+    const hits = engine.recall('what did the code reviewer and the sre say about payments', { limit: 3, radius: 'default' }, NOW);
+    expect(hits.map((h) => [h.doc.id, h.explain.role_boost])).toEqual([[id(4), 1], [id(0), 1], [id(1), 1]]);
+  });
+
   it('fuses vector seeds by reciprocal rank', () => {
     const hits = engine.recall('payments retries', { limit: 10, radius: 'default', vectorSeeds: new Map([[id(2), 0.9], [id(0), 0.8]]) }, NOW);
     const lunch = hits.find((h) => h.doc.id === id(2))!;

@@ -1,0 +1,172 @@
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readFrontmatter, splitFrontmatter } from '../../src/core/frontmatter';
+import { initVault } from '../helpers/cli';
+import { memoryNote } from '../helpers/memory-ports';
+
+/**
+ * What each MCP tool does to the vault, seen as an agent host sees it: the SDK's Client over
+ * stdio against the built `engram mcp`, then the files on disk. Defaults and limits are the
+ * documented ones (README, Agents over MCP).
+ */
+
+const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+const NOW = '2026-11-10T10:00:00Z';
+const WORDS = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'glade', 'heron', 'inlet', 'juniper', 'kestrel', 'larch', 'meadow', 'nettle', 'osprey', 'pebble', 'quarry', 'raven', 'sorrel', 'thistle'];
+const id = (n: number) => `mem-zebra${String(n).padStart(7, '0')}`;
+
+type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+
+/** An episodic memory file as a person (or another machine) would leave it, last used `daysAgo` days before NOW. */
+function writeMemory(vault: string, n: number, text: string, daysAgo: number, extra: Record<string, string | number> = {}): string {
+  const when = new Date(Date.parse(NOW) - daysAgo * 86_400_000).toISOString().replace('.000Z', 'Z');
+  const tier = daysAgo <= 7 ? 'active' : daysAgo <= 21 ? 'warm' : daysAgo <= 60 ? 'cold' : 'archive';
+  const rel = `episodic/${id(n)}.md`;
+  const fields = { id: id(n), category: 'episodic', created_at: when, last_accessed_at: when, confidence: 'observed', half_life_days: 7, access_count: 0, is_error: false, tier, co_access: '{}', amplitude: 1, activation: 0, ...extra };
+  writeFileSync(path.join(vault, rel), memoryNote(fields, `${text}\n`));
+  return rel;
+}
+
+async function connect(vault: string): Promise<Client> {
+  const client = new Client({ name: 'engram-effects-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [ENGRAM, '--vault', vault, '--now', NOW, 'mcp'], stderr: 'ignore' }));
+  return client;
+}
+
+describe('engram mcp: every tool\'s effect on the vault (SDK client over stdio)', () => {
+  let vault: string;
+  let cleanup: () => void;
+  let client: Client;
+
+  beforeAll(async () => {
+    ({ vault, cleanup } = await initVault());
+    // 55 memories about zebra crossings, each on its own street, 10 days old (warm)
+    for (let n = 0; n < 55; n++) writeMemory(vault, n, `The zebra crossing on ${WORDS[n % 20]} street ${n} was repainted.`, 10);
+    client = await connect(vault);
+  });
+  afterAll(async () => {
+    await client.close();
+    cleanup();
+  });
+
+  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
+  const data = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await call(name, args);
+    if (result.isError) throw new Error(`${name}: ${result.content[0]!.text}`);
+    return JSON.parse(result.content[0]!.text);
+  };
+  const fields = (rel: string) => readFrontmatter(splitFrontmatter(readFileSync(path.join(vault, rel), 'utf8'))!.yaml) as Record<string, unknown>;
+  const snapshot = () => Object.fromEntries(readdirSync(path.join(vault, 'episodic')).map((n) => [n, readFileSync(path.join(vault, 'episodic', n), 'utf8')]));
+
+  it('recall answers 12 results unless limit says otherwise (1 to 100), and plain recall writes nothing', async () => {
+    const before = snapshot();
+    expect(await data('recall', { query: 'zebra crossing' })).toHaveLength(12);
+    expect(await data('recall', { query: 'zebra crossing', limit: 5 })).toHaveLength(5);
+    expect(await data('recall', { query: 'zebra crossing', limit: 1 })).toHaveLength(1);
+    expect(await data('recall', { query: 'zebra crossing', limit: 100 })).toHaveLength(55);
+    expect((await call('recall', { query: 'zebra crossing', limit: 101 })).content[0]!.text).toBe('limit: expected a whole number from 1 to 100, got 101');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('list answers 50 memories unless limit says otherwise, and counts every match; creative draws 5 unless n says otherwise', async () => {
+    const listed = await data('list', {});
+    expect([listed.total, listed.memories.length]).toEqual([55, 50]);
+    expect((await data('list', { limit: 55 })).memories).toHaveLength(55);
+    expect(await data('creative', {})).toHaveLength(5);
+    expect(await data('creative', { n: 2 })).toHaveLength(2);
+  });
+
+  it('recall with touch: true touches each result (one tier up, access counted, last access now) and links the top five', async () => {
+    const results = await data('recall', { query: 'zebra crossing juniper street', limit: 7, touch: true });
+    const used = results.map((r: { id: string }) => r.id) as string[];
+    expect(used).toHaveLength(7);
+    expect(used[0]).toBe(id(9)); // "juniper street 9"
+    for (const [i, memory] of used.entries()) {
+      const f = fields(`episodic/${memory}.md`);
+      expect([memory, f.access_count, f.last_accessed_at, f.tier]).toEqual([memory, 1, NOW, 'active']);
+      // co-access among the top 5 only, each with the other four
+      const partners = i < 5 ? Object.fromEntries(used.slice(0, 5).filter((p) => p !== memory).map((p) => [p, 1])) : {};
+      expect([memory, f.co_access]).toEqual([memory, partners]);
+    }
+    // a memory recall did not return is untouched
+    const other = (await data('list', { limit: 55 })).memories.map((m: { id: string }) => m.id).find((m: string) => !used.includes(m));
+    expect(fields(`episodic/${other}.md`)).toMatchObject({ access_count: 0, tier: 'warm', co_access: {} });
+    // touch: false is plain recall
+    await data('recall', { query: 'zebra crossing', limit: 3, touch: false });
+    expect(fields(`episodic/${other}.md`).access_count).toBe(0);
+  });
+
+  it('context touches the memories it includes; peek: true does not', async () => {
+    const peek = await call('context', { query: 'the kestrel street zebra crossing', peek: true });
+    const peeked = JSON.parse(peek.content[1]!.text).included as string[];
+    expect(peeked[0]).toBe(id(10)); // "kestrel street 10"
+    const counts = () => peeked.map((m) => [m, fields(`episodic/${m}.md`).access_count as number]);
+    const before = counts();
+    const used = JSON.parse((await call('context', { query: 'the kestrel street zebra crossing' })).content[1]!.text).included as string[];
+    expect(used).toEqual(peeked);
+    expect(counts()).toEqual(before.map(([m, n]) => [m, (n as number) + 1]));
+    expect(fields(`episodic/${id(10)}.md`)).toMatchObject({ access_count: 1, last_accessed_at: NOW });
+  });
+
+  it('edit counts as a use; an edit that changes nothing is not one', async () => {
+    const rel = `episodic/${id(20)}.md`;
+    const before = fields(rel).access_count as number;
+    expect(await data('edit', { id: id(20), text: 'The zebra crossing on amber street 20 was repainted in white.' })).toEqual({ id: id(20), path: rel, version: 2, changed: true });
+    expect(fields(rel)).toMatchObject({ access_count: before + 1, last_accessed_at: NOW });
+    expect((await data('edit', { id: id(20), text: 'The zebra crossing on amber street 20 was repainted in white.' })).changed).toBe(false);
+    expect(fields(rel).access_count).toBe(before + 1);
+  });
+
+  it('mark sets confidence and core; forget moves the file out and undo brings it back byte for byte', async () => {
+    const rel = `episodic/${id(30)}.md`;
+    expect((await data('mark', { ids: [id(30)], confidence: 'verified', core: true }))[0]).toMatchObject({ id: id(30), confidence: 'verified' });
+    expect(fields(rel)).toMatchObject({ confidence: 'verified', tier: 'core' });
+    const bytes = readFileSync(path.join(vault, rel), 'utf8');
+    expect(await data('forget', { ids: [id(30)] })).toEqual([{ id: id(30), from: rel, to: `.engram/forgotten/${rel}` }]);
+    expect([existsSync(path.join(vault, rel)), existsSync(path.join(vault, '.engram', 'forgotten', rel))]).toEqual([false, true]);
+    await data('forget', { ids: [id(30)], undo: true });
+    expect(readFileSync(path.join(vault, rel), 'utf8')).toBe(bytes);
+  });
+});
+
+describe('engram mcp consolidate: a dry run unless apply is true', () => {
+  let vault: string;
+  let cleanup: () => void;
+  let client: Client;
+
+  beforeAll(async () => {
+    ({ vault, cleanup } = await initVault());
+    writeMemory(vault, 1, 'A passing remark about the build cache.', 100); // 0.5^(100/7): pruned
+    writeMemory(vault, 2, 'The deploy pipeline was green today.', 1);
+    client = await connect(vault);
+  });
+  afterAll(async () => {
+    await client.close();
+    cleanup();
+  });
+
+  const data = async (args: Record<string, unknown>) => JSON.parse(((await client.callTool({ name: 'consolidate', arguments: args })) as ToolResult).content[0]!.text);
+  const prune = (report: { steps: Array<{ step: string; count: number; changes: unknown }> }) => {
+    const step = report.steps.find((s) => s.step === 'prune')!;
+    return { count: step.count, changes: step.changes };
+  };
+
+  it('plans without writing; apply: false is the same; apply: true archives the faded memory and logs the run', async () => {
+    const rel = `episodic/${id(1)}.md`;
+    const moved = { id: id(1), change: `${rel} -> archive/${id(1)}.md` };
+    for (const args of [{}, { apply: false }]) {
+      const plan = await data(args);
+      expect([plan.dry_run, prune(plan)]).toEqual([true, { count: 1, changes: [moved] }]);
+      expect([existsSync(path.join(vault, rel)), existsSync(path.join(vault, '.engram', 'runs.jsonl'))]).toEqual([true, false]);
+    }
+    const run = await data({ apply: true });
+    expect([run.dry_run, prune(run)]).toEqual([false, { count: 1, changes: [moved] }]);
+    expect([existsSync(path.join(vault, rel)), existsSync(path.join(vault, 'archive', `${id(1)}.md`))]).toEqual([false, true]);
+    expect(readFileSync(path.join(vault, 'archive', `${id(1)}.md`), 'utf8')).toContain('tier: archive\n');
+    expect(readFileSync(path.join(vault, '.engram', 'runs.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+    // nothing left to do
+    expect(prune(await data({ apply: true })).count).toBe(0);
+  });
+});
