@@ -222,7 +222,8 @@ export async function staleCatalogRows(vault: Vault): Promise<string[]> {
   return stale;
 }
 
-async function parseFile(vault: Vault, path: string): Promise<RecallDoc | MemoryParseError> {
+/** A memory file as a recall document, or why it cannot be one. */
+export async function parseFile(vault: Vault, path: string): Promise<RecallDoc | MemoryParseError> {
   try {
     const bytes = await vault.ports.files.read(path);
     if (!bytes) return new MemoryParseError(path, 'disappeared while being read');

@@ -50,16 +50,9 @@ export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
   const coOffsets = new Int32Array(n + 1);
   docs.forEach((doc, i) => {
     linkOffsets[i] = links.length;
-    for (const link of doc.links) {
-      if (link.kind !== 'related' && link.kind !== 'decays_from') continue;
-      const target = indexOf.get(link.target);
-      if (target !== undefined && target !== i) links.push([target, LINK_KIND_CODES[link.kind]]);
-    }
+    links.push(...resolvedLinks(doc, i, indexOf));
     coOffsets[i] = co.length;
-    for (const [other, count] of Object.entries(doc.co_access)) {
-      const target = indexOf.get(other);
-      if (target !== undefined && target !== i) co.push([target, count]);
-    }
+    co.push(...resolvedCoAccess(doc, i, indexOf));
   });
   linkOffsets[n] = links.length;
   coOffsets[n] = co.length;
@@ -90,6 +83,65 @@ export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
     coTargets: Int32Array.from(co, (c) => c[0]),
     coCounts: Float64Array.from(co, (c) => c[1]),
     texts: docs.map((d) => d.text),
+  };
+}
+
+/** A document's related and decays_from links as [target row, kind code]: targets outside the table, and itself, left out. */
+function resolvedLinks(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const link of doc.links) {
+    if (link.kind !== 'related' && link.kind !== 'decays_from') continue;
+    const target = indexOf.get(link.target);
+    if (target !== undefined && target !== i) out.push([target, LINK_KIND_CODES[link.kind]]);
+  }
+  return out;
+}
+
+/** A document's co-access counts as [target row, count], resolved as links are. */
+function resolvedCoAccess(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const [other, count] of Object.entries(doc.co_access)) {
+    const target = indexOf.get(other);
+    if (target !== undefined && target !== i) out.push([target, count]);
+  }
+  return out;
+}
+
+/**
+ * The table with the links and co-access of some rows replaced by those of changed documents
+ * (same rows, same ids: a touch, a mark, a reinforcement), every other row's kept as it is:
+ * the sparse columns come out exactly as tableFromDocs would build them from all documents.
+ * Returns the table itself when no row's links or co-access changed.
+ */
+export function withSparseRows(table: DocTable, rows: ReadonlyMap<number, RecallDoc>): DocTable {
+  const indexOf = new Map(table.ids.map((id, i) => [id, i]));
+  const fresh = new Map([...rows].map(([i, doc]) => [i, { links: resolvedLinks(doc, i, indexOf), co: resolvedCoAccess(doc, i, indexOf) }]));
+  const sameRow = (offsets: Int32Array, i: number, pairs: Array<[number, number]>, second: ArrayLike<number>, targets: Int32Array) =>
+    offsets[i + 1]! - offsets[i]! === pairs.length && pairs.every(([t, x], k) => targets[offsets[i]! + k] === t && second[offsets[i]! + k] === x);
+  const unchanged = [...fresh].every(([i, f]) => sameRow(table.linkOffsets, i, f.links, table.linkKinds, table.linkTargets) && sameRow(table.coOffsets, i, f.co, table.coCounts, table.coTargets));
+  if (unchanged) return table;
+  const splice = (offsets: Int32Array, targets: Int32Array, second: ArrayLike<number>, pick: (f: { links: Array<[number, number]>; co: Array<[number, number]> }) => Array<[number, number]>) => {
+    const pairs: Array<[number, number]> = [];
+    const nextOffsets = new Int32Array(table.n + 1);
+    for (let i = 0; i < table.n; i++) {
+      nextOffsets[i] = pairs.length;
+      const f = fresh.get(i);
+      if (f) pairs.push(...pick(f));
+      else for (let k = offsets[i]!; k < offsets[i + 1]!; k++) pairs.push([targets[k]!, second[k]!]);
+    }
+    nextOffsets[table.n] = pairs.length;
+    return { offsets: nextOffsets, pairs };
+  };
+  const links = splice(table.linkOffsets, table.linkTargets, table.linkKinds, (f) => f.links);
+  const co = splice(table.coOffsets, table.coTargets, table.coCounts, (f) => f.co);
+  return {
+    ...table,
+    linkOffsets: links.offsets,
+    linkTargets: Int32Array.from(links.pairs, (l) => l[0]),
+    linkKinds: Uint8Array.from(links.pairs, (l) => l[1]),
+    coOffsets: co.offsets,
+    coTargets: Int32Array.from(co.pairs, (c) => c[0]),
+    coCounts: Float64Array.from(co.pairs, (c) => c[1]),
   };
 }
 

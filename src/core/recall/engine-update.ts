@@ -12,6 +12,24 @@ export function indexesAlike(before: RecallDoc, after: RecallDoc): boolean {
   return before.id === after.id && before.path === after.path && before.session === after.session && sameWords(before, after);
 }
 
+/**
+ * A 53-bit hash of what a document puts in the word and episode indexes (terms, facets,
+ * session), kept per document in the recall snapshot: a changed file whose signature is the
+ * one stored indexes alike (indexesAlike), so the snapshot's indexes stay as they are.
+ * FNV-1a twice, with two offset bases and primes (a false match: about 1 in 2^53).
+ */
+export function indexSignature(doc: RecallDoc): number {
+  const text = `${doc.terms.join(' ')}\n${(doc.facets ?? []).join(' ')}\n${doc.session === null ? '\u0000' : doc.session}`;
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+  }
+  return (a >>> 0) * 2 ** 21 + ((b >>> 0) >>> 11);
+}
+
 /** Whether a changed document has the same index terms (words, dates, entities). */
 export function sameWords(before: RecallDoc, after: RecallDoc): boolean {
   return sameList(before.terms, after.terms) && sameList(before.facets ?? [], after.facets ?? []);

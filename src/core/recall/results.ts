@@ -2,9 +2,12 @@ import type { Category, Confidence, Tier } from '../settings';
 import { formatTimestamp } from '../time';
 import { useMemories, type UseResult } from '../touch';
 import type { Vault } from '../vault';
-import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts } from './catalog';
-import { bm25Params, partsFromDocs } from './recall';
-import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH } from './snapshot';
+import { MemoryParseError } from '../errors';
+import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts, parseFile, type RecallDoc } from './catalog';
+import { withSparseRows } from './doc-table';
+import { indexSignature, patchRow } from './engine-update';
+import { bm25Params, partsFromDocs, type EngineParts } from './recall';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, type ListedFile, type Snapshot } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
 /** A recall result as the runner prints it (SPEC §14), with what an agent needs to judge it. */
@@ -76,7 +79,10 @@ export async function hydrate(vault: Vault, hits: RecallHit[]): Promise<RecallHi
 
 /**
  * The engine over the vault's current memories. An unchanged vault opens from the snapshot;
- * otherwise the catalog re-parses what changed, and the snapshot is written again.
+ * a vault whose files changed only in their fields (touches, marks, reinforcements: the same
+ * words, dates and episode) patches the snapshot's rows from those files; otherwise the
+ * catalog re-parses what changed and every index is built again. The snapshot is written
+ * again after either.
  */
 export async function openRecall(vault: Vault): Promise<RecallEngine> {
   const { files } = vault.ports;
@@ -85,20 +91,54 @@ export async function openRecall(vault: Vault): Promise<RecallEngine> {
   const params = bm25Params(vault.settings);
   const bytes = await files.read(SNAPSHOT_PATH).catch(() => null);
   const snapshot = bytes ? decodeSnapshot(bytes) : null;
-  if (snapshot && snapshot.fingerprint === fingerprint && snapshot.matches(listing)) {
-    return new RecallEngine(snapshot.parts(params), vault.settings);
+  if (snapshot && snapshot.fingerprint === fingerprint) {
+    if (snapshot.matches(listing)) return new RecallEngine(snapshot.parts(params), vault.settings);
+    const patched = await patchSnapshot(vault, snapshot, listing, params);
+    if (patched) {
+      await saveSnapshot(vault, encodeSnapshot(patched, listing, fingerprint, snapshot.signatures!));
+      return new RecallEngine(patched, vault.settings);
+    }
   }
   const catalog = await loadCatalog(vault, { listing });
   const parts = partsFromDocs(catalog.docs, vault.settings);
-  try {
-    await files.mkdir('.engram/cache');
-    await files.write(SNAPSHOT_PATH, encodeSnapshot(parts, listing, fingerprint));
-  } catch {
-    // an optimisation only: a read-only vault still answers
-  }
+  await saveSnapshot(vault, encodeSnapshot(parts, listing, fingerprint, Float64Array.from(catalog.docs, indexSignature)));
   return new RecallEngine(parts, vault.settings);
 }
 
+/** Past this share of the vault changed, parsing the changed files costs about what a rebuild does. */
+const PATCH_MAX_SHARE = 0.05;
+
+/**
+ * The snapshot's parts with the rows of changed files written from the files, when every
+ * changed file indexes exactly as before (same signature) and none was added or removed;
+ * null otherwise (the caller rebuilds). The result is what a rebuild would give.
+ */
+async function patchSnapshot(vault: Vault, snapshot: Snapshot, listing: ListedFile[], params: ReturnType<typeof bm25Params>): Promise<EngineParts | null> {
+  const changed = snapshot.changedFiles(listing);
+  const signatures = snapshot.signatures;
+  if (!changed || !signatures || changed.length > Math.max(16, listing.length * PATCH_MAX_SHARE)) return null;
+  const parts = snapshot.parts(params);
+  const rowOf = new Map(parts.table.paths.map((path, i) => [path, i]));
+  const rows = new Map<number, RecallDoc>();
+  for (const path of changed) {
+    const at = rowOf.get(path);
+    if (at === undefined) return null; // a file that was not a memory (unparsable) may be one now
+    const doc = await parseFile(vault, path);
+    if (doc instanceof MemoryParseError || doc.id !== parts.table.ids[at] || indexSignature(doc) !== signatures[at]) return null;
+    rows.set(at, doc);
+  }
+  for (const [at, doc] of rows) patchRow(parts.table, at, doc);
+  return { ...parts, table: withSparseRows(parts.table, rows) };
+}
+
+async function saveSnapshot(vault: Vault, bytes: Uint8Array): Promise<void> {
+  try {
+    await vault.ports.files.mkdir('.engram/cache');
+    await vault.ports.files.write(SNAPSHOT_PATH, bytes);
+  } catch {
+    // an optimisation only: a read-only vault still answers
+  }
+}
 
 /**
  * Results that were used (injected into a context, or `--touch`): each is touched with the

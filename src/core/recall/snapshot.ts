@@ -44,7 +44,11 @@ function typeOf(array: TypedArray): TypeName {
   return 'f64';
 }
 
-export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerprint: string): Uint8Array {
+/**
+ * `signatures`: each document's indexSignature (engine-update.ts), in table order; a snapshot
+ * saved with them can be patched in place when files change only in their fields.
+ */
+export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerprint: string, signatures?: Float64Array): Uint8Array {
   const t = parts.table;
   const lexical = parts.lexical.toArrays();
   const episodes = parts.episodes.toArrays();
@@ -62,6 +66,7 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
     coCounts: t.coCounts, lexOffsets: lexical.offsets, lexDocs: lexical.docs, lexTfs: lexical.tfs, lexLengths: lexical.lengths,
     epOffsets: episodes.offsets, epDocs: episodes.docs, epTfs: episodes.tfs, epLengths: episodes.lengths, episodeOf: parts.episodeOf,
   };
+  if (signatures) arrays.signature = signatures;
   const sections: Header['sections'] = {};
   let offset = 0;
   for (const [name, array] of Object.entries(arrays)) {
@@ -93,6 +98,13 @@ export interface Snapshot {
   fingerprint: string;
   /** Whether the vault's files are still exactly the ones the snapshot was built from. */
   matches(listing: ListedFile[]): boolean;
+  /**
+   * The files of `listing` whose size or mtime differ from the snapshot's, when it lists the
+   * same paths in the same order; null when files were added, removed or renamed.
+   */
+  changedFiles(listing: ListedFile[]): string[] | null;
+  /** Each document's index signature (engine-update.ts), when the snapshot was saved with them. */
+  signatures: Float64Array | null;
   parts: (params: { lexical: Bm25Params; episodes: Bm25Params }) => EngineParts;
 }
 
@@ -157,6 +169,17 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
         }
         return true;
       },
+      changedFiles: (listing) => {
+        if (listing.length !== header.listing.length) return null;
+        const changed: string[] = [];
+        for (let i = 0; i < listing.length; i++) {
+          const f = listing[i]!;
+          if (f[0] !== header.listing[i]) return null;
+          if (f[1] !== listSize[i] || f[2] !== listMtime[i]) changed.push(f[0]);
+        }
+        return changed;
+      },
+      signatures: header.sections.signature ? (view('signature') as Float64Array) : null,
       parts: (params) => ({
         table,
         lexical: Bm25Index.fromArrays(params.lexical, lexical),

@@ -1,5 +1,5 @@
 import { parseMemory } from '../../../src/core/memory';
-import { toRecallDoc } from '../../../src/core/recall/catalog';
+import { CATALOG_PATH, toRecallDoc } from '../../../src/core/recall/catalog';
 import { bm25Params, partsFromDocs, RecallEngine } from '../../../src/core/recall/recall';
 import { openRecall } from '../../../src/core/recall/results';
 import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH } from '../../../src/core/recall/snapshot';
@@ -55,5 +55,44 @@ describe('recall snapshot', () => {
     const engine = await openRecall(vault);
     expect(store.binary.get(SNAPSHOT_PATH)).not.toBe(first);
     expect(engine.recall('sushi', { limit: 5, radius: 'all' }, NOW).map((h) => h.doc.id)).toEqual([id(2)]);
+  });
+
+  it('patches the rows of files changed only in their fields (a touch), writing what a rebuild would', async () => {
+    const { vault, files: store } = memoryVault('2026-05-03T00:00:00Z');
+    bodies.forEach((b, n) => store.files.set(`episodic/${id(n)}.md`, note(n, b)));
+    await openRecall(vault);
+    store.files.delete(CATALOG_PATH);
+    // touched: memory 2 gains accesses and a co-access link to memory 0; memory 3 changes tier and role
+    store.files.set(`episodic/${id(2)}.md`, note(2, bodies[2]!, `access_count: 4\nlast_accessed_at: "2026-05-02T00:00:00Z"\nco_access: {"${id(0)}": 2}\n`));
+    store.files.set(`episodic/${id(3)}.md`, note(3, bodies[3]!, 'tier: cold\nagent_role: sre\n'));
+    const patched = await openRecall(vault);
+    expect(store.files.has(CATALOG_PATH)).toBe(false); // the catalog was not needed
+    const patchedBytes = store.binary.get(SNAPSHOT_PATH)!;
+    expect(patched.doc(2).access_count).toBe(4);
+    expect(patched.doc(2).co_access).toEqual({ [id(0)]: 2 });
+    expect(patched.doc(3).tier).toBe('cold');
+    expect(patched.doc(3).agent_role).toBe('sre');
+    store.binary.delete(SNAPSHOT_PATH);
+    const rebuilt = await openRecall(vault);
+    expect(store.files.has(CATALOG_PATH)).toBe(true);
+    expect(Buffer.from(patchedBytes)).toEqual(Buffer.from(store.binary.get(SNAPSHOT_PATH)!));
+    const strip = (hits: ReturnType<RecallEngine['recall']>) => hits.map((h) => [h.doc.id, h.score, h.explain.spread?.path ?? null]);
+    for (const query of ['payments retries', 'backoff', 'lunch pizza', 'grafana']) {
+      expect(strip(patched.recall(query, { limit: 10, radius: 'all' }, NOW))).toEqual(strip(rebuilt.recall(query, { limit: 10, radius: 'all' }, NOW)));
+    }
+  });
+
+  it('rebuilds instead of patching when a changed file indexes differently (its session) or a file is added', async () => {
+    const { vault, files: store } = memoryVault('2026-05-03T00:00:00Z');
+    bodies.forEach((b, n) => store.files.set(`episodic/${id(n)}.md`, note(n, b)));
+    await openRecall(vault);
+    store.files.delete(CATALOG_PATH);
+    store.files.set(`episodic/${id(2)}.md`, note(2, bodies[2]!).replace('session: s0', 'session: s21'));
+    expect((await openRecall(vault)).doc(2).session).toBe('s21');
+    expect(store.files.has(CATALOG_PATH)).toBe(true);
+    store.files.delete(CATALOG_PATH);
+    store.files.set(`episodic/${id(4)}.md`, note(4, 'A new memory about pizza.'));
+    expect((await openRecall(vault)).recall('pizza', { limit: 5, radius: 'all' }, NOW).map((h) => h.doc.id).sort()).toEqual([id(2), id(4)]);
+    expect(store.files.has(CATALOG_PATH)).toBe(true);
   });
 });
