@@ -10,6 +10,33 @@ import { TransformersEmbedder } from '../src/embedding/transformers-embedder';
  * from (and, when allowed, downloaded into) `.engram/models/` unless `localModelPath` says
  * otherwise.
  */
+/**
+ * transformers.js is not installed with engram (its native image library and ONNX runtime are
+ * large, and the lexical engine needs neither): it is loaded only when the transformers
+ * embedder is configured, from wherever Node finds it beside engram (a global install next to
+ * a global engram, a clone's node_modules). @huggingface/transformers first, the older
+ * @xenova/transformers (which the plugin's worker bundles) otherwise.
+ */
+export const TRANSFORMERS_PACKAGES = ['@huggingface/transformers', '@xenova/transformers'] as const;
+
+export const TRANSFORMERS_INSTALL =
+  'the transformers embedder needs transformers.js, which engram does not install with itself: ' +
+  'run  ONNXRUNTIME_NODE_INSTALL=skip npm install -g @huggingface/transformers  (the variable skips a download of CUDA files ' +
+  'from outside the npm registry; the CPU runtime comes with the package), or use an HTTP embedder ("kind": "http") instead';
+
+export async function loadTransformers(importer: (name: string) => Promise<unknown> = (name) => import(name)): Promise<unknown> {
+  for (const name of TRANSFORMERS_PACKAGES) {
+    try {
+      return await importer(name);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(`'${name}'`);
+      if (!missing) throw error;
+    }
+  }
+  throw new EmbedderError(TRANSFORMERS_INSTALL);
+}
+
 export function createEmbedder(settings: EmbedderSettings, vaultRoot: string): Embedder | null {
   if (settings.kind === 'none') return null;
   if (settings.kind === 'http') {
@@ -23,7 +50,7 @@ export function createEmbedder(settings: EmbedderSettings, vaultRoot: string): E
     cacheDir: models,
     quantized: settings.quantized,
     batchSize: settings.batchSize,
-  });
+  }, () => loadTransformers());
 }
 
 export function requireEmbedder(settings: EmbedderSettings, vaultRoot: string): Embedder {

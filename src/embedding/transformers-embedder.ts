@@ -22,7 +22,8 @@ type Extractor = (texts: string[], options: { pooling: 'mean'; normalize: boolea
 
 interface TransformersModule {
   env: { allowRemoteModels: boolean; allowLocalModels: boolean; localModelPath: string; cacheDir: string };
-  pipeline: (task: 'feature-extraction', model: string, options: { quantized: boolean }) => Promise<Extractor>;
+  /** `quantized` for @xenova/transformers 2; `dtype` for @huggingface/transformers 3 and 4 (q8 reads model_quantized.onnx). */
+  pipeline: (task: 'feature-extraction', model: string, options: { quantized: boolean; dtype: 'q8' | 'fp32' }) => Promise<Extractor>;
 }
 
 export class TransformersEmbedder implements Embedder {
@@ -39,13 +40,19 @@ export class TransformersEmbedder implements Embedder {
   private pipeline(): Promise<Extractor> {
     if (!this.extractor) {
       this.extractor = (async () => {
-        const lib = (await this.load()) as TransformersModule;
+        let lib: TransformersModule;
+        try {
+          lib = (await this.load()) as TransformersModule;
+        } catch (error) {
+          if (error instanceof EmbedderError) throw error;
+          throw new EmbedderError(`transformers.js could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        }
         lib.env.allowRemoteModels = this.options.allowRemoteModels;
         lib.env.allowLocalModels = true;
         if (this.options.localModelPath) lib.env.localModelPath = this.options.localModelPath.endsWith('/') ? this.options.localModelPath : `${this.options.localModelPath}/`;
         if (this.options.cacheDir) lib.env.cacheDir = this.options.cacheDir;
         try {
-          return await lib.pipeline('feature-extraction', this.options.model, { quantized: this.options.quantized });
+          return await lib.pipeline('feature-extraction', this.options.model, { quantized: this.options.quantized, dtype: this.options.quantized ? 'q8' : 'fp32' });
         } catch (error) {
           throw this.explain(error);
         }
