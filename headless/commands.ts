@@ -37,7 +37,7 @@ import { MCP_COMMANDS } from './mcp-command';
 import { MERGE_COMMANDS } from './merge-commands';
 import { DOCTOR_COMMANDS } from './doctor';
 import { PRUNE_STRENGTH } from '../src/core/consolidation/prune';
-import { ARGUMENT_RANGES } from '../src/core/arguments';
+import { ARGUMENT_RANGES, checkQuery } from '../src/core/arguments';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
 
 function formatUse(results: UseResult[]): string {
@@ -67,7 +67,7 @@ function parseBatch(jsonl: string, name: string): Array<{ id: unknown; query: st
     if (typeof value !== 'object' || value === null || typeof record.query !== 'string' || record.query.trim() === '') {
       throw new EngramError(`${name}:${i + 1}: expected {"id", "query"} with a non-empty query`);
     }
-    out.push({ id: record.id ?? i + 1, query: record.query });
+    out.push({ id: record.id ?? i + 1, query: checkQuery(record.query, `${name}:${i + 1}: query`) });
   });
   return out;
 }
@@ -473,7 +473,7 @@ export const COMMANDS: Record<string, Command> = {
         }
         return 0;
       }
-      const query = context.args.join(' ').trim();
+      const query = checkQuery(context.args.join(' ').trim());
       if (query === '') throw new UsageError('recall: give a query (or --batch FILE.jsonl)');
       const runtime = openVault(context.runtime);
       const engine = await openRecall(runtime.vault);
@@ -504,7 +504,7 @@ export const COMMANDS: Record<string, Command> = {
       const runtime = openVault(context.runtime);
       const { vault } = runtime;
       const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, ARGUMENT_RANGES.contextBudget, '--budget');
-      const query = context.args.join(' ').trim();
+      const query = checkQuery(context.args.join(' ').trim());
       const engine = await openRecall(vault);
       warnUnreadable(context, await unreadableForRecall(vault, engine));
       const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);

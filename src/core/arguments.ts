@@ -45,3 +45,19 @@ export function wholeNumberIn(value: string | number, range: WholeRange, name: s
 export function tagList(value: string | string[]): string[] {
   return (typeof value === 'string' ? value.split(',') : value).map((t) => t.trim()).filter((t) => t !== '');
 }
+
+/**
+ * The longest query recall and context take, in characters: 64 KiB, about 16,000 tokens, far more
+ * than an embedder reads (a few hundred tokens) or than lexical ranking gains from. Recall's cost
+ * grows with the query's length; the limit keeps one request from holding the MCP server (a 1 MB
+ * query took 20-36 s before the entity scan was made linear, and 2.4 s after).
+ */
+export const MAX_QUERY_CHARS = 64 * 1024;
+
+/** `query` unchanged, or a UsageError naming the limit (`what` names the argument: "query", "batch.jsonl:3: query"). */
+export function checkQuery(query: string, what = 'query'): string {
+  if (query.length > MAX_QUERY_CHARS) {
+    throw new UsageError(`${what}: ${query.length} characters, over the ${MAX_QUERY_CHARS}-character limit for a query (ask with the words that matter)`);
+  }
+  return query;
+}

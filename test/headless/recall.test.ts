@@ -114,6 +114,21 @@ describe('engram recall and context', () => {
     expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([1, `engram: ${file}:1: expected {"id", "query"} with a non-empty query`]);
   });
 
+  it('refuses a query over 65,536 characters, naming the limit (recall, --batch and context), and takes one at the limit', async () => {
+    const long = 'flaky timeout '.repeat(4682).slice(0, 65_537);
+    const limit = `65537 characters, over the 65536-character limit for a query (ask with the words that matter)`;
+    const recall = await engram(vault, ['--now', NOW, 'recall', long]);
+    expect([recall.code, recall.stderr.split('\n')[0]]).toEqual([2, `engram: query: ${limit}`]);
+    const context = await engram(vault, ['--now', NOW, 'context', long]);
+    expect([context.code, context.stderr.split('\n')[0]]).toEqual([2, `engram: query: ${limit}`]);
+    const file = path.join(dir, 'long.jsonl');
+    writeFileSync(file, `{"id": 1, "query": "flaky"}\n${JSON.stringify({ id: 2, query: long })}\n`);
+    const batch = await engram(vault, ['--now', NOW, 'recall', '--batch', file]);
+    expect([batch.code, batch.stdout, batch.stderr.split('\n')[0]]).toEqual([2, '', `engram: ${file}:2: query: ${limit}`]);
+    const atLimit = await engram(vault, ['--now', NOW, '--json', 'recall', long.slice(0, 65_536), '--limit', '1']);
+    expect([atLimit.code, atLimit.json().map((r: { id: string }) => r.id)]).toEqual([0, [ids.flaky]]);
+  });
+
   it('context prints STATE.md and the block, never a stale memory, and touches what it injected', async () => {
     writeFileSync(path.join(vault, 'STATE.md'), '# STATE\nFocus: the auth refactor.\n');
     const run = await engram(vault, ['--json', '--now', NOW, 'context', 'integration tests database']);

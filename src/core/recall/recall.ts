@@ -1,4 +1,5 @@
 import { analyze } from '../analyzer';
+import { checkQuery } from '../arguments';
 import { effectiveHalfLife, strengthAfter } from '../decay';
 import type { EngramSettings, RecallSettings, Tier } from '../settings';
 import { RADIUS_TIERS, tierFor, type Radius } from '../tiers';
@@ -279,7 +280,7 @@ export class RecallEngine {
     const near = radiusCodes('default');
     const inRadius = plain ? () => true : (i: number) => allowed.has(this.tierCode(i, now));
     const known = (term: string) => this.lexical.df(term) > 0;
-    const terms = queryTerms(query, now, r, known);
+    const terms = queryTerms(checkQuery(query), now, r, known);
     this.expansion?.(query, terms, known);
 
     // 1. Lexical relevance in the radius, normalised to the best match, plus episode context:
