@@ -3,11 +3,12 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import { examineVault, type Check, type Finding } from '../src/core/doctor';
+import { mergeMemoryText } from '../src/core/merge/memory-merge';
 import { MEMORY_FOLDERS, LAYOUT } from '../src/core/vault';
 import type { Command } from './command';
 import { processAlive } from './fs-files';
 import { gitTextMerger } from './git-merge';
-import { ATTRIBUTE_RULES, engramCommand, setupGit } from './git-setup';
+import { ATTRIBUTE_RULES, driverProblem, engramCommand, setupGit } from './git-setup';
 import { openVault, type Runtime } from './runtime';
 
 /**
@@ -126,13 +127,16 @@ function gitSetup(root: string, env: Record<string, string | undefined>, fix: bo
     attribute = '';
   }
   const missing = [...(driver === '' ? ['the merge driver is not in this clone\'s git config'] : []), ...(!attribute.endsWith(': engram') ? ['.gitattributes does not send memory files to it'] : [])];
-  if (missing.length === 0) return [];
-  const finding: Finding = {
-    check: 'git-setup',
-    path: '.gitattributes',
-    problem: `the vault is in a git repository, but ${missing.join(', and ')}: two machines that touch one memory will conflict`,
-    fix: `engram init --git (${ATTRIBUTE_RULES.length} rules, the driver in the repository's config)`,
-  };
+  const broken = driver === '' ? null : driverProblem(driver);
+  if (missing.length === 0 && broken === null) return [];
+  const finding: Finding = missing.length > 0
+    ? {
+        check: 'git-setup',
+        path: '.gitattributes',
+        problem: `the vault is in a git repository, but ${missing.join(', and ')}: two machines that touch one memory will conflict`,
+        fix: `engram init --git (${ATTRIBUTE_RULES.length} rules, the driver in the repository's config)`,
+      }
+    : { check: 'git-setup', path: '.git/config', problem: `${broken}: merge.engram.driver = ${driver}`, fix: 'engram git-setup (the driver line with the absolute paths of this Node and this engram)' };
   if (fix) {
     setupGit(root, engramCommand(env));
     finding.fixed = true;
@@ -152,17 +156,69 @@ function gitVersions(root: string, path: string): { base: string | null; ours: s
   }
 }
 
-const ORDER: Check[] = ['git-setup', 'duplicate-id', 'conflict-markers', 'unreadable', 'merge-clash', 'archived-alive', 'missing-link', 'interrupted-consolidation', 'stale-cache', 'stale-lock', 'temp-file'];
+/**
+ * Memory files git left unmerged (stages in the index) that hold no conflict marker: a merge
+ * driver that could not run (not found, crashed) leaves "ours" in place, which reads as a healthy
+ * memory while the other side's uses wait in the index. --fix merges the three index versions
+ * with the driver's rules, writes the result and stages it; a text both sides changed keeps both
+ * between markers in the body, for a person, and is not staged.
+ */
+async function unmergedMemories(runtime: Runtime, fix: boolean, reported: Set<string>): Promise<Finding[]> {
+  let listing: string;
+  try {
+    listing = execFileSync('git', ['-C', runtime.root, 'ls-files', '-u', '-z', '--', ...MEMORY_FOLDERS, LAYOUT.conflicts], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 });
+  } catch {
+    return [];
+  }
+  const paths = [...new Set(listing.split('\0').filter(Boolean).map((entry) => entry.slice(entry.indexOf('\t') + 1)))].sort();
+  const findings: Finding[] = [];
+  for (const path of paths) {
+    if (reported.has(path) || !path.endsWith('.md')) continue;
+    const finding: Finding = {
+      check: 'unmerged',
+      path,
+      problem: "git left it unmerged (the merge driver did not run or failed): the file holds this clone's version only, the other side's changes wait in git's index",
+      fix: "merge the index's three versions with the driver's rules, and stage it",
+    };
+    const versions = gitVersions(runtime.root, path);
+    if (!versions) {
+      delete finding.fix;
+      finding.problem = 'git left it unmerged and one side deleted it: keep it (git add) or remove it (git rm)';
+    } else if (fix) {
+      const current = await runtime.vault.readText(path).catch(() => null);
+      const merged = mergeMemoryText(versions.base, versions.ours, versions.theirs, { settings: runtime.vault.settings, mergeText: gitTextMerger(), path });
+      if (!merged) {
+        delete finding.fix;
+        finding.problem += '; its versions are not memory notes Engram can merge: resolve it by hand, then git add it';
+        findings.push(finding);
+        continue;
+      }
+      await runtime.files.write(path, merged.text, current === null ? {} : { expect: current });
+      if (merged.bodyConflicts === 0) {
+        execFileSync('git', ['-C', runtime.root, 'add', '--', path], { stdio: 'ignore' });
+        finding.fixed = true;
+      } else {
+        finding.problem += '; merged, but both sides changed the text: both are kept between conflict markers in the body; choose the words, then git add it';
+      }
+    }
+    findings.push(finding);
+  }
+  return findings;
+}
+
+const ORDER: Check[] = ['git-setup', 'unmerged', 'duplicate-id', 'conflict-markers', 'unreadable', 'merge-clash', 'archived-alive', 'missing-link', 'interrupted-consolidation', 'stale-cache', 'stale-lock', 'temp-file'];
 
 export async function runDoctor(runtime: Runtime, env: Record<string, string | undefined>, fix: boolean): Promise<Finding[]> {
+  const notes = await examineVault(runtime.vault, {
+    fix,
+    mergeText: gitTextMerger(),
+    versions: (path) => gitVersions(runtime.root, path),
+    resolved: (path) => execFileSync('git', ['-C', runtime.root, 'add', '--', path], { stdio: 'ignore' }),
+  });
   const findings = [
     ...gitSetup(runtime.root, env, fix),
-    ...(await examineVault(runtime.vault, {
-      fix,
-      mergeText: gitTextMerger(),
-      versions: (path) => gitVersions(runtime.root, path),
-      resolved: (path) => execFileSync('git', ['-C', runtime.root, 'add', '--', path], { stdio: 'ignore' }),
-    })),
+    ...(await unmergedMemories(runtime, fix, new Set(notes.filter((f) => f.check === 'conflict-markers' || f.check === 'unreadable').map((f) => f.path)))),
+    ...notes,
     ...staleLocks(runtime.root, fix),
     ...(await tempFiles(runtime, fix)),
   ];
@@ -194,7 +250,9 @@ export const DOCTOR_COMMANDS: Record<string, Command> = {
       'Checks: files sharing an id (sync conflict copies), conflict markers, files that do not parse,\n' +
       'clashes of two people\'s edits (merge_clash), archived memories still in use, links to memories\n' +
       'that exist nowhere, an interrupted consolidation, caches that contradict the notes, stale locks,\n' +
-      'temp files of killed writes, a git repository without the merge driver. Exit 1 while problems remain.\n' +
+      'temp files of killed writes, a git repository without the merge driver or with one git cannot start,\n' +
+      'memory files git left unmerged (a driver that did not run): --fix merges them by the driver\'s rules.\n' +
+      'Exit 1 while problems remain.\n' +
       'json: {"findings": [{"check", "path", "problem", "fix"?, "fixed"?}], "fixed", "remaining"}',
     options: { fix: { type: 'boolean', help: 'repair what can be repaired without losing anything' } },
     async run(context) {

@@ -58,23 +58,40 @@ function shellWord(word: string): string {
 }
 
 /**
- * How git should start this Engram: `engram` when the one on PATH is this one, else this Node
- * and this script by absolute path (a checkout, a test). ENGRAM_COMMAND overrides.
+ * How git should start this Engram: this Node and this script by absolute path, never a bare
+ * `engram` looked up on PATH. Git runs the driver with the PATH of whatever runs git (a GUI, an
+ * IDE, cron, a shell without npm's folder); a driver that is not found leaves the memory files
+ * unmerged as "ours", silently losing the other side's uses. A global install keeps its script
+ * at the same path across reinstalls; a Node that moved is reported by `engram doctor`, which
+ * rewrites the line with --fix. ENGRAM_COMMAND overrides (a wrapper of your own).
  */
 export function engramCommand(env: Record<string, string | undefined>): string {
   if (env.ENGRAM_COMMAND) return env.ENGRAM_COMMAND;
   const script = [nodePath.join(__dirname, 'engram.js'), nodePath.join(__dirname, '..', 'dist', 'engram.js')].find((p) => existsSync(p));
-  if (!script) return 'engram';
-  const real = realpathSync(script);
-  for (const dir of (env.PATH ?? '').split(nodePath.delimiter)) {
-    const candidate = nodePath.join(dir, 'engram');
-    try {
-      if (dir && existsSync(candidate) && realpathSync(candidate) === real) return 'engram';
-    } catch {
-      // an unreadable PATH entry: skip it
-    }
+  if (!script) throw new EngramError('cannot find engram.js to give git as the merge driver: run this from an installed engram (or set ENGRAM_COMMAND)');
+  return `${shellWord(process.execPath)} ${shellWord(realpathSync(script))}`;
+}
+
+/**
+ * What is wrong with a merge driver line, or null: a bare command git would look up on PATH,
+ * or a program or script (an absolute path) that is no longer there.
+ */
+export function driverProblem(driver: string): string | null {
+  const words = shellWords(driver);
+  const program = words[0] ?? '';
+  if (!nodePath.isAbsolute(program)) return `the merge driver runs \`${program}\` from PATH, which git started by a GUI, an IDE or cron may not have (the memory files are then left unmerged)`;
+  for (const word of words.slice(0, words.indexOf('merge-file') > 0 ? words.indexOf('merge-file') : 1)) {
+    if (nodePath.isAbsolute(word) && !existsSync(word)) return `the merge driver names ${word}, which is not there any more (engram or Node moved)`;
   }
-  return `${shellWord(process.execPath)} ${shellWord(real)}`;
+  return null;
+}
+
+/** The words of a command line as the shell splits them (plain words and single quotes, what shellWord writes). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  const pattern = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  for (let m = pattern.exec(line); m; m = pattern.exec(line)) words.push(m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]!);
+  return words;
 }
 
 /** Install the merge driver, the attributes and the machine-data ignore rules for a vault. */
@@ -120,7 +137,8 @@ export function setupGit(root: string, command: string): GitSetupReport {
 
 export function formatGitSetup(report: GitSetupReport): string {
   return [
-    `git: memory files merge field by field with engram merge-file (repository ${report.repository}${report.initialised ? ', created' : ''})`,
+    ...(report.initialised ? [`git: created a git repository in ${report.repository} (git init): the memory folder was in none`] : []),
+    `git: memory files merge field by field with engram merge-file (repository ${report.repository})`,
     report.added_rules.length > 0 ? `  ${report.attributes}: added ${report.added_rules.join('; ')}` : `  ${report.attributes}: rules already there`,
     ...(report.folders_kept.length > 0 ? [`  ${report.folders_kept.join(', ')}: the layout's folders stay in git while empty`] : []),
     ...(report.machine_ignore ? [`  ${report.machine_ignore}: caches, locks and logs stay out of git`] : []),

@@ -31,7 +31,9 @@ export type Check =
   | 'stale-cache'
   | 'stale-lock'
   | 'temp-file'
-  | 'git-setup';
+  | 'git-setup'
+  /** a memory file git left unmerged without markers (the merge driver did not run) */
+  | 'unmerged';
 
 export interface Finding {
   check: Check;
