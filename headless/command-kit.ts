@@ -4,6 +4,7 @@ import { wholeNumberIn, type WholeRange } from '../src/core/arguments';
 import { EngramError, PathError, UsageError } from '../src/core/errors';
 import { isMemoryId, safeRelativePath } from '../src/core/ids';
 import type { RecallEngine } from '../src/core/recall/recall';
+import { listMemoryPaths } from '../src/core/memory-files';
 import { MEMORY_FOLDERS, type Vault } from '../src/core/vault';
 import type { CommandContext } from './command';
 import type { Runtime } from './runtime';
@@ -22,8 +23,7 @@ export function warnUnreadable(context: CommandContext, unreadable: number): voi
 
 /** How many memory files recall left out because they could not be read: files in the memory folders less the engine's documents. */
 export async function unreadableForRecall(vault: Vault, engine: RecallEngine): Promise<number> {
-  let files = 0;
-  for (const folder of MEMORY_FOLDERS) files += (await vault.ports.files.list(folder)).filter((n) => n.endsWith('.md')).length;
+  const files = (await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS)).length;
   return Math.max(0, files - engine.table.n);
 }
 

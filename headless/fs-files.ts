@@ -220,6 +220,17 @@ export class NodeFileStore implements FileStore {
     }
   }
 
+  /** The real folders inside a folder (a symlink to a folder is not followed: no loops, nothing outside). */
+  async folders(rel: string): Promise<string[]> {
+    try {
+      return fs.readdirSync(this.resolve(`${rel}/.`), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw error;
+    }
+  }
+
   /** The regular files of a folder (symlinks followed) with size and mtime; others are left out. */
   async listStats(rel: string): Promise<Array<FileStat & { name: string }>> {
     const dir = this.resolve(`${rel}/.`);

@@ -9,6 +9,7 @@ import { tableFromDocs } from '../../src/core/recall/doc-table';
 import { indexesAlike, patchRow, sameLinks } from '../../src/core/recall/engine-update';
 import { partsFromDocs, RecallEngine, type EngineParts } from '../../src/core/recall/recall';
 import { openRecall } from '../../src/core/recall/results';
+import { compareMemoryPaths } from '../../src/core/memory-files';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
 import { createEmbedder } from '../embedders';
 import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
@@ -61,6 +62,7 @@ export class WarmVault {
   private watchers: FSWatcher[] = [];
   private watching = false;
   private watchFailed = false;
+  private subfolderEvent = false;
   private vectorsValue: { stamp: string; vectors: StoredVectors | null } | null = null;
   private embedderValue: { key: string; embedder: Embedder | null } | null = null;
   readonly stats: WarmStats = { opened: 0, rebuilt: 0, tables: 0, patched: 0, appended: 0 };
@@ -93,9 +95,11 @@ export class WarmVault {
     this.watching = true;
     for (const folder of MEMORY_FOLDERS) {
       try {
-        const watcher = watch(nodePath.join(root, folder), { persistent: false }, (_event, name) => {
+        // recursive: a person's sub-folders hold memories too (ADR 0005)
+        const watcher = watch(nodePath.join(root, folder), { persistent: false, recursive: true }, (_event, name) => {
           if (name === null) this.watchFailed = true;
-          else if (String(name).endsWith('.md')) this.changed.add(`${folder}/${String(name)}`);
+          else if (String(name).endsWith('.md')) this.changed.add(`${folder}/${String(name).split(nodePath.sep).join('/')}`);
+          else this.subfolderEvent = true; // a folder renamed or moved: its notes are found by the next listing
         });
         watcher.on('error', () => {
           this.watchFailed = true;
@@ -121,7 +125,9 @@ export class WarmVault {
     const { vault, root } = this.runtime();
     const stamps = this.folderStamp(root);
     if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps) return this.engineValue;
-    const rescan = stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed);
+    const rescan = this.subfolderEvent || (stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed));
+    if (this.engineValue && this.changed.size === 0 && !rescan) return this.engineValue;
+    this.subfolderEvent = false;
     this.folderStamps = stamps;
     this.pending = this.refresh(vault, rescan);
     try {
@@ -219,7 +225,7 @@ export class WarmVault {
     }
     if (removed.size > 0 || !sameWords || added.some((d) => d.session !== null) || added.some((d) => position.has(d.path))) {
       const next = docs.filter((_, i) => !removed.has(i)).concat(added);
-      next.sort((a, b) => folderRank(a.path) - folderRank(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      next.sort((a, b) => compareMemoryPaths(a.path, b.path));
       return this.rebuild(vault, next);
     }
     let episodeOf = parts.episodeOf;
@@ -269,11 +275,6 @@ export class WarmVault {
     for (const watcher of this.watchers) watcher.close();
     this.watchers = [];
   }
-}
-
-const FOLDER_RANK = new Map(MEMORY_FOLDERS.map((f, i) => [f, i]));
-function folderRank(path: string): number {
-  return FOLDER_RANK.get(path.slice(0, path.indexOf('/'))) ?? MEMORY_FOLDERS.length;
 }
 
 /** A memory file as a recall document; null when it is gone or cannot be read as a memory. */

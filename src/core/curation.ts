@@ -12,6 +12,7 @@ import { parseTimestamp } from './time';
 import { openRecall } from './recall/results';
 import { filesContaining, recordedBodies } from './purge-traces';
 import { changeBody, deleteHistory, removeLinks } from './versions';
+import { listMemoryPaths } from './memory-files';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
 /**
@@ -85,11 +86,7 @@ export interface ForgetResult {
 }
 
 async function forgottenPath(vault: Vault, id: string): Promise<string | null> {
-  for (const folder of MEMORY_FOLDERS) {
-    const path = `${FORGOTTEN_FOLDER}/${folder}/${id}.md`;
-    if (await vault.ports.files.stat(path)) return path;
-  }
-  return null;
+  return vault.forgottenPath(id);
 }
 
 /** Move a memory out of the vault's memory folders, keeping it whole for `forget --undo`. */
@@ -124,13 +121,9 @@ export async function restoreMemory(vault: Vault, id: string): Promise<ForgetRes
 /** The forgotten memories (those that can be read). */
 export async function forgottenMemories(vault: Vault): Promise<Memory[]> {
   const out: Memory[] = [];
-  for (const folder of MEMORY_FOLDERS) {
-    const dir = `${FORGOTTEN_FOLDER}/${folder}`;
-    for (const name of (await vault.ports.files.list(dir)).sort()) {
-      if (!name.endsWith('.md')) continue;
-      const loaded = await vault.read(`${dir}/${name}`).catch(() => null);
-      if (loaded) out.push(loaded.memory);
-    }
+  for (const path of await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS.map((folder) => `${FORGOTTEN_FOLDER}/${folder}`))) {
+    const loaded = await vault.read(path).catch(() => null);
+    if (loaded) out.push(loaded.memory);
   }
   return out;
 }

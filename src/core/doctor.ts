@@ -3,7 +3,8 @@ import { pruneVerdict, degreeOf } from './consolidation/prune';
 import { contentHash } from './ids';
 import { readConflictNote } from './consolidation/conflicts';
 import { loadVectors } from './embeddings/store';
-import { CATEGORY_FOLDERS, ARCHIVE_FOLDER, decodeNote, memoryText, parseMemory, type Memory } from './memory';
+import { frontmatterId, listMemoryPaths, revivedPath } from './memory-files';
+import { ARCHIVE_FOLDER, decodeNote, memoryText, parseMemory, type Memory } from './memory';
 import { mergeMemoryText, type TextMerger } from './merge/memory-merge';
 import { CLASH_FIELD } from './merge/fields';
 import { COPIES_FOLDER, copyKind, findDuplicates, mergeDuplicates } from './merge/sync-copies';
@@ -117,21 +118,22 @@ export async function examineVault(vault: Vault, options: DoctorOptions): Promis
   // 2. every memory file: readable, markers, clashes, archived while alive
   const memories: Memory[] = [];
   const known = new Set<string>();
-  for (const folder of MEMORY_FOLDERS) {
-    for (const name of (await files.list(folder)).sort()) {
-      if (!name.endsWith('.md') || name.startsWith('.')) continue;
-      const path = `${folder}/${name}`;
+  {
+    for (const path of await listMemoryPaths(files, MEMORY_FOLDERS)) {
+      if (path.slice(path.lastIndexOf('/') + 1).startsWith('.')) continue;
       if (copyPaths.has(path)) continue;
-      known.add(name.slice(0, -3));
-      const bytes = await files.read(path);
-      if (!bytes) continue;
+      let bytes: Uint8Array | null;
       let text: string;
       try {
+        bytes = await files.read(path);
+        if (!bytes) continue;
         text = decodeNote(path, bytes, vault.settings.maxFileBytes);
       } catch (error) {
         findings.push({ check: 'unreadable', path, problem: (error as Error).message.replace(`${path}: `, '') });
         continue;
       }
+      const id = frontmatterId(text);
+      if (id) known.add(id);
       let memory: Memory;
       try {
         memory = parseMemory(path, text, vault.settings);
@@ -222,7 +224,7 @@ async function archivedAlive(vault: Vault, memories: Memory[], options: DoctorOp
   for (const memory of memories) {
     if (!memory.path.startsWith(`${ARCHIVE_FOLDER}/`) || memory.tier === null || memory.tier === 'archive') continue;
     if (pruneVerdict(memory, degree.get(memory.id) ?? 0, now, vault.settings) === 'prune') continue;
-    const to = `${CATEGORY_FOLDERS[memory.category]}/${memory.id}.md`;
+    const to = revivedPath(memory.path, memory.category);
     const finding: Finding = { check: 'archived-alive', path: memory.path, problem: `archived, yet its tier is ${memory.tier} (used on another machine after it was archived)`, fix: `move it back to ${to}` };
     if (options.fix && !(await vault.ports.files.stat(to))) {
       await vault.ports.files.move(memory.path, to);

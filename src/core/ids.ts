@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils';
 import { PathError } from './errors';
 
-/** SPEC §2: `mem-` and 12 lowercase hex/alnum characters; equal to the file name. */
+/** SPEC §2: `mem-` and 12 lowercase hex/alnum characters, in the frontmatter; the file name is free (ADR 0005). */
 export const MEMORY_ID = /^mem-[a-z0-9]{12}$/;
 
 export function isMemoryId(value: string): boolean {

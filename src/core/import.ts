@@ -135,7 +135,7 @@ export interface ImportOptions {
 /** What the import will do with one line. */
 type Plan =
   | { kind: 'unchanged'; id: string; path: string }
-  | { kind: 'create'; id: string; memory: NewMemory; conflictWith: string | null }
+  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null }
   | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null; memory: NewMemory };
 
 /** A line's anchor: what its id is derived from besides its text. */
@@ -197,7 +197,7 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     const resonance = context.index.resonate(memory.text, memory.category, vector);
     if (resonance.kind === 'reinforce') {
       const target = byId.get(resonance.id);
-      plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? `${CATEGORY_FOLDERS[memory.category]}/${resonance.id}.md`, similarity: resonance.similarity, key, memory });
+      plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
       continue;
     }
     // free when found; taken meanwhile only if two lines of this file derive the same id
@@ -205,7 +205,8 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
     context.taken.add(id);
     context.index.add(id, memory.text, memory.category);
-    plans.push({ kind: 'create', id, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null });
+    const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
+    plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null });
   }
   linkSessions(lines, plans);
   return plans;
@@ -234,7 +235,7 @@ async function findImported(vault: Vault, byId: Map<string, Memory>, taken: Set<
 function dryResult(plan: Plan): ImportResult {
   if (plan.kind === 'unchanged') return { id: plan.id, path: plan.path, action: 'unchanged' };
   if (plan.kind === 'reinforce') return { id: plan.id, path: plan.path, action: 'reinforced' };
-  const path = `${CATEGORY_FOLDERS[plan.memory.category]}/${plan.id}.md`;
+  const path = plan.path;
   return plan.conflictWith ? { id: plan.id, path, action: 'conflict', conflict_with: plan.conflictWith } : { id: plan.id, path, action: 'created' };
 }
 
@@ -278,12 +279,12 @@ async function applyImport(vault: Vault, plans: Plan[]): Promise<ImportResult[]>
 }
 
 async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, undo: Undo[]): Promise<ImportResult> {
-  const path = `${CATEGORY_FOLDERS[plan.memory.category]}/${plan.id}.md`;
+  const path = plan.path;
   const text = renderMemoryFile(plan.id, plan.memory, vault.settings, vault.now());
   try {
     await vault.createFile(path, text);
   } catch (error) {
-    if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a file with this id appeared meanwhile)`);
+    if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a file with this name appeared meanwhile)`);
     throw error;
   }
   undo.push({ path, before: null, after: text });

@@ -96,9 +96,8 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
   }
   const fields = data as Record<string, unknown>;
   const check = new FieldChecker(path, fields);
+  // the id is the memory's identity; the file's name and folder are the person's (ADR 0005)
   const id = check.id();
-  const fileName = path.split('/').pop()!.replace(/\.md$/, '');
-  if (id !== fileName) throw new MemoryParseError(path, `id ${id} does not match the file name ${fileName}.md`);
   const category = check.oneOf('category', CATEGORIES);
   const createdAt = check.timestamp('created_at');
   const extra: Record<string, unknown> = {};

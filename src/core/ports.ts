@@ -23,6 +23,11 @@ export interface FileStore {
    * what they cannot read); [] when it does not exist.
    */
   list(dir: string): Promise<string[]>;
+  /**
+   * Names of the folders directly inside a folder ([] when it does not exist). Optional: a
+   * store without it shows the core only the top level of each memory folder.
+   */
+  folders?(dir: string): Promise<string[]>;
   /** The files directly inside a folder with their size and mtime, in one call. */
   listStats(dir: string): Promise<Array<FileStat & { name: string }>>;
   /**

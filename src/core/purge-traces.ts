@@ -1,6 +1,7 @@
 import { COPIES_FOLDER } from './merge/sync-copies';
 import { REVIEW_FOLDER } from './review';
 import { VERSIONS_FOLDER } from './versions';
+import { frontmatterId, listMemoryPaths } from './memory-files';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
 /**
@@ -87,13 +88,17 @@ async function candidateFiles(vault: Vault): Promise<string[]> {
   const paths: string[] = [];
   const ids: string[] = [];
   const folder = async (dir: string, ext: string) => {
-    for (const name of (await files.list(dir)).filter((n) => n.endsWith(ext)).sort()) {
-      paths.push(`${dir}/${name}`);
-      if (/^mem-[a-z0-9]{12}\.md$/.test(name)) ids.push(name.slice(0, -3));
-    }
+    for (const name of (await files.list(dir)).filter((n) => n.endsWith(ext)).sort()) paths.push(`${dir}/${name}`);
   };
-  for (const dir of MEMORY_FOLDERS) await folder(dir, '.md');
-  for (const dir of MEMORY_FOLDERS) await folder(`${LAYOUT.forgotten}/${dir}`, '.md');
+  // memories (and forgotten ones) at any depth; their ids (from the frontmatter) name their versions
+  for (const roots of [MEMORY_FOLDERS, MEMORY_FOLDERS.map((dir) => `${LAYOUT.forgotten}/${dir}`)]) {
+    for (const path of await listMemoryPaths(files, roots)) {
+      paths.push(path);
+      const text = await vault.readText(path).catch(() => null);
+      const id = text === null ? null : frontmatterId(text);
+      if (id) ids.push(id);
+    }
+  }
   await folder(LAYOUT.daily, '.md');
   await folder(LAYOUT.conflicts, '.md');
   await folder(REVIEW_FOLDER, '.md');

@@ -1,4 +1,6 @@
 import { UsageError, WriteConflictError } from './errors';
+import { takenNames } from './file-names';
+import { frontmatterId } from './memory-files';
 import { deriveMemoryId, isMemoryId } from './ids';
 import { loadVectors, type StoredVectors } from './embeddings/store';
 import { searchVectors } from './embeddings/vector-search';
@@ -124,6 +126,8 @@ export interface WriteContext {
   vectors?: { stored: StoredVectors; embedder: Embedder };
   /** Every memory read (archived ones too), for callers that need more than the index. */
   memories: Memory[];
+  /** The file names in the memory folders (file-names.ts' keys): a new memory's name is not one of them. */
+  names: Set<string>;
 }
 
 /**
@@ -147,7 +151,11 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   const categoryOf = new Map<string, Category>();
   const { memories, problems } = await vault.loadAll();
   // an unreadable file still holds its name: a new memory must not collide with it
+  // an unreadable file still holds its id (and a name a memory's id may be): a new memory takes neither
   for (const problem of problems) {
+    const text = await vault.readText(problem.path).catch(() => null);
+    const id = text === null ? null : frontmatterId(text);
+    if (id) taken.add(id);
     const name = problem.path.slice(problem.path.lastIndexOf('/') + 1, -3);
     if (isMemoryId(name)) taken.add(name);
   }
@@ -156,7 +164,8 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
     index.add(memory.id, memoryText(memory), memory.category, { archived: memory.path.startsWith(`${ARCHIVE_FOLDER}/`) });
     categoryOf.set(memory.id, memory.category);
   }
-  const context: WriteContext = { index, taken, categoryOf, memories };
+  const names = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path)]);
+  const context: WriteContext = { index, taken, categoryOf, memories, names };
   if (embedder) {
     const { vectors } = await loadVectors(vault);
     if (vectors && vectors.model === embedder.model) context.vectors = { stored: vectors, embedder };
@@ -169,6 +178,8 @@ export interface PlannedWrite {
   memory: NewMemory;
   resonance: Resonance;
   id: string;
+  /** A new memory's file name (without `.md`), readable (file-names.ts). */
+  name?: string;
 }
 
 /**
@@ -176,7 +187,7 @@ export interface PlannedWrite {
  * ids already in the vault (and planned); a file that appears meanwhile is caught by the
  * exclusive create.
  */
-export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null): PlannedWrite {
+export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null, names?: Set<string>): PlannedWrite {
   let resonance = index.resonate(memory.text, memory.category, vectorMatch);
   // a correction is a memory of its own: never folded into another, never a conflict with what it replaces
   const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
@@ -187,7 +198,7 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   while (taken.has(id)) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);
   taken.add(id);
   index.add(id, memory.text, memory.category);
-  return { memory, resonance, id };
+  return { memory, resonance, id, name: id };
 }
 
 /** Carry out a planned write. */
@@ -204,18 +215,26 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
     });
     return { id, path: used!.path, action: 'reinforced', ...(used!.revived_from ? { revived: true } : {}) };
   }
-  const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
-  try {
-    await vault.createFile(path, renderMemoryFile(id, memory, vault.settings, vault.now()));
-  } catch (error) {
-    if (!(error instanceof WriteConflictError)) throw error;
-    // The id derives from the text and the time: another writer remembered the same text
-    // at the same moment (agents in parallel) and created it first. That is a reinforcement.
-    const existing = await vault.read(path, { stable: true }).catch(() => null);
-    if (existing && existing.memory.category === memory.category && memoryText(existing.memory) === memoryText({ body: `${memory.text}\n` })) {
-      return applyRemember(vault, { memory, id, resonance: { kind: 'reinforce', id, similarity: 1 } });
+  const text = renderMemoryFile(id, memory, vault.settings, vault.now());
+  let name = plan.name ?? id;
+  let path = `${CATEGORY_FOLDERS[memory.category]}/${name}.md`;
+  for (let n = 2; ; n++) {
+    try {
+      await vault.createFile(path, text);
+      break;
+    } catch (error) {
+      if (!(error instanceof WriteConflictError)) throw error;
+      // The id derives from the text and the time: another writer remembered the same text at
+      // the same moment (agents in parallel) and created it first. That is a reinforcement.
+      const existing = await vault.read(path, { stable: true }).catch(() => null);
+      if (existing && existing.memory.id === id && existing.memory.category === memory.category && memoryText(existing.memory) === memoryText({ body: `${memory.text}\n` })) {
+        return applyRemember(vault, { memory, id, resonance: { kind: 'reinforce', id, similarity: 1 } });
+      }
+      if (existing?.memory.id === id || n > 50) throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
+      // another note took the name meanwhile: the next number
+      name = `${plan.name ?? id} ${n}`;
+      path = `${CATEGORY_FOLDERS[memory.category]}/${name}.md`;
     }
-    throw new WriteConflictError(`${path} (a memory with this id appeared meanwhile)`);
   }
   const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
   // the replaced memory becomes stale, as a resolved conflict's loser (`mark --stale`; not a touch)
@@ -283,7 +302,7 @@ export async function remember(vault: Vault, input: RememberInput, context?: Wri
   }
   const ctx = context ?? (await loadWriteContext(vault, embedder));
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
-  return applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0]));
+  return applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names));
 }
 
 /**

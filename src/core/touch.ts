@@ -1,7 +1,8 @@
 import { NotFoundError, WriteConflictError } from './errors';
 import { activationAt, boostFor, roundActivation, spreadBoost, spreadEdges, type Use } from './activation';
 import type { FieldValue } from './frontmatter';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, type Memory } from './memory';
+import { ARCHIVE_FOLDER, type Memory } from './memory';
+import { archivedPath, freePath, revivedPath } from './memory-files';
 import type { EngramSettings, Tier } from './settings';
 import { currentTier, promote } from './tiers';
 import { formatTimestamp } from './time';
@@ -107,28 +108,36 @@ export function isArchived(path: string): boolean {
  * Move an archived memory's file back to its category folder (SPEC §4: a touch of an archived
  * memory brings it back), under the memory's lock, so it never races a metadata write or
  * consolidation's prune of the same memory. Idempotent: a memory already out of archive/ stays
- * where it is; a move cut short (both names, same bytes) is completed. Wikilinks keep resolving
- * (Obsidian links by name). Returns the memory's path.
+ * where it is; a move cut short (both paths, same bytes) is completed. The file keeps its name
+ * (and sub-folder), so wikilinks keep resolving (Obsidian links by name). Returns the memory's path.
  */
 export async function reviveFromArchive(vault: Vault, id: string): Promise<string> {
   return vault.ports.locks.withLock(id, async () => {
     const path = await vault.locate(id);
     if (!path) throw new NotFoundError(`no memory with id ${id}`);
     const { files } = vault.ports;
-    const archived = `${ARCHIVE_FOLDER}/${id}.md`;
     if (!isArchived(path)) {
       // locate prefers the category folders: a leftover archive copy with the same bytes is the move's other half
+      const archived = archivedPath(path);
       if ((await files.stat(archived)) && (await vault.readExact(archived)) === (await vault.readExact(path))) await files.remove(archived);
       return path;
     }
     const loaded = await vault.read(path, { stable: true });
     if (!loaded) throw new NotFoundError(`no memory with id ${id}`);
-    const target = `${CATEGORY_FOLDERS[loaded.memory.category]}/${id}.md`;
+    // back to its category's folder with its name and sub-folder
+    let target = revivedPath(path, loaded.memory.category);
+    const there = await vault.readExact(target);
+    if (there !== null && there === (await vault.readExact(path))) {
+      // a move cut short (both paths, the same bytes): complete it
+      await files.remove(path);
+      return target;
+    }
+    // a name taken there by another note gets a number
+    if (there !== null) target = await freePath(target, async (p) => (await files.stat(p)) !== null);
     try {
       await files.move(path, target);
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
-      // the target exists: a different file with this id (a person's copy) is left for doctor to report
       return path;
     }
     return target;

@@ -1,7 +1,8 @@
 import { MemoryParseError, NotFoundError, WriteConflictError } from './errors';
 import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
 import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
+import { CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
+import { frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath } from './memory-files';
 import type { Ports } from './ports';
 import type { EngramSettings } from './settings';
 
@@ -40,14 +41,24 @@ export const MACHINE_GITIGNORE = `# Engram machine data: caches, locks, vectors,
 
 export const FORMAT_VERSION = 1;
 
-/** The folders holding memory files, searched in this order. */
-export const MEMORY_FOLDERS = [...Object.values(CATEGORY_FOLDERS), ARCHIVE_FOLDER];
+/** The folders holding memory files (at any depth), searched in this order. */
+export const MEMORY_FOLDERS = MEMORY_ROOTS;
+
+export interface VaultOptions {
+  /**
+   * Where the caller believes a memory is (the plugin's index of the vault); checked against
+   * the file's frontmatter before it is believed, the id index searched otherwise.
+   */
+  locator?: (id: string) => string | null;
+  /** Shared between the views of one vault (Vault.at). */
+  index?: IdIndex;
+}
 
 export interface LoadedVault {
   memories: Memory[];
   /** Files in memory folders that could not be read as memories: reported, never rewritten. */
   problems: MemoryParseError[];
-  /** Ids found in two folders (a move cut short): `kept` is the one `locate` finds. */
+  /** Ids held by two files (a copy, a move cut short): `kept` is the one `locate` finds. */
   duplicates: Array<{ id: string; kept: string; other: string }>;
 }
 
@@ -62,10 +73,15 @@ const READ_CONCURRENCY = 64;
  * updates serialised per memory by the lock port and guarded by compare-and-swap.
  */
 export class Vault {
+  private readonly index: IdIndex;
+
   constructor(
     readonly ports: Ports,
     readonly settings: EngramSettings,
-  ) {}
+    private readonly options: VaultOptions = {},
+  ) {
+    this.index = options.index ?? new IdIndex(ports.files);
+  }
 
   now(): number {
     return this.ports.clock.now();
@@ -73,7 +89,7 @@ export class Vault {
 
   /** The same vault seen at another moment (a touch recorded for the time it happened). */
   at(time: number): Vault {
-    return new Vault({ ...this.ports, clock: { now: () => time } }, this.settings);
+    return new Vault({ ...this.ports, clock: { now: () => time } }, this.settings, { ...this.options, index: this.index });
   }
 
   /**
@@ -109,14 +125,27 @@ export class Vault {
     return created;
   }
 
-  /** The path of a memory by id, searching the category folders and the archive. */
+  /**
+   * The path of the file holding a memory, by the id in its frontmatter, wherever a person put
+   * it under the memory folders and whatever they named it (ADR 0005). With several files
+   * holding the id (copies not merged yet), the one `preferredPath` picks.
+   */
   async locate(id: string): Promise<string | null> {
     assertMemoryId(id);
-    for (const folder of MEMORY_FOLDERS) {
-      const path = `${folder}/${id}.md`;
-      if (await this.ports.files.stat(path)) return path;
-    }
-    return null;
+    const hint = this.options.locator?.(id);
+    if (hint && (await this.holds(hint, id))) return hint;
+    return this.index.find(id);
+  }
+
+  /** Whether the file at `path` holds the memory `id`. */
+  private async holds(path: string, id: string): Promise<boolean> {
+    const bytes = await this.ports.files.read(path).catch(() => null);
+    return bytes !== null && frontmatterId(new TextDecoder().decode(bytes)) === id;
+  }
+
+  /** Every id with the files holding it (fresh from the disk). */
+  async idPaths(): Promise<Map<string, string[]>> {
+    return this.index.all();
   }
 
   /** A memory by id or vault-relative path. Throws NotFoundError or MemoryParseError. */
@@ -130,8 +159,17 @@ export class Vault {
 
   /** Whether a memory with this id waits among the forgotten ones. */
   async isForgotten(id: string): Promise<boolean> {
-    for (const folder of MEMORY_FOLDERS) if (await this.ports.files.stat(`${LAYOUT.forgotten}/${folder}/${id}.md`)) return true;
-    return false;
+    return (await this.forgottenPath(id)) !== null;
+  }
+
+  /** The file of a forgotten memory (`.engram/forgotten/<where it was>`), by its id. */
+  async forgottenPath(id: string): Promise<string | null> {
+    const roots = MEMORY_FOLDERS.map((folder) => `${LAYOUT.forgotten}/${folder}`);
+    for (const path of await listMemoryPaths(this.ports.files, roots)) {
+      const text = await this.readText(path).catch(() => null);
+      if (text !== null && frontmatterId(text) === id) return path;
+    }
+    return null;
   }
 
   /**
@@ -148,14 +186,9 @@ export class Vault {
   /** Every memory file, parsed; unreadable files are listed apart with their reasons. */
   async loadAll(options: { archive?: boolean } = {}): Promise<LoadedVault> {
     const folders = options.archive === false ? Object.values(CATEGORY_FOLDERS) : MEMORY_FOLDERS;
-    const paths: string[] = [];
-    for (const folder of folders) {
-      for (const name of (await this.ports.files.list(folder)).sort()) if (name.endsWith('.md')) paths.push(`${folder}/${name}`);
-    }
-    const memories: Memory[] = [];
+    const paths = await listMemoryPaths(this.ports.files, folders);
+    const read: Memory[] = [];
     const problems: MemoryParseError[] = [];
-    const seen = new Map<string, string>();
-    const duplicates: LoadedVault['duplicates'] = [];
     for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
       const batch = paths.slice(i, i + READ_CONCURRENCY);
       const results = await Promise.all(batch.map((p) => this.read(p).catch((error: unknown) => error)));
@@ -165,21 +198,23 @@ export class Vault {
           const path = batch[j]!;
           problems.push(new MemoryParseError(path, result.message.startsWith(`${path}: `) ? result.message.slice(path.length + 2) : result.message));
         }
-        else if (result) {
-          const { memory } = result as { memory: Memory };
-          // one id, one memory: a second copy (a move between folders cut short) is the one
-          // `locate` does not find; consolidation settles it
-          const first = seen.get(memory.id);
-          if (first) {
-            problems.push(new MemoryParseError(memory.path, `a second copy of ${memory.id} (the memory is ${first})`));
-            duplicates.push({ id: memory.id, kept: first, other: memory.path });
-          }
-          else {
-            seen.set(memory.id, memory.path);
-            memories.push(memory);
-          }
-        }
+        else if (result) read.push((result as { memory: Memory }).memory);
       });
+    }
+    // one id, one memory: another file with the id (a copy, a move cut short) is not the one
+    // `locate` finds; consolidation and doctor merge them
+    const byId = new Map<string, string[]>();
+    for (const memory of read) byId.set(memory.id, [...(byId.get(memory.id) ?? []), memory.path]);
+    const memories: Memory[] = [];
+    const duplicates: LoadedVault['duplicates'] = [];
+    for (const memory of read) {
+      const paths = byId.get(memory.id)!;
+      const kept = paths.length === 1 ? memory.path : preferredPath(paths);
+      if (kept === memory.path) memories.push(memory);
+      else {
+        problems.push(new MemoryParseError(memory.path, `a second copy of ${memory.id} (the memory is ${kept})`));
+        duplicates.push({ id: memory.id, kept, other: memory.path });
+      }
     }
     return { memories, problems, duplicates };
   }
@@ -197,6 +232,7 @@ export class Vault {
         if (!path) throw new NotFoundError(`no memory with id ${id}`);
         const loaded = await this.read(path, { stable: true });
         if (!loaded) continue;
+        if (loaded.memory.id !== id) continue; // the file changed hands since it was found: find it again
         const fields = change(loaded.memory);
         if (!fields || Object.keys(fields).length === 0) return null;
         let text: string;

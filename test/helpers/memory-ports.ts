@@ -27,6 +27,13 @@ export class MemoryFileStore implements FileStore {
     const prefix = `${dir}/`;
     return [...this.files.keys()].filter((p) => p.startsWith(prefix) && !p.slice(prefix.length).includes('/')).map((p) => p.slice(prefix.length));
   }
+  async folders(dir: string): Promise<string[]> {
+    const prefix = `${dir}/`;
+    const names = new Set<string>();
+    for (const p of [...this.files.keys(), ...this.dirs]) if (p.startsWith(prefix) && p.slice(prefix.length).includes('/')) names.add(p.slice(prefix.length).split('/')[0]!);
+    for (const p of this.dirs) if (p.startsWith(prefix) && p.length > prefix.length && !p.slice(prefix.length).includes('/')) names.add(p.slice(prefix.length));
+    return [...names];
+  }
   async listStats(dir: string): Promise<Array<FileStat & { name: string }>> {
     const names = await this.list(dir);
     return Promise.all(names.map(async (name) => ({ name, ...(await this.stat(`${dir}/${name}`))! })));

@@ -11,6 +11,7 @@ import { invalidated } from './git-invalidation';
 import { volatilityUpdates } from '../validation/volatility';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
+import { frontmatterId, freePath } from '../memory-files';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
@@ -313,14 +314,17 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
 async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): Promise<void> {
   const source = await vault.readExact(move.from);
   if (source === null) return; // done, or gone
-  const target = await vault.readExact(move.to);
-  if (target !== null) {
+  let to = move.to;
+  const target = await vault.readExact(to);
+  if (target !== null && frontmatterId(target) === move.id) {
     // the copy outside archive/ is the one `locate` finds, where a touch since the cut went
     const [written, other] = move.from.startsWith(`${ARCHIVE_FOLDER}/`) ? [move.to, move.from] : [move.from, move.to];
     return void (await settlePair(vault, move.id, written, other, move.from));
   }
   if (move.seen !== undefined && parseMemory(move.from, source, vault.settings).last_accessed_at !== move.seen) return;
-  await vault.ports.files.move(move.from, move.to);
+  // another note already has the name there: this one keeps its name with a number after it
+  if (target !== null) to = await freePath(to, async (p) => (await vault.ports.files.stat(p)) !== null);
+  await vault.ports.files.move(move.from, to);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { memoryStrength } from '../decay';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, type Memory } from '../memory';
+import { ARCHIVE_FOLDER, type Memory } from '../memory';
+import { archivedPath, revivedPath } from '../memory-files';
 import type { EngramSettings, Tier } from '../settings';
 import { demote, impliedTier } from '../tiers';
 import { parseTimestamp } from '../time';
@@ -56,11 +57,11 @@ export function buildPlan(memories: Memory[], now: number, startedAt: string, se
     const verdict = pruneVerdict(memory, degree.get(memory.id) ?? 0, now, settings);
     let archived = memory.path.startsWith(`${ARCHIVE_FOLDER}/`);
     if (archived && memory.tier !== null && memory.tier !== 'archive' && verdict !== 'prune') {
-      plan.revive!.push({ id: memory.id, from: memory.path, to: `${CATEGORY_FOLDERS[memory.category]}/${memory.id}.md`, seen: memory.last_accessed_at });
+      plan.revive!.push({ id: memory.id, from: memory.path, to: revivedPath(memory.path, memory.category), seen: memory.last_accessed_at });
       archived = false;
     }
     if (!archived && verdict === 'prune') {
-      plan.prune.push({ id: memory.id, from: memory.path, to: `${ARCHIVE_FOLDER}/${memory.id}.md`, seen: memory.last_accessed_at });
+      plan.prune.push({ id: memory.id, from: memory.path, to: archivedPath(memory.path), seen: memory.last_accessed_at });
       if (memory.tier !== 'archive') plan.tiers.push({ id: memory.id, from: memory.tier ?? 'active', to: 'archive', seen: memory.last_accessed_at });
       continue;
     }

@@ -1,17 +1,16 @@
-import { readFrontmatter, splitFrontmatter } from '../frontmatter';
-import { isMemoryId } from '../ids';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from '../memory';
+import { frontmatterId, preferredPath } from '../memory-files';
 import { formatTimestamp } from '../time';
-import { MEMORY_FOLDERS, type Vault } from '../vault';
+import type { Vault } from '../vault';
 import { mergeMemoryText } from './memory-merge';
 
 /**
  * Memory files that share an id (issue 14): the conflict copies sync tools leave beside a note
  * two machines changed (Syncthing's `NAME.sync-conflict-DATE-TIME-DEVICE.md`, Dropbox's
  * `NAME (Laptop's conflicted copy DATE).md`, Obsidian Sync's `NAME (Conflicted copy DEVICE
- * DATE).md`), numbered duplicates (`NAME 1.md`), a memory renamed by hand, the same memory in
- * two folders. Each would be a second memory with the same id. They are merged into the one
- * file named by the id, with the field rules of a merge without base (counters by the larger,
+ * DATE).md`), numbered duplicates (`NAME 1.md`), a copy made by hand, the same memory in two
+ * folders (a move cut short). Each would be a second memory with the same id. They are merged
+ * into the file `preferredPath` picks (outside archive/, not named like a copy: the person's
+ * name for it stays), with the field rules of a merge without base (counters by the larger,
  * sets by union, times by the later; a body that differs kept whole between conflict markers),
  * and each extra copy is moved, not deleted, to `.engram/sync-copies/` (out of Obsidian's and
  * recall's sight), with a line in `.engram/sync-copies.jsonl`.
@@ -21,7 +20,7 @@ export const COPIES_LOG = '.engram/sync-copies.jsonl';
 
 export interface DuplicateGroup {
   id: string;
-  /** The file that stays: `<folder>/<id>.md` (it may not exist yet when only copies do). */
+  /** The file that stays (memory-files.ts' preferredPath). */
   keep: string;
   /** The other files holding the same memory. */
   copies: string[];
@@ -43,77 +42,18 @@ export function copyKind(name: string): string {
   if (/\.sync-conflict-\d{8}-\d{6}/.test(name)) return 'Syncthing conflict copy';
   if (/\(conflicted copy/i.test(name)) return /\(Conflicted copy [^)]*\d{12}\)/.test(name) ? 'Obsidian Sync conflict copy' : 'Dropbox conflicted copy';
   if (/(?: \d+| \(\d+\))\.md$/.test(name)) return 'numbered duplicate';
-  if (/^mem-[a-z0-9]{12}\.md$/.test(name)) return 'same id in another folder';
-  return 'another file name';
+  return 'another file with the same id';
 }
 
-function frontmatterId(text: string): string | null {
-  const split = splitFrontmatter(text);
-  if (!split) return null;
-  try {
-    const data = readFrontmatter(split.yaml) as Record<string, unknown> | null;
-    const id = data && typeof data === 'object' ? data.id : null;
-    return typeof id === 'string' && isMemoryId(id) ? id : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Every id held by more than one file in the memory folders. */
+/** Every id held by more than one file under the memory folders (any names, any sub-folders). */
 export async function findDuplicates(vault: Vault): Promise<DuplicateGroup[]> {
-  const named = new Map<string, string[]>();
-  const copies = new Map<string, string[]>();
-  for (const folder of MEMORY_FOLDERS) {
-    for (const name of (await vault.ports.files.list(folder)).sort()) {
-      if (!name.endsWith('.md') || name.startsWith('.')) continue;
-      const path = `${folder}/${name}`;
-      const base = name.slice(0, -3);
-      if (isMemoryId(base)) {
-        named.set(base, [...(named.get(base) ?? []), path]);
-        continue;
-      }
-      const text = await vault.readText(path).catch(() => null);
-      const id = text ? frontmatterId(text) : null;
-      if (id) copies.set(id, [...(copies.get(id) ?? []), path]);
-    }
-  }
   const groups: DuplicateGroup[] = [];
-  for (const id of [...new Set([...named.keys(), ...copies.keys()])].sort()) {
-    const own = named.get(id) ?? [];
-    const others = copies.get(id) ?? [];
-    if (own.length + others.length < 2 && others.length === 0) continue;
-    const keep = await keeperOf(vault, id, own, others);
-    groups.push({ id, keep, copies: [...own, ...others].filter((p) => p !== keep) });
+  for (const [id, paths] of [...(await vault.idPaths())].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (paths.length < 2) continue;
+    const keep = preferredPath(paths);
+    groups.push({ id, keep, copies: paths.filter((p) => p !== keep).sort() });
   }
   return groups;
-}
-
-/**
- * The file that stays: the one named by the id in its category's folder, else in another
- * living folder, else in the archive; when only copies exist, the id's name in the first
- * copy's folder.
- */
-async function keeperOf(vault: Vault, id: string, own: string[], others: string[]): Promise<string> {
-  if (own.length === 1) return own[0]!;
-  if (own.length > 1) {
-    for (const path of own) {
-      const text = await vault.readText(path).catch(() => null);
-      const category = text ? categoryOf(text) : null;
-      if (category && path === `${CATEGORY_FOLDERS[category]}/${id}.md`) return path;
-    }
-    return own.find((p) => !p.startsWith(`${ARCHIVE_FOLDER}/`)) ?? own[0]!;
-  }
-  return `${others[0]!.split('/')[0]}/${id}.md`;
-}
-
-function categoryOf(text: string): keyof typeof CATEGORY_FOLDERS | null {
-  try {
-    const data = readFrontmatter(splitFrontmatter(text)?.yaml ?? '') as Record<string, unknown> | null;
-    const category = data?.category;
-    return typeof category === 'string' && category in CATEGORY_FOLDERS ? (category as keyof typeof CATEGORY_FOLDERS) : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { parseTimestamp } from '../time';
 import { entityTerms } from './entities';
 import { memoryTimeTerms } from './time-terms';
 import { recallCount } from '../touch';
+import { listMemoryStats } from '../memory-files';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
 import type { ListedFile } from './snapshot';
 
@@ -90,7 +91,7 @@ type Row = [
   path: string, size: number, mtimeMs: number, category: Category, confidence: Confidence, tier: Tier | null,
   createdMs: number, accessMs: number, activationMs: number, accessCount: number, isError: 0 | 1, halfLife: number,
   activation: number, amplitude: number, role: string | null, source: string | null, session: string | null,
-  terms: string, links: string, coAccess: string, facets: string,
+  terms: string, links: string, coAccess: string, facets: string, id: string,
 ];
 type ErrorRow = [path: string, size: number, mtimeMs: number, error: string];
 
@@ -101,6 +102,7 @@ function encode(doc: RecallDoc, size: number, mtimeMs: number): Row {
     doc.session, doc.terms.join(' '), doc.links.map((l) => `${l.kind}|${l.target}`).join(' '),
     Object.entries(doc.co_access).map(([id, n]) => `${id}:${n}`).join(' '),
     (doc.facets ?? []).join(' '),
+    doc.id,
   ];
 }
 
@@ -109,7 +111,7 @@ function decode(row: Row): RecallDoc {
   const coAccess: Record<string, number> = {};
   if (row[19]) for (const pair of row[19].split(' ')) coAccess[pair.slice(0, pair.lastIndexOf(':'))] = Number(pair.slice(pair.lastIndexOf(':') + 1));
   return {
-    id: path.slice(path.lastIndexOf('/') + 1, -3),
+    id: row[21],
     path,
     category: row[3],
     confidence: row[4],
@@ -141,7 +143,7 @@ interface CacheFile {
 }
 
 export const CATALOG_PATH = '.engram/cache/catalog.json';
-const FORMAT = 3;
+const FORMAT = 4;
 
 export interface Catalog {
   docs: RecallDoc[];
@@ -158,14 +160,9 @@ function fingerprint(settings: EngramSettings): string {
   return JSON.stringify({ maxFileBytes: settings.maxFileBytes, halfLifeDays: settings.halfLifeDays, analysis: ANALYSIS_VERSION });
 }
 
-/** Every file in the memory folders with its size and mtime, in catalog order. */
+/** Every file in the memory folders (at any depth) with its size and mtime, in catalog order. */
 export async function listMemoryFiles(vault: Vault): Promise<ListedFile[]> {
-  const out: ListedFile[] = [];
-  for (const folder of MEMORY_FOLDERS) {
-    const listed = (await vault.ports.files.listStats(folder)).filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const s of listed) out.push([`${folder}/${s.name}`, s.size, s.mtimeMs]);
-  }
-  return out;
+  return listMemoryStats(vault.ports.files, MEMORY_FOLDERS);
 }
 
 export function catalogFingerprint(settings: EngramSettings): string {

@@ -14,7 +14,7 @@ import type { Category, Confidence, Tier } from '../settings';
  */
 
 export const SNAPSHOT_PATH = '.engram/cache/recall.snapshot';
-const MAGIC = 'ENGRAMS3';
+const MAGIC = 'ENGRAMS4';
 const CATEGORY_CODES: Category[] = ['episodic', 'semantic', 'decision'];
 const CONFIDENCE_CODES: Confidence[] = ['verified', 'observed', 'inferred', 'stale'];
 const TIER_CODES: Array<Tier | null> = ['core', 'active', 'warm', 'cold', 'archive', null];
@@ -30,6 +30,8 @@ interface Header {
   fingerprint: string;
   /** Every listed file's path; sizes and mtimes are the listSize / listMtime sections. */
   listing: string[];
+  /** Each document's memory id (the frontmatter's: file names are free). */
+  ids: string[];
   strings: Pick<DocTable, 'role' | 'source' | 'session'>;
   lexicalTerms: string[];
   episodeTerms: string[];
@@ -76,6 +78,7 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
   const header: Header = {
     fingerprint,
     listing: files.map((f) => f[0]),
+    ids: t.ids,
     strings: { role: t.role, source: t.source, session: t.session },
     lexicalTerms: lexical.terms,
     episodeTerms: episodes.terms,
@@ -133,7 +136,7 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
     const tier = view('tier') as Uint8Array;
     const table: DocTable = {
       n: paths.length,
-      ids: paths.map((p) => p.slice(p.lastIndexOf('/') + 1, -3)),
+      ids: header.ids,
       paths,
       category: Array.from(category, (c) => CATEGORY_CODES[c]!),
       confidence: Array.from(confidence, (c) => CONFIDENCE_CODES[c]!),

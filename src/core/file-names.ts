@@ -1,0 +1,53 @@
+/**
+ * Readable file names for new memories (ADR 0005): the title's first words, safe on Windows,
+ * macOS and Linux, unique within the memory folders regardless of case (Obsidian links by file
+ * name, and two names that differ only in case are one file on Windows and macOS). A name is
+ * given once, when the memory is written; reinforcing it never renames it, and a person may
+ * rename it at will: the id in the frontmatter is the memory's identity.
+ */
+
+/** Characters no file name may hold on Windows (and `/` anywhere), plus what breaks Obsidian links: `#^[]|`. */
+const FORBIDDEN = /[<>:"/\\|?*#^[\]]|\p{Cc}/gu;
+/** Names Windows reserves for devices, with or without an extension. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+/** At most this many characters before `.md` (and a number if needed): far under every system's limit of 255 bytes. */
+export const MAX_NAME_CHARS = 60;
+
+/** A title made into a file name (without `.md`); '' when nothing usable is left. */
+export function safeFileName(title: string, max = MAX_NAME_CHARS): string {
+  let name = title.normalize('NFC').replace(FORBIDDEN, ' ').replace(/\s+/g, ' ').trim();
+  if (name.length > max) {
+    const cut = name.slice(0, max + 1);
+    const space = cut.lastIndexOf(' ');
+    name = space > max / 2 ? cut.slice(0, space) : cut.slice(0, max);
+  }
+  // no leading dot (a hidden file), no trailing dots or spaces (Windows drops them)
+  name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+  if (RESERVED.test(name.split('.')[0]!.trim())) name = `${name} note`;
+  return name;
+}
+
+/** The key two names collide on: Obsidian, Windows and macOS ignore case; macOS normalises Unicode. */
+export function nameKey(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/** The name keys of files already there (vault-relative paths or names, with or without `.md`). */
+export function takenNames(paths: Iterable<string>): Set<string> {
+  const taken = new Set<string>();
+  for (const path of paths) taken.add(nameKey(path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '')));
+  return taken;
+}
+
+/**
+ * The file name (without `.md`) for a new memory titled `title` (memoryTitle of its text), or
+ * `fallback` (its id) when the title has no usable characters; `NAME 2`, `NAME 3`, ... when
+ * taken. The name is added to `taken`.
+ */
+export function claimFileName(title: string, fallback: string, taken: Set<string>): string {
+  const base = safeFileName(title) || fallback;
+  let name = base;
+  for (let n = 2; taken.has(nameKey(name)); n++) name = `${base} ${n}`;
+  taken.add(nameKey(name));
+  return name;
+}

@@ -1,0 +1,245 @@
+import { splitFrontmatter } from './frontmatter';
+import { isMemoryId } from './ids';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from './memory';
+import type { FileStore } from './ports';
+import type { ListedFile } from './recall/snapshot';
+import type { Category } from './settings';
+
+/**
+ * Where memories are, now that a file's name belongs to the person (ADR 0005): a memory is any
+ * note under a memory folder (episodic/, semantic/, decisions/, archive/, at any depth; dot
+ * folders skipped) whose frontmatter holds an Engram id. Its identity is that id, never its
+ * file name or folder, so a person may rename and move it freely (in Obsidian, a file manager,
+ * git, a sync tool) and Engram still finds it.
+ */
+
+/** The folders holding memory files, searched in this order. */
+export const MEMORY_ROOTS: string[] = [...Object.values(CATEGORY_FOLDERS), ARCHIVE_FOLDER];
+
+/** Deeper than this is a link loop or a mistake, not a person's filing. */
+const MAX_DEPTH = 16;
+
+/** The sub-folders of a folder worth walking: not hidden (`.trash`, `.git`), not named like a note. */
+async function subFolders(files: FileStore, dir: string): Promise<string[]> {
+  if (!files.folders) return [];
+  return (await files.folders(dir)).filter((name) => !name.startsWith('.') && !name.endsWith('.md')).sort();
+}
+
+/**
+ * Every entry under the memory folders that could be a note (`.md`: files, and whatever else
+ * carries that name so readers report it), as vault-relative paths: each folder's own entries
+ * sorted by name, then its sub-folders, in `roots` order.
+ */
+export async function listMemoryPaths(files: FileStore, roots: string[] = MEMORY_ROOTS): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    for (const name of (await files.list(dir)).sort()) if (name.endsWith('.md')) out.push(`${dir}/${name}`);
+    if (depth < MAX_DEPTH) for (const sub of await subFolders(files, dir)) await walk(`${dir}/${sub}`, depth + 1);
+  };
+  for (const root of roots) await walk(root, 0);
+  return out;
+}
+
+/** The regular `.md` files under the memory folders with their size and mtime, in listMemoryPaths' order. */
+export async function listMemoryStats(files: FileStore, roots: string[] = MEMORY_ROOTS): Promise<ListedFile[]> {
+  const out: ListedFile[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    const listed = (await files.listStats(dir)).filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const s of listed) out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
+    if (depth < MAX_DEPTH) for (const sub of await subFolders(files, dir)) await walk(`${dir}/${sub}`, depth + 1);
+  };
+  for (const root of roots) await walk(root, 0);
+  return out;
+}
+
+/**
+ * The order listMemoryPaths lists in: by memory folder (MEMORY_ROOTS' order), then inside a
+ * folder its own files by name before its sub-folders by name.
+ */
+export function compareMemoryPaths(a: string, b: string): number {
+  const [pa, pb] = [a.split('/'), b.split('/')];
+  const rank = (root: string) => (MEMORY_ROOTS.includes(root) ? MEMORY_ROOTS.indexOf(root) : MEMORY_ROOTS.length);
+  if (pa[0] !== pb[0]) return rank(pa[0]!) - rank(pb[0]!) || (pa[0]! < pb[0]! ? -1 : 1);
+  for (let i = 1; i < Math.min(pa.length, pb.length); i++) {
+    if (pa[i] === pb[i]) continue;
+    const [fileA, fileB] = [i === pa.length - 1, i === pb.length - 1];
+    if (fileA !== fileB) return fileA ? -1 : 1;
+    return pa[i]! < pb[i]! ? -1 : 1;
+  }
+  return pa.length - pb.length;
+}
+
+const ID_LINE = /^id:[ \t]*(["']?)(mem-[a-z0-9]{12})\1[ \t]*(?:#.*)?$/m;
+
+/**
+ * The Engram id a note's frontmatter holds (its top-level `id:` line), or null. Cheap: no YAML
+ * parse, for finding a memory among thousands; the memory itself is parsed when it is read.
+ */
+export function frontmatterId(text: string): string | null {
+  const split = splitFrontmatter(text);
+  if (!split) return null;
+  const id = ID_LINE.exec(split.yaml)?.[2];
+  return id && isMemoryId(id) ? id : null;
+}
+
+/** A name sync tools and copies give a second file of the same note. */
+export function looksLikeCopy(name: string): boolean {
+  return /\.sync-conflict-\d{8}-\d{6}/.test(name) || /\(conflicted copy/i.test(name) || /(?: \d+| \(\d+\))\.md$/.test(name);
+}
+
+/**
+ * Of several files holding one id, the one that is the memory: outside archive/ before inside,
+ * a name that is not a copy's (a sync conflict copy, `NAME 1.md`) before one that is, then the
+ * shallower path, then the shorter (`NAME.md` before `NAME copy.md`), then the first by name. Everyone who needs "the" file of an id (locate, the
+ * loader, the merge of copies) uses this rule, so they agree.
+ */
+export function preferredPath(paths: string[]): string {
+  const rank = (path: string): number[] => [
+    isArchivePath(path) ? 1 : 0,
+    looksLikeCopy(path.slice(path.lastIndexOf('/') + 1)) ? 1 : 0,
+    path.split('/').length,
+    path.length,
+  ];
+  return [...paths].sort((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)];
+    for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!;
+    return a < b ? -1 : a > b ? 1 : 0;
+  })[0]!;
+}
+
+export function isArchivePath(path: string): boolean {
+  return path.startsWith(`${ARCHIVE_FOLDER}/`);
+}
+
+/**
+ * Where a memory goes when archived: the same name and sub-folder under archive/
+ * (`episodic/ops/Staging DB reset.md` -> `archive/ops/Staging DB reset.md`).
+ */
+export function archivedPath(path: string): string {
+  if (isArchivePath(path)) return path;
+  const slash = path.indexOf('/');
+  return `${ARCHIVE_FOLDER}/${path.slice(slash + 1)}`;
+}
+
+/** Where an archived memory goes back to: its category's folder, with its name and sub-folder. */
+export function revivedPath(path: string, category: Category): string {
+  const rest = isArchivePath(path) ? path.slice(ARCHIVE_FOLDER.length + 1) : path.slice(path.indexOf('/') + 1);
+  return `${CATEGORY_FOLDERS[category]}/${rest}`;
+}
+
+/** `path`, or the first of `NAME 2.md`, `NAME 3.md`, ... that `taken` says is free. */
+export async function freePath(path: string, taken: (candidate: string) => Promise<boolean>): Promise<string> {
+  if (!(await taken(path))) return path;
+  for (let n = 2; ; n++) {
+    const candidate = path.replace(/\.md$/, ` ${n}.md`);
+    if (!(await taken(candidate))) return candidate;
+  }
+}
+
+type Row = [size: number, mtimeMs: number, id: string | null];
+
+interface IdCacheFile {
+  format: number;
+  rows: Array<[path: string, size: number, mtimeMs: number, id: string | null]>;
+}
+
+export const ID_INDEX_PATH = '.engram/cache/ids.json';
+const ID_INDEX_FORMAT = 1;
+
+/**
+ * Which file holds which id: the frontmatter id of every memory file, kept in
+ * `.engram/cache/ids.json` and refreshed by listing (size and mtime): only files that changed
+ * are read again. Machine data: deleting it costs one read of every memory file.
+ */
+export class IdIndex {
+  private rows: Map<string, Row> | null = null;
+  private byId = new Map<string, string[]>();
+
+  constructor(private readonly files: FileStore) {}
+
+  /** The files that held `id` at the last refresh, the preferred first. */
+  private candidates(id: string): string[] {
+    const paths = this.byId.get(id) ?? [];
+    return paths.length > 1 ? [preferredPath(paths), ...paths.filter((p) => p !== preferredPath(paths))] : paths;
+  }
+
+  /**
+   * The path of the file holding `id`. First the last known paths, trusted while the file has
+   * the size and mtime it had when its id was read; otherwise the memory folders are listed
+   * and the files that changed read again.
+   */
+  async find(id: string): Promise<string | null> {
+    if (!this.rows) await this.loadCache();
+    for (const path of this.candidates(id)) {
+      const row = this.rows!.get(path);
+      const stat = await this.files.stat(path).catch(() => null);
+      if (!row || !stat) continue;
+      if (stat.size === row[0] && stat.mtimeMs === row[1]) return path;
+      // written since (a touch, an edit): one read tells whether it still holds the id
+      const bytes = await this.files.read(path).catch(() => null);
+      const now = bytes ? frontmatterId(new TextDecoder().decode(bytes)) : null;
+      if (now === id) {
+        this.rows!.set(path, [stat.size, stat.mtimeMs, id]);
+        return path;
+      }
+    }
+    await this.refresh();
+    return this.candidates(id)[0] ?? null;
+  }
+
+  /** Every id with the files holding it, fresh from the disk. */
+  async all(): Promise<Map<string, string[]>> {
+    await this.refresh();
+    return new Map(this.byId);
+  }
+
+  async refresh(): Promise<void> {
+    if (!this.rows) await this.loadCache();
+    const previous = this.rows!;
+    const next = new Map<string, Row>();
+    let changed = false;
+    for (const [path, size, mtimeMs] of await listMemoryStats(this.files)) {
+      const row = previous.get(path);
+      if (row && row[0] === size && row[1] === mtimeMs) {
+        next.set(path, row);
+        continue;
+      }
+      changed = true;
+      const bytes = await this.files.read(path).catch(() => null);
+      next.set(path, [size, mtimeMs, bytes ? frontmatterId(new TextDecoder().decode(bytes)) : null]);
+    }
+    if (next.size !== previous.size) changed = true;
+    this.setRows(next);
+    if (changed) await this.saveCache();
+  }
+
+  private setRows(rows: Map<string, Row>): void {
+    this.rows = rows;
+    this.byId = new Map();
+    for (const [path, [, , id]] of rows) if (id) this.byId.set(id, [...(this.byId.get(id) ?? []), path]);
+  }
+
+  private async loadCache(): Promise<void> {
+    const rows = new Map<string, Row>();
+    try {
+      const bytes = await this.files.read(ID_INDEX_PATH);
+      const cache = bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as IdCacheFile) : null;
+      if (cache?.format === ID_INDEX_FORMAT && Array.isArray(cache.rows)) {
+        for (const [path, size, mtimeMs, id] of cache.rows) rows.set(path, [size, mtimeMs, id]);
+      }
+    } catch {
+      // a damaged cache is rebuilt from the notes
+    }
+    this.setRows(rows);
+  }
+
+  private async saveCache(): Promise<void> {
+    const cache: IdCacheFile = { format: ID_INDEX_FORMAT, rows: [...this.rows!].map(([path, [size, mtimeMs, id]]) => [path, size, mtimeMs, id]) };
+    try {
+      await this.files.mkdir('.engram/cache');
+      await this.files.write(ID_INDEX_PATH, JSON.stringify(cache));
+    } catch {
+      // an optimisation: a read-only vault still answers
+    }
+  }
+}

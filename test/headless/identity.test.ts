@@ -1,0 +1,95 @@
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync } from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { engram, initVault } from '../helpers/cli';
+
+/**
+ * Issue 21: a memory's identity is the id in its frontmatter; its file name and folder belong to
+ * the person. A memory renamed and moved into a sub-folder by a file manager is found by id by
+ * every command, and nothing renames it back, moves it, or hides it.
+ */
+const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+const RENAMED = 'episodic/ops/Staging DB reset.md';
+
+/** Every note under the vault (hidden folders too), sorted. */
+function notes(root: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const child = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...notes(root, child));
+    else if (entry.name.endsWith('.md')) out.push(child);
+  }
+  return out.sort();
+}
+
+describe('a memory renamed and moved by a person', () => {
+  let vault: string;
+  let cleanup: () => void;
+  let id: string;
+  let other: string;
+  beforeEach(async () => {
+    ({ vault, cleanup } = await initVault());
+    const made = (await engram(vault, ['--json', '--now', '2026-11-20T10:00:00Z', 'remember', 'Reset the staging database with make db-reset before every demo.'])).json();
+    id = made.id;
+    other = (await engram(vault, ['--json', '--now', '2026-11-20T11:00:00Z', 'remember', 'The billing service retries webhooks three times.'])).json().id;
+    // a file manager: a new name, a new sub-folder
+    mkdirSync(path.join(vault, 'episodic', 'ops'));
+    renameSync(path.join(vault, made.path), path.join(vault, RENAMED));
+  });
+  afterEach(() => cleanup());
+
+  it('is found by show ID, touch ID and plain recall, at its new path', async () => {
+    const shown = await engram(vault, ['--json', 'show', id]);
+    expect([shown.code, shown.json().id, shown.json().path]).toEqual([0, id, RENAMED]);
+    const touched = await engram(vault, ['--json', '--now', '2026-11-21T10:00:00Z', 'touch', id]);
+    expect([touched.code, touched.json()[0].path, touched.json()[0].access_count]).toEqual([0, RENAMED, 1]);
+    expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain('access_count: 1\n');
+    const recalled = (await engram(vault, ['--json', '--now', '2026-11-21T11:00:00Z', 'recall', 'staging database demo'])).json();
+    expect(recalled.map((r: { id: string; path: string }) => [r.id, r.path])).toEqual([[id, RENAMED]]);
+    const list = (await engram(vault, ['--json', 'list'])).json();
+    expect(list.map((m: { id: string; path: string }) => [m.id, m.path]).sort()).toEqual([[id, RENAMED], [other, `episodic/${other}.md`]].sort());
+  });
+
+  it('stays where the person put it, under their name, after consolidate and doctor --fix', async () => {
+    await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', id]);
+    const consolidated = await engram(vault, ['--json', '--now', '2026-11-22T10:00:00Z', 'consolidate']);
+    expect(consolidated.code).toBe(0);
+    const doctor = await engram(vault, ['--now', '2026-11-22T11:00:00Z', 'doctor', '--fix']);
+    expect([doctor.code, doctor.stdout]).toEqual([0, 'no problems found\n']);
+    expect(notes(vault)).toEqual(['STATE.md', RENAMED, `episodic/${other}.md`].sort());
+    expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain(`id: ${id}\n`);
+  });
+
+  it('is archived and brought back under its own name and sub-folder', async () => {
+    // a year unused: consolidation archives it (archive/ keeps the sub-folder and the name)
+    await engram(vault, ['--now', '2027-11-22T10:00:00Z', 'consolidate']);
+    expect(existsSync(path.join(vault, 'archive', 'ops', 'Staging DB reset.md'))).toBe(true);
+    expect((await engram(vault, ['--json', 'show', id])).json().path).toBe('archive/ops/Staging DB reset.md');
+    const touched = (await engram(vault, ['--json', '--now', '2027-11-23T10:00:00Z', 'touch', id])).json();
+    expect([touched[0].path, touched[0].revived_from]).toEqual([RENAMED, 'archive/ops/Staging DB reset.md']);
+    expect(existsSync(path.join(vault, 'archive', 'ops', 'Staging DB reset.md'))).toBe(false);
+  });
+
+  it('is found over MCP: show, touch and recall by id', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [ENGRAM, '--vault', vault, '--now', '2026-11-21T10:00:00Z', 'mcp'], stderr: 'pipe' });
+    const client = new Client({ name: 'identity-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean };
+        if (result.isError) throw new Error(`${name}: ${result.content[0]!.text}`);
+        return JSON.parse(result.content[0]!.text);
+      };
+      expect((await call('show', { id })).path).toBe(RENAMED);
+      expect((await call('touch', { ids: [id] }))[0].path).toBe(RENAMED);
+      const recalled = await call('recall', { query: 'staging database demo' });
+      expect(recalled.map((r: { id: string; path: string }) => [r.id, r.path])).toEqual([[id, RENAMED]]);
+      const resource = await client.readResource({ uri: `engram://memory/${id}` });
+      expect((resource.contents[0] as { text: string }).text).toContain(`id: ${id}\n`);
+    } finally {
+      await client.close();
+    }
+    expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain('access_count: 1\n');
+  });
+});
