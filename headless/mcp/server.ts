@@ -1,11 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { UsageError } from '../../src/core/errors';
 import type { RuntimeOptions } from '../runtime';
+import { StdioLines } from './stdio-lines';
 import { registerTools } from './tools';
 import { WarmVault } from './warm-vault';
 
@@ -42,17 +41,11 @@ export async function serveStdio(options: McpOptions): Promise<void> {
   const warm = new WarmVault(options.runtime, (m) => options.log(m), true);
   warm.runtime(); // a vault that cannot be opened fails now, not at the first request
   const server = buildServer(warm, options.version);
-  const transport = new StdioServerTransport();
-  // A line that is not JSON-RPC is answered with a parse error and the server goes on.
-  transport.onerror = (error) => {
-    options.log(`ignored a malformed message: ${error.message.split('\n')[0]}`);
-    const reply: JSONRPCMessage = { jsonrpc: '2.0', id: null as unknown as string, error: { code: -32700, message: `Parse error: ${error.message.split('\n')[0]}` } };
-    transport.send(reply).catch(() => undefined);
-  };
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.on('end', () => resolve());
-  });
+  // One bad line (not JSON, not JSON-RPC, over the size limit) is answered with an error and the
+  // server goes on; at the end of stdin the requests already read are answered first.
+  const transport = new StdioLines();
+  transport.onerror = (error) => options.log(`ignored a malformed message: ${error.message.split('\n')[0]}`);
+  const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   await server.connect(transport); // the SDK chains its own onerror after ours
   await closed;
   warm.close();

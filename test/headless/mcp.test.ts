@@ -201,10 +201,83 @@ describe('engram mcp survives malformed input (raw JSON-RPC over stdio)', () => 
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(replies.slice(0, 2)).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
-      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: method: expected a string, got 42' } },
     ]);
     expect(replies[2]).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'engram' } } });
     expect(replies[3]).toMatchObject({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text' }] } });
+    expect(code).toBe(0);
+  });
+});
+
+/** A raw JSON-RPC session with `engram mcp` over stdio: lines written as given, replies parsed as they come. */
+function rawSession(vault: string) {
+  const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'mcp']) as ChildProcessWithoutNullStreams;
+  const replies: Array<{ id: unknown; result?: any; error?: { code: number; message: string } }> = [];
+  let buffer = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buffer += d.toString();
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      replies.push(JSON.parse(buffer.slice(0, i)));
+      buffer = buffer.slice(i + 1);
+    }
+  });
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const send = (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const call = (id: unknown, name: string, args: Record<string, unknown>) => send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+  /** End stdin; resolves with the exit code and every reply but initialize's. */
+  const end = async () => {
+    child.stdin.end();
+    const code = await closed;
+    return { code, replies: replies.filter((r) => r.id !== 'init') };
+  };
+  return { child, send, call, end };
+}
+
+describe('engram mcp keeps serving one client whatever a line holds, and answers all it read', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeAll(async () => ({ vault, cleanup } = await initVault()));
+  afterAll(() => cleanup());
+
+  it('skips a line over 4 MiB with an error naming the limit and answers the next request', async () => {
+    const session = rawSession(vault);
+    // 11 MB: the SDK's buffer (10 MB) used to overflow, answer id null, and hear nothing more
+    const line = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"recall","arguments":{"query":"${'a'.repeat(11 * 1024 * 1024)}"}}}`;
+    session.send(line);
+    session.send({ jsonrpc: '2.0', id: 8, method: 'ping' });
+    const { code, replies } = await session.end();
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: a line of ${line.length} bytes, over the 4194304-byte limit for one request; it was skipped` } },
+      { jsonrpc: '2.0', id: 8, result: {} },
+    ]);
+    expect(code).toBe(0);
+  });
+
+  it('answers a tools/call whose params are not an object with an error for its own id', async () => {
+    const session = rawSession(vault);
+    session.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: 'stats' });
+    session.send({ jsonrpc: '2.0', id: 'ten', method: 'tools/call', params: [1, 2] });
+    session.send({ jsonrpc: '2.0', id: 11, method: 'ping' });
+    const { replies } = await session.end();
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: 9, error: { code: -32600, message: 'Invalid Request: params: expected an object, got "stats"' } },
+      { jsonrpc: '2.0', id: 'ten', error: { code: -32600, message: 'Invalid Request: params: expected an object, got an array' } },
+      { jsonrpc: '2.0', id: 11, result: {} },
+    ]);
+  });
+
+  it('at the end of standard input, answers every request it read before exiting', async () => {
+    const session = rawSession(vault);
+    session.call(1, 'remember', { text: 'The release train leaves every second Tuesday.' });
+    session.call(2, 'recall', { query: 'when does the release train leave' });
+    session.call(3, 'recall', { query: 'x'.repeat(65_537) });
+    const { code, replies: unordered } = await session.end();
+    const replies = unordered.sort((a, b) => Number(a.id) - Number(b.id)); // answered as each finishes
+    expect(replies.map((r) => [r.id, r.error?.code ?? r.result.isError ?? false])).toEqual([[1, false], [2, false], [3, true]]);
+    expect(Array.isArray(JSON.parse(replies[1]!.result.content[0].text))).toBe(true); // answered, whether it ran before the remember or after
+    expect(replies[2]!.result.content[0].text).toBe('query: 65537 characters, over the 65536-character limit for a query (ask with the words that matter)');
     expect(code).toBe(0);
   });
 });
