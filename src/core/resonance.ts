@@ -51,14 +51,21 @@ class TermIndex {
    */
   best(query: Set<string>, threshold: number, minShared: number, accept: (e: Entry) => boolean): { id: string; similarity: number } | null {
     const byRarity = [...query].sort((a, b) => (this.postings.get(a)?.length ?? 0) - (this.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
-    const prefix = query.size - Math.ceil(threshold * threshold * query.size - 1e-9) + 1;
-    return bestOf(
-      byRarity.slice(0, Math.max(1, prefix)).map((term) => this.postings.get(term) ?? []),
-      query,
-      threshold,
-      minShared,
-      accept,
-    );
+    const prefix = Math.max(1, query.size - Math.ceil(threshold * threshold * query.size - 1e-9) + 1);
+    // Count filter: an entry found in k of the prefix postings shares exactly k prefix terms and
+    // at most every other term of the query, so it is compared whole only when k plus the rest
+    // can reach the cosine. Comparing every entry of the prefix postings whole cost a set lookup
+    // per query term each: an import of long lines (500 words) grew with the square of its size.
+    const hits = new Map<Entry, number>();
+    for (const term of byRarity.slice(0, prefix)) {
+      for (const entry of this.postings.get(term) ?? []) hits.set(entry, (hits.get(entry) ?? 0) + 1);
+    }
+    const rest = query.size - prefix;
+    const candidates: Entry[] = [];
+    for (const [entry, k] of hits) {
+      if (k + rest >= Math.max(minShared, threshold * Math.sqrt(query.size * entry.terms.size) - 1e-9)) candidates.push(entry);
+    }
+    return bestOf([candidates], query, threshold, minShared, accept);
   }
 }
 

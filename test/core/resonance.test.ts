@@ -74,6 +74,57 @@ describe('resonance (SPEC §6)', () => {
     expect(agreements).toBeGreaterThan(20);
   });
 
+  it('matches the exhaustive comparison on long texts and their near copies (the count filter loses nothing)', () => {
+    let seed = 11;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const vocabulary = Array.from({ length: 300 }, (_, n) => `w${n.toString(36)}x`);
+    const texts: string[] = [];
+    for (let k = 0; k < 200; k++) {
+      const base = k > 0 && rand() < 0.4 ? texts[Math.floor(rand() * k)]!.split(' ') : Array.from({ length: 30 + Math.floor(rand() * 30) }, () => vocabulary[Math.floor(rand() * vocabulary.length)]!);
+      // a near copy drops a few words (it adds nothing: a reinforcement when close enough)
+      texts.push(base.filter(() => rand() > 0.08).join(' '));
+    }
+    const i = new ResonanceIndex(S);
+    const terms: Array<Set<string>> = [];
+    let agreements = 0;
+    texts.forEach((text, k) => {
+      const q = new Set(analyze(text).terms);
+      let expected: string | null = null;
+      let best = -1;
+      terms.forEach((t, j) => {
+        const shared = [...q].filter((w) => t.has(w)).length;
+        const sim = shared / Math.sqrt(q.size * t.size);
+        if (sim >= 0.9 && [...q].every((w) => t.has(w)) && sim > best) [best, expected] = [sim, `mem-${String(j).padStart(12, '0')}`];
+      });
+      const got = i.resonate(text, 'episodic');
+      expect([k, got.kind === 'reinforce' ? got.id : null]).toEqual([k, expected]);
+      if (expected) agreements++;
+      i.add(`mem-${String(k).padStart(12, '0')}`, text, 'episodic');
+      terms.push(q);
+    });
+    expect(agreements).toBeGreaterThan(20);
+  });
+
+  it('compares whole only the memories that can reach the threshold, not every one sharing a rare term', () => {
+    // 400 memories of 200 words from 2,000: each shares about 20 words with the next text, none
+    // is near it. Set lookups while resonating grew with memories x words (about 250,000 here).
+    let seed = 3;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const vocabulary = Array.from({ length: 2000 }, (_, n) => `t${n.toString(36)}q`);
+    const text = () => Array.from({ length: 200 }, () => vocabulary[Math.floor(rand() * vocabulary.length)]!).join(' ');
+    const i = new ResonanceIndex(S);
+    for (let k = 0; k < 400; k++) i.add(`mem-${String(k).padStart(12, '0')}`, text(), 'episodic');
+    const next = text();
+    i.resonate(next, 'episodic'); // warm the word caches
+    const has = jest.spyOn(Set.prototype, 'has');
+    try {
+      expect(i.resonate(next, 'episodic')).toEqual({ kind: 'new' });
+      expect(has.mock.calls.length).toBeLessThan(5000);
+    } finally {
+      has.mockRestore();
+    }
+  });
+
   it('adds event amplitude × similarity', () => {
     expect(reinforcedAmplitude(1, 0.93, S)).toBe(1.93);
     expect(reinforcedAmplitude(2.5, 1, { ...S, resonance: { ...S.resonance, eventAmplitude: 0.5 } })).toBe(3);
