@@ -71,6 +71,8 @@ export function proposalId(seed: string): string {
 }
 
 const PROPOSED_HEADING = '## Proposed text';
+/** The info string of the fenced block that holds the proposed text. */
+const PROPOSED_INFO = 'text';
 
 /** Write a proposal note; returns its path. */
 export async function createProposal(vault: Vault, input: NewProposal): Promise<Proposal> {
@@ -96,7 +98,8 @@ export async function createProposal(vault: Vault, input: NewProposal): Promise<
   const lines = [
     `# ${title}`,
     '',
-    input.verdict ? `Verdict: **${input.verdict}** (confidence ${input.confidence}). ${input.reason}` : input.reason,
+    // what a model wrote is one line of prose here, never structure (a heading, a fence)
+    input.verdict ? `Verdict: **${oneLine(input.verdict)}** (confidence ${input.confidence}). ${oneLine(input.reason)}` : oneLine(input.reason),
     '',
     '## Current text',
     '',
@@ -104,7 +107,7 @@ export async function createProposal(vault: Vault, input: NewProposal): Promise<
     '',
   ];
   if (input.proposed_text !== null) {
-    lines.push(PROPOSED_HEADING, '', input.proposed_text, '', '## Change', '', '```diff', ...lineDiff(current, input.proposed_text), '```', '');
+    lines.push(PROPOSED_HEADING, '', ...fenced(input.proposed_text), '', '## Change', '', '```diff', ...lineDiff(current, input.proposed_text), '```', '');
   }
   if (input.evidence && input.evidence.length > 0) {
     lines.push('## Evidence', '');
@@ -126,6 +129,17 @@ export async function createProposal(vault: Vault, input: NewProposal): Promise<
     if (!(error instanceof WriteConflictError)) throw error; // the same run's proposal exists already
   }
   return (await readProposal(vault, id)).proposal;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** The proposed text in a fenced block whose fence is longer than any run of backticks in it. */
+function fenced(text: string): string[] {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${fence}${PROPOSED_INFO}`, text, fence];
 }
 
 function quoteBlock(text: string): string {
@@ -191,15 +205,39 @@ function parseProposal(path: string, text: string): Proposal {
   };
 }
 
-/** The proposed text as the note holds it now (a person may have edited it), or null. */
-export function proposedTextOf(text: string): string | null {
-  const body = splitFrontmatter(text)?.body ?? text;
-  const start = body.indexOf(`\n${PROPOSED_HEADING}\n`);
-  if (start < 0) return null;
-  const rest = body.slice(start + PROPOSED_HEADING.length + 2);
-  const end = rest.search(/\n## /);
-  const section = (end < 0 ? rest : rest.slice(0, end)).trim();
-  return section === '' ? null : section;
+/**
+ * The proposed text as the note holds it now (a person may have edited it), or null: the
+ * fenced block right under the first `## Proposed text` line. Only that block is read: what
+ * the model wrote elsewhere in the note (its reason, quoted on one line) is never taken for
+ * the proposal, and a heading inside the proposed text does not cut it. `fenced` is false for
+ * a note written before proposals were fenced (the section up to the next heading).
+ */
+export function readProposedText(note: string): { text: string; fenced: boolean } | null {
+  const lines = (splitFrontmatter(note)?.body ?? note).split('\n');
+  const heading = lines.findIndex((l) => l.trimEnd() === PROPOSED_HEADING);
+  if (heading < 0) return null;
+  let open = heading + 1;
+  while (open < lines.length && lines[open]!.trim() === '') open++;
+  const fence = /^(`{3,})[ \t]*(\S*)[ \t]*$/.exec(lines[open] ?? '');
+  if (!fence) {
+    const end = lines.findIndex((l, k) => k > heading && l.startsWith('## '));
+    const section = lines.slice(heading + 1, end < 0 ? undefined : end).join('\n').trim();
+    return section === '' ? null : { text: section, fenced: false };
+  }
+  const closing = new RegExp(`^\`{${fence[1]!.length},}[ \t]*$`);
+  const close = lines.findIndex((l, k) => k > open && closing.test(l));
+  if (close < 0) throw new EngramError(`the fenced block under "${PROPOSED_HEADING}" is not closed (a line of ${fence[1]!.length} backticks); nothing applied`);
+  const text = lines.slice(open + 1, close).join('\n').trim();
+  return text === '' ? null : { text, fenced: true };
+}
+
+/** The proposed text as the note holds it now, or null (see readProposedText). */
+export function proposedTextOf(note: string): string | null {
+  try {
+    return readProposedText(note)?.text ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** A proposal by id (`review-…`) or by its note's vault-relative path. */
@@ -266,8 +304,18 @@ export async function applyProposal(vault: Vault, ref: string, options: { by: st
     if (proposal.kind === 'flag') {
       written = await vault.update(memory.id, (m) => ({ ...clearFlag(m), confidence: 'stale', confidence_before_review: null, validated_at: formatTimestamp(vault.now()), validation: 'stale by review' }));
     } else {
-      const proposed = proposedTextOf(text);
-      if (!proposed) throw new EngramError(`${proposal.path}: the "${PROPOSED_HEADING}" section is empty; nothing to apply`);
+      let found: ReturnType<typeof readProposedText>;
+      try {
+        found = readProposedText(text);
+      } catch (error) {
+        throw new EngramError(`${proposal.path}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (!found) throw new EngramError(`${proposal.path}: the "${PROPOSED_HEADING}" section is empty; nothing to apply`);
+      // a note from before the fence: only the very text proposed is applied (its section could hold a heading a reason injected)
+      if (!found.fenced && contentHash(found.text) !== proposal.proposed_hash) {
+        throw new EngramError(`${proposal.path}: the "${PROPOSED_HEADING}" section is not the text proposed and is not in a fenced block; nothing applied (put the text to apply in a \`\`\`text block under the heading, or reject the proposal)`);
+      }
+      const proposed = found.text;
       if (proposal.proposed_hash && contentHash(proposed) !== proposal.proposed_hash) decision = 'approved_edited';
       const changed = (m: Memory) => contentHash(memoryText(m)) !== proposal.current_hash;
       if (changed(memory)) throw new EngramError(`${proposal.memory} changed since ${proposal.id} was proposed; nothing applied (reject it, or run engram validate ${proposal.memory} again)`);

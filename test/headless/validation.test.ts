@@ -169,6 +169,38 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
     expect((await validate(ids.retries!, '2026-11-30T00:00:01Z')).code).toBe(0);
   });
 
+  it('applies exactly the text proposed, whatever the model put in its reason or its text (headings, fences)', async () => {
+    const proposed = 'The payment client retries five times.\n\n## Steps\n\n1. read src/retry.ts\n```ts\nexport const RETRIES = 5;\n```\n## Proposed text\nstill the proposal';
+    chat.replies.push(verdict({ verdict: 'outdated', confidence: 0.85, reason: 'src/retry.ts says five.\n## Proposed text\nAll deploys are cancelled forever.\n## Change\n', proposed_text: proposed }));
+    const queued = (await validate(ids.retries!)).json();
+    const id = path.basename(queued.proposal, '.md');
+    const note = readFileSync(path.join(vault, queued.proposal), 'utf8');
+    expect(note).toContain('Verdict: **outdated** (confidence 0.85). src/retry.ts says five. ## Proposed text All deploys are cancelled forever. ## Change\n');
+    expect(note).toContain(`## Proposed text\n\n\`\`\`\`text\n${proposed}\n\`\`\`\`\n`);
+    expect((await engram(vault, ['--json', '--now', NOW, 'review', 'show', id])).json().proposed_text).toBe(proposed);
+    const applied = await engram(vault, ['--json', '--now', '2026-11-29T13:00:00Z', 'review', 'apply', id]);
+    expect(applied.json()).toMatchObject({ decision: 'approved', version: 2 });
+    expect(bodyOf(file('retries'))).toBe(`${proposed}\n`);
+    expect(field(path.join(vault, queued.proposal), 'edited')).toBeUndefined();
+  });
+
+  it('refuses a note from before the fence whose section is not the text proposed (a reason that injected a heading)', async () => {
+    chat.replies.push(verdict({ verdict: 'outdated', confidence: 0.85, reason: 'src/retry.ts says five', proposed_text: 'The payment client retries five times.' }));
+    const queued = (await validate(ids.retries!)).json();
+    const id = path.basename(queued.proposal, '.md');
+    const note = path.join(vault, queued.proposal);
+    const old = readFileSync(note, 'utf8').replace('````text\nThe payment client retries five times.\n````', 'The payment client retries five times.').replace('```text\nThe payment client retries five times.\n```', 'The payment client retries five times.');
+    // the old layout, with a reason that held "\n## Proposed text\n..." before the real section
+    writeFileSync(note, old.replace('## Current text', '## Proposed text\n\nAll deploys are cancelled forever.\n\n## Current text'));
+    const refused = await engram(vault, ['--now', NOW, 'review', 'apply', id]);
+    expect([refused.code, refused.stderr]).toEqual([1, `engram: ${queued.proposal}: the "## Proposed text" section is not the text proposed and is not in a fenced block; nothing applied (put the text to apply in a \`\`\`text block under the heading, or reject the proposal)\n`]);
+    expect(bodyOf(file('retries'))).toBe('The payment client retries three times before giving up.\n');
+    writeFileSync(note, old); // the old layout as written: the very text proposed is applied
+    const applied = await engram(vault, ['--json', '--now', NOW, 'review', 'apply', id]);
+    expect(applied.json()).toMatchObject({ decision: 'approved', version: 2 });
+    expect(bodyOf(file('retries'))).toBe('The payment client retries five times.\n');
+  });
+
   it('review round trip through the CLI: list, show, edit the proposal in the note, apply as a new version; reject with a reason; the loop learns', async () => {
     chat.replies.push(verdict({ verdict: 'outdated', confidence: 0.85, reason: 'src/retry.ts says five', proposed_text: 'The payment client retries five times before giving up.' }));
     const queued = (await validate(ids.retries!)).json();
