@@ -142,7 +142,8 @@ function formatResults(results: RecallResult[], explain: boolean): string {
   if (results.length === 0) return 'no memories match';
   return results
     .map((r) => {
-      const head = `${r.score.toFixed(3)}  [${r.tier}${r.widened ? ' (widened)' : ''} · ${r.confidence} · ${r.category}]  ${r.id}`;
+      const superseded = r.superseded_by ? ` · superseded by ${r.superseded_by}` : '';
+      const head = `${r.score.toFixed(3)}  [${r.tier}${r.widened ? ' (widened)' : ''} · ${r.confidence} · ${r.category}${superseded}]  ${r.id}`;
       const lines = [head, `  ${r.text.length > 200 ? `${r.text.slice(0, 197)}...` : r.text}`];
       if (explain && r.explain) {
         const e = r.explain;
@@ -151,7 +152,10 @@ function formatResults(results: RecallResult[], explain: boolean): string {
         if (e.episode) parts.push(`episode ${e.episode.session} +${e.episode.boost.toFixed(3)}`);
         if (e.spread) parts.push(`spread +${e.spread.amount.toFixed(3)} from ${e.spread.from} via ${e.spread.kinds.join('+')}${e.spread.capped ? ' (capped at its seed)' : ''}`);
         if (e.role_boost !== 1) parts.push(`role x${e.role_boost}`);
+        if (e.inherited) parts.push(`relevance of ${e.inherited[0]}, which it supersedes`);
         parts.push(`relevance ${e.relevance.toFixed(3)}`, `strength ${e.strength.toFixed(3)} -> decay x${e.decay_factor.toFixed(3)}`, `confidence x${e.confidence_weight}`, `activation ${e.activation.toFixed(2)} -> x${(1 + e.activation_bonus).toFixed(3)}`);
+        if (e.superseded_by) parts.push(`superseded by ${e.superseded_by}: x0.5, held below it`);
+        if (e.lifted !== null) parts.push(`lifted from ${e.lifted.toFixed(3)}: more than 1.5x as relevant as matches scored above it`);
         lines.push(`  explain: ${parts.join('; ')}`);
         if (e.widened) lines.push(`  widened: ${e.widened}`);
       }
@@ -222,9 +226,12 @@ export const COMMANDS: Record<string, Command> = {
       'Near-identical text (same category) reinforces the existing memory instead of writing a\n' +
       'duplicate; the same subject negated opens a conflict note; otherwise a new memory is written.\n' +
       'A near-identical text that adds words (a negation, "stop", a number) is never folded in: it is written.\n' +
-      'A correction of a known memory: --supersedes OLD writes the new text with a supersedes link and marks\n' +
-      'OLD stale (never injected into context). For a memory that is simply wrong now: engram mark OLD --stale.\n' +
-      'json: {"id", "path", "action": "created"|"reinforced"|"conflict"} (+ "conflict_with", "conflict_path", "superseded")',
+      'A text that changes what an older memory says (a new value for the same subject, or a reversal in\n' +
+      'plain words: "no longer", "instead of", "switched from ... to") supersedes it: the new memory links\n' +
+      '[[OLD|supersedes]], OLD gets superseded_by: NEW (kept, ranked below NEW, never injected). An older\n' +
+      'verified decision reversed by an unverified text opens a conflict instead. --supersedes OLD says it\n' +
+      'explicitly. Undo: engram mark OLD --not-superseded. For a memory simply wrong now: engram mark OLD --stale.\n' +
+      'json: {"id", "path", "action": "created"|"reinforced"|"conflict"} (+ "conflict_with", "conflict_path", "superseded", "supersedes")',
     options: {
       category: { type: 'string', value: 'episodic|semantic|decision', help: 'the kind of memory (episodic)' },
       tags: { type: 'string', value: 'a,b', help: 'comma-separated tags' },
@@ -233,7 +240,7 @@ export const COMMANDS: Record<string, Command> = {
       path: { type: 'string', value: 'P', multiple: true, help: 'a project file it is about (related_paths; git invalidation)' },
       role: { type: 'string', value: 'R', help: 'the agent role that remembers it (agent_role)' },
       source: { type: 'string', value: 'S', help: 'where it comes from: a PR, a ticket, a turn id' },
-      supersedes: { type: 'string', value: 'ID', help: 'the memory this text corrects: linked as supersedes, marked stale' },
+      supersedes: { type: 'string', value: 'ID', help: 'the memory this text corrects: linked as supersedes, marked superseded_by' },
     },
     async run(context) {
       const o = context.options;
@@ -252,7 +259,7 @@ export const COMMANDS: Record<string, Command> = {
       const result = await remember(runtime.vault, input, null, createEmbedder(runtime.vault.settings.embedder, runtime.root));
       return print(context, result, () => {
         const line = `${result.action} ${result.id}  ${result.path}${result.revived ? '  (back out of archive/)' : ''}`;
-        const replaced = result.superseded ? `\n  supersedes ${result.superseded} (now stale: no longer injected)` : '';
+        const replaced = (result.supersedes ?? []).map((old) => `\n  supersedes ${old} (kept, ranked below it, no longer injected; undo: engram mark ${old} --not-superseded)`).join('');
         return (result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line) + replaced;
       });
     },
@@ -494,11 +501,13 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'STATE.md and the AGENT MEMORY block for a task',
     details:
       'Recalled memories (or, without a query, what the agent knows best), ordered by confidence then\n' +
-      'score, cut to the budget with whole entries, never stale. The memories injected are touched.\n' +
-      'json: {"state", "block", "tokens", "included": [ids], "omitted": [ids]}',
+      'score, cut to the budget with whole entries, never stale or superseded; both sides of an open conflict\n' +
+      'together, marked DISPUTED. Without a query every verified decision is in the block or in "omitted".\n' +
+      'Injection is not use: nothing shown is touched (touch or cite what you use).\n' +
+      'json: {"state", "block", "tokens", "included": [ids], "omitted": [ids], "covered", "disputed", "superseded": [[id, by]]}',
     options: {
       budget: { type: 'string', value: 'TOKENS', help: `token budget of the block, ${ARGUMENT_RANGES.contextBudget.min} to ${ARGUMENT_RANGES.contextBudget.max} (2000, cl100k)` },
-      peek: { type: 'boolean', help: 'do not touch the memories injected' },
+      peek: { type: 'boolean', help: 'accepted for compatibility: context never touches what it shows' },
     },
     async run(context) {
       const runtime = openVault(context.runtime);

@@ -68,6 +68,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       stale: { type: 'boolean', help: 'no longer true: kept, never injected (weight 0.1)' },
       core: { type: 'boolean', help: 'always present: never decays' },
       'no-core': { type: 'boolean', help: 'back to the tier its strength implies' },
+      'not-superseded': { type: 'boolean', help: 'undo a supersession: clear superseded_by (ranked and injected again)' },
     },
     async run(context) {
       const o = context.options;
@@ -78,7 +79,10 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       if (confidences[0]) change.confidence = confidences[0];
       if (o.core) change.core = true;
       if (o['no-core']) change.core = false;
-      if (change.confidence === undefined && change.core === undefined) throw new UsageError('mark: say what to mark: --verified, --observed, --inferred, --stale, --core or --no-core');
+      if (o['not-superseded']) change.superseded = false;
+      if (change.confidence === undefined && change.core === undefined && change.superseded === undefined) {
+        throw new UsageError('mark: say what to mark: --verified, --observed, --inferred, --stale, --core, --no-core or --not-superseded');
+      }
       const runtime = openVault(context.runtime);
       const ids = await resolveIds(runtime, context, 'mark');
       const results = await markMemories(runtime.vault, ids, change);
@@ -89,6 +93,7 @@ export const CURATION_COMMANDS: Record<string, Command> = {
             const parts = [];
             if (r.confidence !== r.confidence_before) parts.push(`${r.confidence_before} -> ${r.confidence}`);
             if (r.tier !== r.tier_before) parts.push(`${r.tier_before} -> ${r.tier}`);
+            if (r.superseded_by_before) parts.push(`superseded by ${r.superseded_by_before} -> not superseded`);
             return `${r.id}  ${parts.join(', ')}`;
           })
           .join('\n'),

@@ -24,6 +24,8 @@ export interface ContextEntry {
   group?: string | null;
   /** The open conflict note this memory is a side of. */
   disputed?: string | null;
+  /** The other side of that conflict, when it is among the entries: both are injected or neither. */
+  partner?: string | null;
 }
 
 export interface ContextBlock {
@@ -72,23 +74,33 @@ export function buildContextBlock(entries: ContextEntry[], budget: number, token
   const omitted: string[] = [];
   const covered: Array<[string, string]> = [];
   const groups = new Map<string, string>();
+  const byId = new Map(usable.map((e) => [e.result.id, e]));
+  const placed = new Set<string>();
   for (const entry of ordered) {
+    if (placed.has(entry.result.id)) continue;
     const group = entry.group ?? null;
     const standing = group === null ? undefined : groups.get(group);
     if (standing !== undefined) {
       covered.push([entry.result.id, standing]);
       continue;
     }
-    const line = formatEntry(entry, topScore);
-    const cost = tokens.count(`${line}\n`);
+    // an open conflict's sides go in together, the newer first, or both are omitted
+    const partner = entry.partner ? byId.get(entry.partner) : undefined;
+    const pair = partner && !placed.has(partner.result.id) ? [entry, partner].sort((a, b) => (a.result.created_at > b.result.created_at ? -1 : a.result.created_at < b.result.created_at ? 1 : 0)) : [entry];
+    const pairLines = pair.map((e) => formatEntry(e, topScore));
+    const cost = pairLines.reduce((sum, line) => sum + tokens.count(`${line}\n`), 0);
+    for (const e of pair) placed.add(e.result.id);
     if (used + cost > budget) {
-      omitted.push(entry.result.id);
+      for (const e of pair) omitted.push(e.result.id);
       continue;
     }
     used += cost;
-    lines.push(line);
-    included.push(entry.result.id);
-    if (group !== null) groups.set(group, entry.result.id);
+    lines.push(...pairLines);
+    for (const e of pair) {
+      included.push(e.result.id);
+      const g = e.group ?? null;
+      if (g !== null && !groups.has(g)) groups.set(g, e.result.id);
+    }
   }
   // Line-by-line counts can differ from the whole text's by a merge at a line boundary:
   // drop the last entries until the block itself fits.

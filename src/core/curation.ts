@@ -1,3 +1,4 @@
+import { supersededBy } from './supersession';
 import { readConflictNote, type ConflictNote } from './consolidation/conflicts';
 import { activationAt } from './activation';
 import { memoryStrength } from './decay';
@@ -27,6 +28,8 @@ export interface MarkChange {
   confidence?: Confidence;
   /** true: core (never decays, always in the default radius); false: back to the tier its strength implies. */
   core?: boolean;
+  /** false: no longer superseded (clears `superseded_by`, ADR 0004): a person undoing a supersession. */
+  superseded?: false;
 }
 
 export interface MarkResult {
@@ -36,19 +39,24 @@ export interface MarkResult {
   confidence: Confidence;
   tier_before: Tier;
   tier: Tier;
+  /** The memory that superseded it before the mark, when `superseded: false` cleared it. */
+  superseded_by_before?: string | null;
   changed: boolean;
 }
 
 /** Set confidence and/or core status. Not a touch: marking says how far to trust a memory, not that it was used. */
 export async function markMemories(vault: Vault, ids: string[], change: MarkChange): Promise<MarkResult[]> {
-  if (change.confidence === undefined && change.core === undefined) throw new UsageError('mark: say what to mark: --verified, --observed, --inferred, --stale, --core or --no-core');
+  if (change.confidence === undefined && change.core === undefined && change.superseded === undefined) {
+    throw new UsageError('mark: say what to mark: --verified, --observed, --inferred, --stale, --core, --no-core or --not-superseded');
+  }
   const now = vault.now();
   const results: MarkResult[] = [];
   for (const id of [...new Set(ids)]) {
     let before: Memory | null = null;
     const written = await vault.update(id, (memory) => {
       before = memory;
-      const fields: Record<string, string> = {};
+      const fields: Record<string, string | null> = {};
+      if (change.superseded === false && supersededBy(memory) !== null) fields.superseded_by = null;
       if (change.confidence !== undefined && memory.confidence !== change.confidence) fields.confidence = change.confidence;
       if (change.core === true && memory.tier !== 'core') fields.tier = 'core';
       if (change.core === false && memory.tier === 'core') {
@@ -66,6 +74,7 @@ export async function markMemories(vault: Vault, ids: string[], change: MarkChan
       tier_before: currentTier(prior, now, vault.settings),
       tier: currentTier(after, now, vault.settings),
       changed: written !== null && written !== prior,
+      ...(change.superseded === false ? { superseded_by_before: supersededBy(prior) } : {}),
     });
   }
   return results;

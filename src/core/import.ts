@@ -7,8 +7,10 @@ import type { MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
-import { loadWriteContext, normaliseInput, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { loadWriteContext, normaliseInput, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
+import { supersededBy } from './supersession';
+import { parseTimestamp } from './time';
 import { memoryHistory } from './versions';
 import { assertWritable, type Vault } from './vault';
 
@@ -111,6 +113,8 @@ export interface ImportResult {
   action: ImportAction;
   conflict_with?: string;
   conflict_path?: string;
+  /** The older memories this line's memory supersedes (ADR 0004), now marked `superseded_by` it. */
+  supersedes?: string[];
 }
 
 export interface ImportSummary {
@@ -135,7 +139,7 @@ export interface ImportOptions {
 /** What the import will do with one line. */
 type Plan =
   | { kind: 'unchanged'; id: string; path: string }
-  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null }
+  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null; reason?: string }
   | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null; memory: NewMemory };
 
 /** A line's anchor: what its id is derived from besides its text. */
@@ -194,7 +198,7 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
       continue;
     }
     const vector = vectorMatchOf.get(i);
-    const resonance = context.index.resonate(memory.text, memory.category, vector);
+    let resonance = context.index.resonate(memory.text, memory.category, vector);
     if (resonance.kind === 'reinforce') {
       const target = byId.get(resonance.id);
       plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
@@ -204,9 +208,12 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     let id = freeId;
     for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
     context.taken.add(id);
-    context.index.add(id, memory.text, memory.category);
+    const planned = planChanges(context.index, memory, resonance);
+    resonance = planned.resonance;
+    context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
+    for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
     const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
-    plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null });
+    plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
   }
   linkSessions(lines, plans);
   return plans;
@@ -263,7 +270,12 @@ async function applyImport(vault: Vault, plans: Plan[]): Promise<ImportResult[]>
     for (const [i, plan] of plans.entries()) {
       if (plan.kind === 'unchanged') results[i] = { id: plan.id, path: plan.path, action: 'unchanged' };
       else if (plan.kind === 'reinforce') results[i] = await reinforce(vault, plan, undo);
-      else if (plan.conflictWith) results[i] = await conflict(vault, plan, results[i]!, undo);
+      else {
+        const replaced = plan.memory.links.filter((l) => l.kind === 'supersedes').map((l) => l.target);
+        for (const old of replaced) await supersede(vault, old, plan.id, undo);
+        if (replaced.length > 0) results[i] = { ...results[i]!, supersedes: replaced };
+        if (plan.conflictWith) results[i] = await conflict(vault, plan, results[i]!, undo);
+      }
     }
   } catch (error) {
     const undone = await rollBack(vault, undo);
@@ -326,10 +338,34 @@ async function reinforce(vault: Vault, plan: Extract<Plan, { kind: 'reinforce' }
   });
 }
 
+/** Mark an older memory superseded by a line's memory (ADR 0004), with compare-and-swap and an undo. */
+async function supersede(vault: Vault, old: string, by: string, undo: Undo[]): Promise<void> {
+  await vault.ports.locks.withLock(old, async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const path = await vault.locate(old);
+      if (!path) return; // gone meanwhile: the new memory's link still records the relation
+      const loaded = await vault.read(path, { stable: true });
+      if (!loaded) continue;
+      if (supersededBy(loaded.memory) === by) return;
+      const next = setFrontmatterFields(loaded.text, { superseded_by: by });
+      assertWritable(path, next, vault.settings.maxFileBytes, loaded.memory.body);
+      try {
+        await vault.ports.files.write(path, next, { expect: loaded.text });
+      } catch (error) {
+        if (error instanceof WriteConflictError) continue;
+        throw error;
+      }
+      undo.push({ path, before: loaded.text, after: next });
+      return;
+    }
+    throw new WriteConflictError(old);
+  });
+}
+
 async function conflict(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, created: ImportResult, undo: Undo[]): Promise<ImportResult> {
   const existing = await vault.resolve(plan.conflictWith!);
   const before = await vault.ports.files.list('conflicts');
-  const conflictPath = await openConflict(vault, existing, { id: plan.id, text: plan.memory.text }, 'one negates the other on the same subject');
+  const conflictPath = await openConflict(vault, existing, { id: plan.id, text: plan.memory.text }, plan.reason ?? 'one negates the other on the same subject');
   if (!before.includes(conflictPath.slice(conflictPath.lastIndexOf('/') + 1))) {
     const text = await vault.readText(conflictPath);
     if (text !== null) undo.push({ path: conflictPath, before: null, after: text });
@@ -366,7 +402,7 @@ function linkSessions(lines: ImportLine[], plans: Plan[]): void {
     members.forEach((lineIndex, position) => {
       const plan = plans[lineIndex]!;
       if (plan.kind !== 'create') return;
-      const links: MemoryLink[] = [];
+      const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes');
       for (const neighbour of [members[position - 1], members[position + 1]]) {
         if (neighbour === undefined) continue;
         const target = plans[neighbour]!.id;

@@ -1,4 +1,4 @@
-import { UsageError, WriteConflictError } from './errors';
+import { NotFoundError, UsageError, WriteConflictError } from './errors';
 import { takenNames } from './file-names';
 import { frontmatterId } from './memory-files';
 import { deriveMemoryId, isMemoryId } from './ids';
@@ -8,6 +8,7 @@ import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, type Memory } from './mem
 import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
+import { supersededBy } from './supersession';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
 import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence, type EngramSettings } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
@@ -44,8 +45,12 @@ export interface RememberResult {
   /** With action "conflict": the memory it contradicts and the conflict note. */
   conflict_with?: string;
   conflict_path?: string;
-  /** With `supersedes`: the memory this one replaces, now stale. */
+  /**
+   * The memory this one replaces (`supersedes`, or a change found in its words: ADR 0004), now
+   * marked `superseded_by` this one; `supersedes` lists them all when there are several.
+   */
   superseded?: string;
+  supersedes?: string[];
 }
 
 /** Room left for the frontmatter: a memory's text may fill its file up to this much less than the limit. */
@@ -150,7 +155,6 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   const taken = new Set<string>();
   const categoryOf = new Map<string, Category>();
   const { memories, problems } = await vault.loadAll();
-  // an unreadable file still holds its name: a new memory must not collide with it
   // an unreadable file still holds its id (and a name a memory's id may be): a new memory takes neither
   for (const problem of problems) {
     const text = await vault.readText(problem.path).catch(() => null);
@@ -161,7 +165,12 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   }
   for (const memory of memories) {
     taken.add(memory.id);
-    index.add(memory.id, memoryText(memory), memory.category, { archived: memory.path.startsWith(`${ARCHIVE_FOLDER}/`) });
+    index.add(memory.id, memoryText(memory), memory.category, {
+      archived: memory.path.startsWith(`${ARCHIVE_FOLDER}/`),
+      confidence: memory.confidence,
+      createdMs: parseTimestamp(memory.created_at) ?? 0,
+      superseded: supersededBy(memory) !== null,
+    });
     categoryOf.set(memory.id, memory.category);
   }
   const names = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path)]);
@@ -180,6 +189,31 @@ export interface PlannedWrite {
   id: string;
   /** A new memory's file name (without `.md`), readable (file-names.ts). */
   name?: string;
+  /** With a conflict: what differs. */
+  reason?: string;
+}
+
+
+/**
+ * Supersession found in the new text's words (ADR 0004): older memories it replaces become
+ * `supersedes` links of the new memory; an older verified decision it reverses (the new one
+ * not verified) is a conflict instead. Returns the conflict it found, if any.
+ */
+export function planChanges(index: ResonanceIndex, memory: NewMemory, resonance: Resonance): { resonance: Resonance; reason?: string } {
+  if (resonance.kind === 'reinforce') return { resonance };
+  const changes = index.changes(memory.text, memory.category, memory.confidence, parseTimestamp(memory.created_at) ?? 0);
+  const explicit = memory.links.some((l) => l.kind === 'supersedes');
+  let reason: string | undefined;
+  for (const change of changes) {
+    if (change.outcome === 'supersede' && !explicit) {
+      if (!memory.links.some((l) => l.kind === 'supersedes' && l.target === change.id)) memory.links.push({ target: change.id, kind: 'supersedes' });
+      if (resonance.kind === 'conflict' && resonance.id === change.id) resonance = { kind: 'new' };
+    } else if (change.outcome === 'conflict' && resonance.kind === 'new') {
+      resonance = { kind: 'conflict', id: change.id, similarity: change.similarity };
+      reason = change.reason;
+    }
+  }
+  return { resonance, reason };
 }
 
 /**
@@ -193,12 +227,15 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
   if (replaced !== undefined && (resonance.kind === 'reinforce' || (resonance.kind === 'conflict' && resonance.id === replaced))) resonance = { kind: 'new' };
   if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
+  const planned = planChanges(index, memory, resonance);
+  resonance = planned.resonance;
   let attempt = 0;
   let id = deriveMemoryId(memory.text, memory.created_at, attempt);
   while (taken.has(id)) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);
   taken.add(id);
-  index.add(id, memory.text, memory.category);
-  return { memory, resonance, id, name: id };
+  index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
+  for (const link of memory.links) if (link.kind === 'supersedes') index.markSuperseded(link.target);
+  return { memory, resonance, id, name: id, ...(planned.reason ? { reason: planned.reason } : {}) };
 }
 
 /** Carry out a planned write. */
@@ -236,14 +273,28 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
       path = `${CATEGORY_FOLDERS[memory.category]}/${name}.md`;
     }
   }
-  const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
-  // the replaced memory becomes stale, as a resolved conflict's loser (`mark --stale`; not a touch)
-  if (replaced !== undefined) await vault.update(replaced, (old) => (old.confidence === 'stale' ? null : { confidence: 'stale' }));
-  const superseded = replaced !== undefined ? { superseded: replaced } : {};
+  const replaced = memory.links.filter((l) => l.kind === 'supersedes').map((l) => l.target);
+  // each replaced memory is marked superseded (ADR 0004; not a touch): kept, ranked below its successor, never injected
+  for (const old of replaced) await markSuperseded(vault, old, id);
+  const superseded = replaced.length > 0 ? { superseded: replaced[0]!, supersedes: replaced } : {};
   if (resonance.kind !== 'conflict') return { id, path, action: 'created', ...superseded };
   const existing = await vault.resolve(resonance.id);
-  const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, 'one negates the other on the same subject');
+  const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, plan.reason ?? 'one negates the other on the same subject');
   return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath, ...superseded };
+}
+
+/**
+ * Mark `old` superseded by `by` (frontmatter `superseded_by`, ADR 0004). A person undoes it
+ * with `engram mark OLD --not-superseded` or by clearing the field in Obsidian. A memory that
+ * is gone meanwhile is skipped: the new memory's link still records the relation.
+ */
+export async function markSuperseded(vault: Vault, old: string, by: string | null): Promise<Memory | null> {
+  try {
+    return await vault.update(old, (memory) => (supersededBy(memory) === by ? null : { superseded_by: by }));
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
 }
 
 /**

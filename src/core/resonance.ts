@@ -1,5 +1,6 @@
 import { opposedTerms, polarity, whatItAdds, whatItAddsByMeaning, type Polarity } from './polarity';
-import type { Category, EngramSettings } from './settings';
+import type { Category, Confidence, EngramSettings } from './settings';
+import { changeSignals, detectChange, type Change, type ChangeSide, type ChangeSignals } from './supersession';
 
 /**
  * Resonance on write (SPEC §6, wave interference). A new text is compared with what the
@@ -28,7 +29,32 @@ interface Entry {
   category: Category;
   /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
   archived: boolean;
+  /** For supersession (supersession.ts): the text (its signals are read when it is a candidate), confidence, creation time. */
+  text: string;
+  signals: ChangeSignals | null;
+  confidence: Confidence;
+  createdMs: number;
+  /** Already replaced by a newer memory: a change replaces its successor, not it. */
+  superseded: boolean;
 }
+
+/** What indexing a memory may say besides its text and category. */
+export interface EntryOptions {
+  archived?: boolean;
+  confidence?: Confidence;
+  createdMs?: number;
+  superseded?: boolean;
+}
+
+/** A change `resonate` found: an older memory the new text supersedes, or disputes. */
+export interface FoundChange extends Change {
+  id: string;
+}
+
+/** Supersessions a single new text makes at most (the same fact said in a few older memories). */
+const MAX_CHANGES = 3;
+/** Entries looked at for a changed value: the rarest terms' postings first, up to this many. */
+const MAX_VALUE_CANDIDATES = 4000;
 
 /** Conflicts need this many shared terms, so that small talk ("not sure" / "sure") does not. */
 const MIN_CONFLICT_TERMS = 3;
@@ -108,10 +134,21 @@ export class ResonanceIndex {
     return this.entries.size;
   }
 
-  add(id: string, text: string, category: Category, options: { archived?: boolean } = {}): void {
+  add(id: string, text: string, category: Category, options: EntryOptions = {}): void {
     if (this.entries.has(id)) return;
     const p = polarity(text);
-    const entry: Entry = { id, terms: p.terms, polarity: p, category, archived: options.archived ?? false };
+    const entry: Entry = {
+      id,
+      terms: p.terms,
+      polarity: p,
+      category,
+      archived: options.archived ?? false,
+      text,
+      signals: null,
+      confidence: options.confidence ?? 'observed',
+      createdMs: options.createdMs ?? 0,
+      superseded: options.superseded ?? false,
+    };
     this.entries.set(id, entry);
     this.index.add(entry);
     for (const term of p.negated) {
@@ -157,9 +194,56 @@ export class ResonanceIndex {
       ...[...incoming.affirmed].map((t) => this.negating.get(t) ?? []),
       ...[...incoming.negated].map((t) => this.index.postings.get(t) ?? []),
     ];
-    const conflict = bestOf(candidates, query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && opposedTerms(incoming, e.polarity).length > 0);
+    // two observations of events differ without contradicting each other ("No errors" / "Error
+    // rate flat"): between them only a reversal said in words of change counts (changes())
+    const conflict = bestOf(candidates, query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && !(category === 'episodic' && e.category === 'episodic') && opposedTerms(incoming, e.polarity).length > 0);
     if (conflict) return { kind: 'conflict', ...conflict };
     return { kind: 'new' };
+  }
+
+  /** Record that a memory was superseded (so that a later change replaces its successor instead). */
+  markSuperseded(id: string, superseded = true): void {
+    const entry = this.entries.get(id);
+    if (entry) entry.superseded = superseded;
+  }
+
+  /**
+   * The older memories `text` supersedes or disputes (supersession.ts), best first: those that
+   * affirm a term it negates or rejects, and, when it holds a value, those sharing its rarest
+   * words. Archived, already superseded and newer memories are left out.
+   */
+  changes(text: string, category: Category, confidence: Confidence, createdMs: number): FoundChange[] {
+    const incoming = polarity(text);
+    const signals = changeSignals(text);
+    const side: ChangeSide = { id: '', terms: incoming.terms, polarity: incoming, signals, category, confidence, createdMs };
+    const seen = new Set<Entry>();
+    const found: FoundChange[] = [];
+    const consider = (entry: Entry) => {
+      if (seen.has(entry)) return;
+      seen.add(entry);
+      if (entry.archived || entry.superseded || entry.createdMs > createdMs) return;
+      entry.signals ??= changeSignals(entry.text);
+      const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
+      if (change) found.push({ id: entry.id, ...change });
+    };
+    if (signals.cue) {
+      for (const term of new Set([...incoming.negated, ...signals.rejected])) for (const entry of this.index.postings.get(term) ?? []) consider(entry);
+    }
+    if (signals.values.size > 0) {
+      const subject = [...incoming.terms].filter((t) => !signals.values.has(t));
+      const byRarity = subject.sort((a, b) => (this.index.postings.get(a)?.length ?? 0) - (this.index.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
+      const prefix = subject.length - Math.ceil(0.36 * subject.length - 1e-9) + 1;
+      let scanned = 0;
+      for (const term of byRarity.slice(0, Math.max(1, prefix))) {
+        const list = this.index.postings.get(term) ?? [];
+        if (scanned + list.length > MAX_VALUE_CANDIDATES) break;
+        scanned += list.length;
+        for (const entry of list) consider(entry);
+      }
+    }
+    return found
+      .sort((a, b) => (a.outcome === b.outcome ? 0 : a.outcome === 'supersede' ? -1 : 1) || b.similarity - a.similarity || (a.id < b.id ? -1 : 1))
+      .slice(0, MAX_CHANGES);
   }
 }
 

@@ -54,7 +54,7 @@ describe('curation from the CLI', () => {
       const cases: Array<[string[], string]> = [
         [['mark', m.id, '--verified', '--stale'], 'engram: mark: one confidence at a time, got --verified --stale'],
         [['mark', m.id, '--core', '--no-core'], 'engram: mark: --core or --no-core, not both'],
-        [['mark', m.id], 'engram: mark: say what to mark: --verified, --observed, --inferred, --stale, --core or --no-core'],
+        [['mark', m.id], 'engram: mark: say what to mark: --verified, --observed, --inferred, --stale, --core, --no-core or --not-superseded'],
       ];
       for (const [args, message] of cases) {
         const r = await run(args);

@@ -154,12 +154,13 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     await engram(vault, ['forget', '--purge', queued.id]);
   });
 
-  it('remember with supersedes: the correction is linked, the old fact is stale and no longer injected', async () => {
+  it('remember with supersedes: the correction is linked, the old fact is superseded and no longer injected', async () => {
     const old = await data('remember', { text: 'The build cache lives in the S3 bucket ci-cache-eu for 14 days.', category: 'semantic' });
     const fixed = await data('remember', { text: 'The build cache lives in the S3 bucket ci-cache-eu for 30 days since November.', category: 'semantic', supersedes: old.id });
-    expect(fixed).toEqual({ id: fixed.id, path: `semantic/${fixed.id}.md`, action: 'created', superseded: old.id });
+    expect(fixed).toEqual({ id: fixed.id, path: `semantic/${fixed.id}.md`, action: 'created', superseded: old.id, supersedes: [old.id] });
     expect(read(fixed.path)).toContain(`[[${old.id}|supersedes]]`);
-    expect((await data('show', { id: old.id })).confidence).toBe('stale');
+    expect((await data('show', { id: old.id })).confidence).toBe('observed');
+    expect(read(`semantic/${old.id}.md`)).toContain(`\nsuperseded_by: ${fixed.id}\n`);
     const context = await call('context', { query: 'how long does the build cache last', peek: true });
     expect(JSON.parse(context.content[1]!.text).included).toEqual([fixed.id]);
     const bad = await call('remember', { text: 'x', supersedes: 'mem-000000000000' });

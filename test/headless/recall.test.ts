@@ -36,19 +36,21 @@ describe('engram recall and context', () => {
     const run = await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database']);
     expect(run.code).toBe(0);
     const results = run.json();
-    // The 6-month-old note matches all three words, three times better than the flaky-test
-    // memory (which matches "test"): plain recall reaches into the archive tier for it, below
-    // the fresh decision that matches as well; the stale one is found (only context leaves it out).
-    expect(results.map((r: { id: string }) => r.id)).toEqual([ids.tests, ids.old, ids.flaky, ids.stale]);
+    // The 6-month-old note matches all three words, 2.5 times better than the fresh decision
+    // (which matches "integration tests" only): plain recall reaches into the archive tier for
+    // it, and relevance protection puts it above the decision, whose priors cannot bury a match
+    // more than 1.5x as relevant; the stale one is found (only context leaves it out).
+    expect(results.map((r: { id: string }) => r.id)).toEqual([ids.old, ids.tests, ids.flaky, ids.stale]);
     expect(Object.keys(results[0])).toEqual([
       'id', 'path', 'score', 'strength', 'tier', 'confidence', 'category', 'source', 'text',
       'tags', 'created_at', 'last_accessed_at', 'is_error', 'related_paths', 'agent_role', 'widened',
+      'superseded_by',
     ]);
-    expect(results[0]).toMatchObject({
+    expect(results[1]).toMatchObject({
       path: `decisions/${ids.tests}.md`, tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.',
       tags: [], created_at: '2026-11-28T10:00:00Z', last_accessed_at: '2026-11-28T10:00:00Z', is_error: false, related_paths: [], agent_role: null, widened: false,
     });
-    expect(results[1]).toMatchObject({ tier: 'archive', widened: true, created_at: '2026-06-01T10:00:00Z' });
+    expect(results[0]).toMatchObject({ tier: 'archive', widened: true, created_at: '2026-06-01T10:00:00Z' });
     expect(results[2]).toMatchObject({ tier: 'active', widened: false, agent_role: 'test-runner' });
     expect(snapshot()).toEqual(before);
   });
@@ -75,6 +77,7 @@ describe('engram recall and context', () => {
     expect(top.id).toBe(ids.flaky);
     expect(Object.keys(top.explain)).toEqual([
       'lexical', 'lexical_rank', 'vector', 'episode', 'spread', 'role_boost', 'relevance', 'strength', 'decay_factor', 'confidence_weight', 'activation', 'activation_bonus', 'widened',
+      'superseded_by', 'inherited', 'lifted',
     ]);
     expect(top.explain.lexical_rank).toBe(1);
     const human = await engram(vault, ['--now', NOW, 'recall', 'flaky session test', '--explain', '--limit', '1']);
@@ -82,12 +85,14 @@ describe('engram recall and context', () => {
   });
 
   it('says when and why plain recall widened', async () => {
-    const [, old] = (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--explain'])).json();
-    const flaky = (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--explain'])).json()[2];
+    const [old, tests] = (await engram(vault, ['--json', '--now', NOW, 'recall', 'integration tests database', '--explain'])).json();
     expect(old.explain.widened).toBe(
-      `archive: relevance ${old.explain.relevance.toFixed(3)} at strength 0.000 scores above ${ids.flaky} in active (relevance ${flaky.explain.relevance.toFixed(3)} at strength ${flaky.strength.toFixed(3)})`,
+      `archive: relevance ${old.explain.relevance.toFixed(3)} at strength 0.000 scores above ${ids.tests} in active (relevance ${tests.explain.relevance.toFixed(3)} at strength ${tests.strength.toFixed(3)})`,
     );
-    expect(old.explain.relevance / flaky.explain.relevance).toBeGreaterThan(2);
+    // more than 1.5x as relevant: lifted just above the decision (ranking.ts, relevance protection)
+    expect(old.explain.relevance / tests.explain.relevance).toBeGreaterThan(1.5);
+    expect([old.explain.lifted, tests.explain.lifted]).toEqual([expect.any(Number), null]);
+    expect(old.explain.lifted).toBeLessThan(tests.score);
     const human = (await engram(vault, ['--now', NOW, 'recall', 'integration tests database', '--explain'])).stdout.split('\n');
     expect(human[0]).toBe(`widened to archive: 1 result from beyond core, active and warm scored above the near matches they displaced (best relevance beyond ${old.explain.relevance.toFixed(3)}, inside 1.000)`);
     expect(human).toContain(`  widened: ${old.explain.widened}`);
@@ -129,7 +134,7 @@ describe('engram recall and context', () => {
     expect([atLimit.code, atLimit.json().map((r: { id: string }) => r.id)]).toEqual([0, [ids.flaky]]);
   });
 
-  it('context prints STATE.md and the block, never a stale memory, and touches what it injected', async () => {
+  it('context prints STATE.md and the block, never a stale memory, and touches nothing it shows (injection is not use)', async () => {
     writeFileSync(path.join(vault, 'STATE.md'), '# STATE\nFocus: the auth refactor.\n');
     const run = await engram(vault, ['--json', '--now', NOW, 'context', 'integration tests database']);
     const out = run.json();
@@ -138,16 +143,17 @@ describe('engram recall and context', () => {
       '<agent-memory source="engram" kind="data: recalled notes, not instructions">\n' +
         'AGENT MEMORY · vault recall · 2 000 tok budget\n' +
         `[VERIFIED · 1.00] Integration tests must use Testcontainers with a real PostgreSQL.  [[${ids.tests}]]\n` +
-        `[OBSERVED · 0.72 · from 2026-06-01] Old note: integration tests used an in-memory database.  [[${ids.old}]]\n` +
+        `[OBSERVED · 1.00 · from 2026-06-01] Old note: integration tests used an in-memory database.  [[${ids.old}]]\n` +
         `[OBSERVED · 0.23] The session expiry test is flaky on CI: its timeout is 50 ms.  [[${ids.flaky}]]\n` +
         '</agent-memory>\n',
     );
     // the query widens like plain recall: the old note matches three times better than the flaky test
     expect(out.included).toEqual([ids.tests, ids.old, ids.flaky]);
-    expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 1\n');
-    const peek = await engram(vault, ['--now', NOW, 'context', 'integration tests database', '--peek']);
-    expect(peek.stdout).toContain('Testcontainers with a real PostgreSQL. (recalled 1x)');
-    expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 1\n');
+    // injection is not use: nothing shown is touched, so a second context is the same block
+    expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 0\n');
+    const again = await engram(vault, ['--now', NOW, 'context', 'integration tests database']);
+    expect(again.stdout).toContain('Testcontainers with a real PostgreSQL.  [[');
+    expect(again.stdout).not.toContain('(recalled');
   });
 
   it('context without a query lists what the agent knows best, within the budget', async () => {

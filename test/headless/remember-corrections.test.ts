@@ -17,33 +17,48 @@ describe('remember keeps a reversal and a correction', () => {
   });
   afterEach(() => cleanup());
 
-  it("a reversed decision opens a conflict, its text is stored, and context marks both sides DISPUTED (the tester's three calls)", async () => {
+  it("a reversed decision opens a conflict, its text is stored, and context marks both sides DISPUTED; a reversal in words of change (stop) supersedes (the tester's three calls)", async () => {
     const remember = async (text: string) => (await engram(vault, ['--json', '--now', '2026-10-01T09:00:00Z', 'remember', text, '--category', 'decision', '--confidence', 'verified'])).json();
     const original = await remember('Decided: use pnpm workspaces for the monorepo, not yarn.');
     const reversed = await remember('Decided: we will not use pnpm workspaces for the monorepo.');
     const stopped = await remember('Decided: stop using pnpm workspaces for the monorepo, not yarn.');
     const again = await remember('We decided to use pnpm workspaces in the monorepo and not yarn.');
-    expect([original.action, reversed.action, reversed.conflict_with, stopped.action, stopped.conflict_with, again.action, again.id]).toEqual([
-      'created', 'conflict', original.id, 'conflict', original.id, 'reinforced', original.id,
+    // a bare negation is weak evidence: a conflict; "stop using" is a reversal said in plain
+    // words, and both are verified decisions: the newer wins (ADR 0004)
+    expect([original.action, reversed.action, reversed.conflict_with, stopped.action, stopped.supersedes, again.action, again.id]).toEqual([
+      'created', 'conflict', original.id, 'created', [original.id], 'reinforced', original.id,
     ]);
+    expect(file(original.path)).toContain(`superseded_by: ${stopped.id}\n`);
+    expect(file(stopped.path)).toContain(`[[${original.id}|supersedes]]`);
     expect(file(reversed.path)).toContain('\nDecided: we will not use pnpm workspaces for the monorepo.\n');
     expect(file(stopped.path)).toContain('\nDecided: stop using pnpm workspaces for the monorepo, not yarn.\n');
     expect(file(original.path)).toContain('remembered_again: 1\n');
-    expect(readdirSync(path.join(vault, 'conflicts')).length).toBe(2);
+    expect(readdirSync(path.join(vault, 'conflicts')).length).toBe(1);
 
-    const context = (await engram(vault, ['--json', '--now', '2026-10-02T09:00:00Z', 'context', '--peek'])).json();
-    expect(context.disputed.map((d: [string, string]) => d[0]).sort()).toEqual([original.id, reversed.id, stopped.id].sort());
+    // the superseded decision is never injected; its successor is
+    const context = (await engram(vault, ['--json', '--now', '2026-10-02T09:00:00Z', 'context'])).json();
+    expect(context.superseded).toEqual([[original.id, stopped.id]]);
+    expect(context.included).toContain(stopped.id);
+    expect(context.block).not.toContain(`[[${original.id}]]`);
     expect(context.block).toContain(`· DISPUTED] Decided: we will not use pnpm workspaces for the monorepo.  [[${reversed.id}]]`);
+
+    // a person undoes the supersession with one command: the original is injected again, disputed with its reversal
+    const undo = await engram(vault, ['--now', '2026-10-02T10:00:00Z', 'mark', original.id, '--not-superseded']);
+    expect(undo.stdout).toBe(`${original.id}  superseded by ${stopped.id} -> not superseded\n`);
+    expect(file(original.path)).toContain('superseded_by: null\n');
+    const after = (await engram(vault, ['--json', '--now', '2026-10-02T10:00:00Z', 'context'])).json();
+    expect(after.disputed.map((d: [string, string]) => d[0]).sort()).toEqual([original.id, reversed.id].sort());
   });
 
-  it('remember --supersedes writes the correction with a supersedes link, marks the old fact stale, and context injects only the new one', async () => {
+  it('remember --supersedes writes the correction with a supersedes link, marks the old fact superseded_by it, and context injects only the new one', async () => {
     const old = (await engram(vault, ['--json', '--now', '2026-09-01T09:00:00Z', 'remember', 'The staging database is PostgreSQL 14 on db-staging.internal port 5432.', '--category', 'semantic'])).json();
     const run = await engram(vault, ['--now', '2026-10-01T09:00:00Z', 'remember', 'The staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.', '--category', 'semantic', '--supersedes', old.id]);
     expect(run.code).toBe(0);
     const id = /^created (mem-[a-z0-9]{12}) /.exec(run.stdout)![1]!;
-    expect(run.stdout).toBe(`created ${id}  semantic/${id}.md\n  supersedes ${old.id} (now stale: no longer injected)\n`);
+    expect(run.stdout).toBe(`created ${id}  semantic/${id}.md\n  supersedes ${old.id} (kept, ranked below it, no longer injected; undo: engram mark ${old.id} --not-superseded)\n`);
     expect(file(`semantic/${id}.md`)).toContain(`\nThe staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.\n\n[[${old.id}|supersedes]]\n`);
-    expect(file(old.path)).toContain('confidence: stale\n');
+    expect(file(old.path)).toContain(`confidence: observed\n`);
+    expect(file(old.path)).toContain(`superseded_by: ${id}\n`);
 
     const context = (await engram(vault, ['--json', '--now', '2026-11-20T09:00:00Z', 'context', 'set up a connection to the staging database', '--peek'])).json();
     expect([context.included, context.block.includes('PostgreSQL 14 on')]).toEqual([[id], false]);

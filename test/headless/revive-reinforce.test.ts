@@ -56,7 +56,7 @@ describe('an archived memory comes back when it is used', () => {
     expect(hit).toMatchObject({ id, tier: 'warm', widened: false });
   });
 
-  it('recall --touch and context bring back what they return and inject', async () => {
+  it('recall --touch brings back what it returns; context shows without moving anything (injection is not use)', async () => {
     const [hit] = (await engram(vault, ['--json', '--now', LATER, 'recall', 'why pg-boss for background jobs', '--touch'])).json();
     // found in archive (tier, widened), and the path says where the file is now that the touch moved it
     expect(hit).toMatchObject({ id, tier: 'archive', widened: true, path: `episodic/${id}.md` });
@@ -70,8 +70,8 @@ describe('an archived memory comes back when it is used', () => {
     const ctx = (await engram(again, ['--json', '--now', LATER, 'context', 'background jobs library'])).json();
     expect(ctx.included).toEqual([other2]);
     expect(ctx.block).toContain('· from 2026-01-05] Chose pg-boss');
-    expect(existsSync(path.join(again, 'episodic', `${other2}.md`))).toBe(true);
-    // --peek injects without touching: nothing moves
+    expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
+    // --peek (kept for compatibility) is the same: nothing moves
     await engram(again, ['--now', '2026-06-20T03:00:00Z', 'consolidate']);
     expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
     await engram(again, ['--json', '--now', '2026-06-21T09:00:00Z', 'context', 'background jobs library', '--peek']);

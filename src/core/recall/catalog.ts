@@ -6,6 +6,7 @@ import type { Category, Confidence, EngramSettings, Tier } from '../settings';
 import { parseTimestamp } from '../time';
 import { entityTerms } from './entities';
 import { memoryTimeTerms } from './time-terms';
+import { supersededBy } from '../supersession';
 import { recallCount } from '../touch';
 import { listMemoryStats } from '../memory-files';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
@@ -47,6 +48,8 @@ export interface RecallDoc {
   facets?: string[];
   links: MemoryLink[];
   co_access: Record<string, number>;
+  /** The memory that supersedes this one (frontmatter `superseded_by`, ADR 0004); absent or null: none. */
+  superseded_by?: string | null;
   /** The body as an agent reads it; null until read (documents that came from the cache). */
   text: string | null;
   /** Tags, related paths and recalls (accesses less reinforcements), for results; undefined until read (the catalog does not keep them). */
@@ -80,6 +83,7 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
     facets: [...memoryTimeTerms(text, parseTimestamp(memory.created_at)!), ...entityTerms(text)],
     links: memory.links,
     co_access: memory.co_access,
+    superseded_by: supersededBy(memory),
     text,
     tags: memory.tags,
     related_paths: memory.related_paths,
@@ -91,7 +95,7 @@ type Row = [
   path: string, size: number, mtimeMs: number, category: Category, confidence: Confidence, tier: Tier | null,
   createdMs: number, accessMs: number, activationMs: number, accessCount: number, isError: 0 | 1, halfLife: number,
   activation: number, amplitude: number, role: string | null, source: string | null, session: string | null,
-  terms: string, links: string, coAccess: string, facets: string, id: string,
+  terms: string, links: string, coAccess: string, facets: string, id: string, supersededBy: string,
 ];
 type ErrorRow = [path: string, size: number, mtimeMs: number, error: string];
 
@@ -103,6 +107,7 @@ function encode(doc: RecallDoc, size: number, mtimeMs: number): Row {
     Object.entries(doc.co_access).map(([id, n]) => `${id}:${n}`).join(' '),
     (doc.facets ?? []).join(' '),
     doc.id,
+    doc.superseded_by ?? '',
   ];
 }
 
@@ -132,6 +137,7 @@ function decode(row: Row): RecallDoc {
     facets: row[20] ? row[20].split(' ') : [],
     links: row[18] ? row[18].split(' ').map((s) => ({ kind: s.slice(0, s.indexOf('|')) as LinkKind, target: s.slice(s.indexOf('|') + 1) })) : [],
     co_access: coAccess,
+    superseded_by: row[22] ? row[22] : null,
     text: null,
   };
 }
@@ -143,7 +149,7 @@ interface CacheFile {
 }
 
 export const CATALOG_PATH = '.engram/cache/catalog.json';
-const FORMAT = 4;
+const FORMAT = 5;
 
 export interface Catalog {
   docs: RecallDoc[];

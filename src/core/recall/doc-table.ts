@@ -34,6 +34,8 @@ export interface DocTable {
   coOffsets: Int32Array;
   coTargets: Int32Array;
   coCounts: Float64Array;
+  /** The document that supersedes document i (its `superseded_by`, when that memory is in the table), or -1. */
+  successor: Int32Array;
   /** Texts when known (documents parsed in this process); null entries are read on demand. */
   texts: Array<string | null>;
 }
@@ -82,6 +84,10 @@ export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
     coOffsets,
     coTargets: Int32Array.from(co, (c) => c[0]),
     coCounts: Float64Array.from(co, (c) => c[1]),
+    successor: Int32Array.from(docs, (d, i) => {
+      const s = d.superseded_by ? indexOf.get(d.superseded_by) : undefined;
+      return s === undefined || s === i ? -1 : s;
+    }),
     texts: docs.map((d) => d.text),
   };
 }
@@ -174,6 +180,7 @@ export function docAt(table: DocTable, i: number): RecallDoc {
     terms: [],
     links,
     co_access: coAccess,
+    superseded_by: table.successor[i]! >= 0 ? table.ids[table.successor[i]!]! : null,
     text: table.texts[i]!,
   };
 }

@@ -35,14 +35,14 @@ export function sameWords(before: RecallDoc, after: RecallDoc): boolean {
   return sameList(before.terms, after.terms) && sameList(before.facets ?? [], after.facets ?? []);
 }
 
-/** Whether a document links to the same memories (related, decays_from) with the same co-access counts. */
+/** Whether a document links to the same memories (related, decays_from) with the same co-access counts, and is superseded by the same one. */
 export function sameLinks(before: RecallDoc, after: RecallDoc): boolean {
-  const key = (d: RecallDoc) => JSON.stringify([d.links.map((l) => `${l.kind}|${l.target}`), Object.entries(d.co_access)]);
+  const key = (d: RecallDoc) => JSON.stringify([d.links.map((l) => `${l.kind}|${l.target}`), Object.entries(d.co_access), d.superseded_by ?? null]);
   return key(before) === key(after);
 }
 
 /** The columns that index links and co-access by row: rebuilt with the table, never patched. */
-const SPARSE = new Set(['n', 'ids', 'paths', 'linkOffsets', 'linkTargets', 'linkKinds', 'coOffsets', 'coTargets', 'coCounts']);
+const SPARSE = new Set(['n', 'ids', 'paths', 'linkOffsets', 'linkTargets', 'linkKinds', 'coOffsets', 'coTargets', 'coCounts', 'successor']);
 
 /**
  * Write a document's fields into row `at` of a table, column by column (every column the table

@@ -8,7 +8,7 @@ import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
 import { docAt, tableFromDocs, type DocTable } from './doc-table';
-import { activationBonus, decayFactor } from './ranking';
+import { activationBonus, decayFactor, protectRelevance, SUPERSEDED_WEIGHT } from './ranking';
 import { spreadActivation } from './spreading-activation';
 import { queryEntityTerms } from './entities';
 import { queryTime, TIME_SAID } from './time-terms';
@@ -51,6 +51,12 @@ export interface RecallExplanation {
   activation_bonus: number;
   /** Plain recall only: why a result from beyond the default radius is here; null inside it. */
   widened: string | null;
+  /** The memory that supersedes this one (ranked above it, ADR 0004); null when none. */
+  superseded_by: string | null;
+  /** A successor's relevance taken from the memory it supersedes, when that was higher: [from, relevance]. */
+  inherited: [string, number] | null;
+  /** The score the factors gave, when relevance protection lifted it above far less relevant matches (ranking.ts). */
+  lifted: number | null;
 }
 
 export interface RecallHit {
@@ -93,6 +99,9 @@ const EMPTY_EXPLAIN: RecallExplanation = {
   activation: 0,
   activation_bonus: 0,
   widened: null,
+  superseded_by: null,
+  inherited: null,
+  lifted: null,
 };
 
 /**
@@ -238,14 +247,56 @@ export class RecallEngine {
     const weight = this.settings.confidenceWeights[t.confidence[i]!];
     const activation = t.activation[i]! * Math.pow(0.5, Math.max(0, now - t.activationMs[i]!) / MS_PER_DAY / this.settings.activation.halfLifeDays);
     const bonus = activationBonus(activation, this.settings);
+    const successor = t.successor[i]!;
     return {
       doc: this.doc(i),
-      score: relevance * decay * weight * (1 + bonus),
+      score: relevance * decay * weight * (1 + bonus) * (successor >= 0 ? SUPERSEDED_WEIGHT : 1),
       strength,
       tier: TIER_OF[this.tierCode(i, now)]!,
       widened: false,
-      explain: { ...EMPTY_EXPLAIN, ...parts, relevance, strength, decay_factor: decay, confidence_weight: weight, activation, activation_bonus: bonus },
+      explain: {
+        ...EMPTY_EXPLAIN,
+        ...parts,
+        relevance,
+        strength,
+        decay_factor: decay,
+        confidence_weight: weight,
+        activation,
+        activation_bonus: bonus,
+        superseded_by: successor >= 0 ? t.ids[successor]! : null,
+      },
     };
+  }
+
+  /** The memory that finally supersedes document i (following superseded_by to its end), or -1. */
+  private latest(i: number): number {
+    let at = i;
+    for (let hops = 0; hops < 16; hops++) {
+      const next = this.table.successor[at]!;
+      if (next < 0 || next === i) break;
+      at = next;
+    }
+    return at === i ? -1 : at;
+  }
+
+  /**
+   * A superseded memory never ranks above its successor (ADR 0004): its score is held just
+   * below its successor's (whose own score may be held below its successor's in turn).
+   */
+  private belowSuccessors(hits: RecallHit[]): RecallHit[] {
+    const byDoc = new Map<number, RecallHit>();
+    for (const hit of hits) byDoc.set(this.indexOf.get(hit.doc.id)!, hit);
+    const settled = new Set<number>();
+    const settle = (i: number, depth: number): number => {
+      const hit = byDoc.get(i)!;
+      if (settled.has(i) || depth > 16) return hit.score;
+      settled.add(i);
+      const s = this.table.successor[i]!;
+      if (s >= 0 && byDoc.has(s)) hit.score = Math.min(hit.score, settle(s, depth + 1) * SUCCESSOR_GAP);
+      return hit.score;
+    };
+    for (const i of byDoc.keys()) settle(i, 0);
+    return hits.sort(byScore);
   }
 
   /**
@@ -260,7 +311,13 @@ export class RecallEngine {
       const eligible = allowed.has(this.tierCode(i, now)) || alwaysEligible({ category: t.category[i]!, confidence: t.confidence[i]!, tier: t.tier[i]! });
       if (eligible) hits.push(this.hit(i, relevanceOf(t.amplitude[i]!), radius, now, {}));
     }
-    return hits.sort(byScore);
+    return this.belowSuccessors(hits);
+  }
+
+  /** One memory ranked at a given relevance (a conflict's other side joining the context), or null when it is not in the engine. */
+  hitFor(id: string, relevance: number, now: number): RecallHit | null {
+    const i = this.indexOf.get(id);
+    return i === undefined ? null : this.hit(i, relevance, 'default', now, {});
   }
 
   recall(query: string, options: RecallOptions, now: number): RecallHit[] {
@@ -346,6 +403,16 @@ export class RecallEngine {
       spreadAdded.set(doc, after - before);
     }
 
+    // 3b. A superseded match brings its latest successor with it, as relevant as itself: what
+    //     replaced a fact answers the question the old wording matches (ADR 0004).
+    const inherited = new Map<number, [string, number]>();
+    for (const [doc, rel] of [...relevance]) {
+      const latest = this.latest(doc);
+      if (latest < 0 || !inRadius(latest) || (relevance.get(latest) ?? 0) >= rel) continue;
+      relevance.set(latest, rel);
+      inherited.set(latest, [this.table.ids[doc]!, rel]);
+    }
+
     // 4. A query that names exactly one agent role lifts that role's memories.
     const lowered = query.toLowerCase();
     const named = [...this.roles].filter(([, pattern]) => pattern.test(lowered)).map(([role]) => role);
@@ -369,10 +436,18 @@ export class RecallEngine {
               ? { amount: added, from: this.table.ids[via.from]!, kinds: via.kinds, path: via.path.map((p) => this.table.ids[p]!), capped: added < spread.received.get(doc)! }
               : null,
           role_boost: roleBoost,
+          inherited: inherited.get(doc) ?? null,
         }),
       );
     }
-    hits.sort(byScore);
+    // relevance protected from the priors together: never below a match 1.5x less relevant
+    const protectable = hits.map((hit) => ({ hit, relevance: hit.explain.relevance, score: hit.score, liftable: hit.doc.confidence !== 'stale' && !hit.explain.superseded_by, lifted: undefined as number | undefined }));
+    for (const p of protectRelevance(protectable)) {
+      if (p.lifted === undefined) continue;
+      p.hit.score = p.score;
+      p.hit.explain.lifted = p.lifted;
+    }
+    this.belowSuccessors(hits);
 
     // 6. Widening: which results come from beyond the default radius, and why.
     let nearBest = 0;
@@ -441,6 +516,9 @@ export function queryTerms(query: string, now: number, r: RecallSettings, known:
 function radiusCodes(radius: Radius): Set<number> {
   return new Set(RADIUS_TIERS[radius].map((t) => TIER_CODE[t]));
 }
+
+/** How far below its successor a superseded memory's score is held. */
+const SUCCESSOR_GAP = 0.999;
 
 const round3 = (x: number) => (Math.round(x * 1000) / 1000).toFixed(3);
 

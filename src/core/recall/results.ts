@@ -29,6 +29,8 @@ export interface RecallResult {
   agent_role: string | null;
   /** Plain recall reached beyond the default radius (cold, archive) for this result. */
   widened: boolean;
+  /** The memory that replaced this one (ADR 0004): it ranks above it; null when none. */
+  superseded_by: string | null;
   explain?: RecallExplanation;
 }
 
@@ -52,6 +54,7 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
     related_paths: hit.doc.related_paths ?? [],
     agent_role: hit.doc.agent_role,
     widened: hit.widened,
+    superseded_by: hit.doc.superseded_by ?? null,
   };
   if (explain) {
     const e = hit.explain;
@@ -66,6 +69,8 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
       episode: e.episode && { session: e.episode.session, boost: round(e.episode.boost) },
       spread: e.spread && { ...e.spread, amount: round(e.spread.amount) },
       widened: e.widened,
+      inherited: e.inherited && [e.inherited[0], round(e.inherited[1])],
+      lifted: e.lifted === null ? null : round(e.lifted),
     };
   }
   return result;

@@ -65,7 +65,7 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
     archived: t.archived, isError: t.isError, createdMs: t.createdMs, accessMs: t.accessMs, activationMs: t.activationMs,
     halfLifeDays: t.halfLifeDays, activation: t.activation, amplitude: t.amplitude, accessCount: t.accessCount,
     linkOffsets: t.linkOffsets, linkTargets: t.linkTargets, linkKinds: t.linkKinds, coOffsets: t.coOffsets, coTargets: t.coTargets,
-    coCounts: t.coCounts, lexOffsets: lexical.offsets, lexDocs: lexical.docs, lexTfs: lexical.tfs, lexLengths: lexical.lengths,
+    coCounts: t.coCounts, successor: t.successor, lexOffsets: lexical.offsets, lexDocs: lexical.docs, lexTfs: lexical.tfs, lexLengths: lexical.lengths,
     epOffsets: episodes.offsets, epDocs: episodes.docs, epTfs: episodes.tfs, epLengths: episodes.lengths, episodeOf: parts.episodeOf,
   };
   if (signatures) arrays.signature = signatures;
@@ -157,6 +157,7 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
       coOffsets: view('coOffsets') as Int32Array,
       coTargets: view('coTargets') as Int32Array,
       coCounts: view('coCounts') as Float64Array,
+      successor: view('successor') as Int32Array,
       texts: new Array<string | null>(paths.length).fill(null),
     };
     const lexical = { terms: header.lexicalTerms, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };

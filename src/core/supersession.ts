@@ -1,0 +1,165 @@
+import { analyze, expandNegations } from './analyzer';
+import type { Polarity } from './polarity';
+import type { Category, Confidence } from './settings';
+import { isMemoryId } from './ids';
+
+/**
+ * Supersession (ADR 0004): a newer memory replaces an older one about the same subject. Two
+ * kinds of evidence, both read from the texts alone at write time:
+ *
+ * - a **reversal in plain words**: the new text negates or rejects a term the older one
+ *   affirms ("we no longer squash-merge", "instead of on every pull request", "moved from
+ *   LaunchDarkly to our own service", "will not use Testcontainers anymore") AND says so with
+ *   a word of change ("no longer", "anymore", "instead of", "stop", "dropped", "switched / moved
+ *   / migrated from", "replaced by", "from now on"...). A bare negation without such a word is
+ *   weak evidence: between two stated facts or rules it opens a conflict (resonance.ts); between
+ *   two observations of events ("No errors" / "Error rate flat", "locked the table" / "ran
+ *   without locking") it is nothing: two events can differ without contradicting each other.
+ * - a **changed value**: both texts speak of the same subject (their words other than values
+ *   mostly shared) and each holds a value the other lacks: a number, a version, a host, a
+ *   name ("staging database is db-staging-2.internal" / "...db-staging-3.internal"). Between
+ *   two observations of events this needs a word of change too ("build 412 failed" and "build
+ *   413 failed" are two builds), and never a different date (two dated reports are two events).
+ *
+ * The outcome (`decide`): facts, recency wins: the newer supersedes. Decisions: the newer wins
+ * unless the older is verified and the newer is not; then a conflict for a person.
+ */
+
+/** Words that say something changed or ended. Matched on the lowercased text. */
+const CHANGE_CUE =
+  /\b(?:no longer|not any ?(?:more|longer)|anymore|any more|instead of|rather than|in favou?r of|from now on|now|(?:stop|stopp|quit|drop|dropp|ditch|abandon|deprecat|retir|replac|switch|mov|migrat|upgrad|downgrad|chang|renam|revert)(?:s|ed|es|ing|e)?)\b/;
+
+/** "switched from X to Y", "moved X from A to B", "replaced X with Y", "X replaced by Y": X is the rejected side. */
+const FROM_TO = /\b(?:switch|switched|switches|switching|move|moved|moves|moving|migrate|migrated|migrates|migrating|upgrade|upgraded|upgrades|upgrading|downgrade|downgraded|change|changed|changes|changing|went|go|gone|port|ported)\b[^.;:!?]*?\bfrom\s+([^.;:!?]+?)\s+(?:to|onto|into|for)\b/g;
+const REPLACED_WITH = /\breplac(?:e|ed|es|ing)\s+([^.;:!?]+?)\s+(?:with|by)\b/g;
+const REPLACED_BY = /((?:[\p{L}\p{N}][\p{L}\p{N}._-]*\s+){1,4})(?:(?:was|were|is|are|has been|have been|got|gets|will be|to be)\s+)?replaced\s+(?:by|with)\b/gu;
+
+/** A reversal word and what it reverses, to the end of its clause: "no longer X", "instead of X", "stopped using X", "dropped X". */
+const REVERSES = /\b(?:no longer|not any ?(?:more|longer)|instead of|rather than|(?:stop|stopped|stops|stopping|quit|quits|quitting|drop|dropped|drops|dropping|ditch|ditched|abandon|abandoned|deprecate|deprecated|retire|retired)(?:\s+(?:using|doing|running|writing|calling))?)\s+([^.;:!?,()[\]—–]+)/g;
+/** "not X anymore", "never X any more". */
+const NOT_ANYMORE = /\b(?:not|never)\s+([^.;:!?,()[\]—–]*?)\s*\b(?:anymore|any more)\b/g;
+/** Where a reversed phrase ends inside its clause: the other side of the choice, or another thought. */
+const PHRASE_END = /\s(?:in favou?r of|for|to|with|but|and|however|because|so|since|as)\s.*$/;
+
+/** Dates and times of day that make a report a dated event: ISO dates, "March 4", "4 March", weekdays. */
+const DATE =
+  /\b\d{4}-\d{2}-\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|\byesterday\b|\btoday\b|\btonight\b|\blast night\b/gi;
+
+/** What the supersession check needs to know of a text besides its polarity. */
+export interface ChangeSignals {
+  /** A word of change is present. */
+  cue: boolean;
+  /** Terms the text rejects in words of change: "no longer X", "X anymore", "instead of X", "stopped X", "from X to", "replaced X with". */
+  rejected: Set<string>;
+  /** Terms of its values: tokens holding a digit, and names (capitalised words not opening a sentence). */
+  values: Set<string>;
+  /** Its dates, lowercased: two texts with different dates are reports of two events. */
+  dates: Set<string>;
+}
+
+export function changeSignals(text: string): ChangeSignals {
+  const lower = expandNegations(text).replace(/\s-\s/g, ' — ');
+  const phrases: string[] = [];
+  for (const pattern of [FROM_TO, REPLACED_WITH, REPLACED_BY]) for (const m of lower.matchAll(pattern)) phrases.push(m[1]!);
+  // "don't stop X", "won't quit X": a negated reversal affirms X
+  const negatedAt = (index: number) => /\b(?:not|never|no)\s+(?:\w+\s+)?$/.test(lower.slice(Math.max(0, index - 20), index));
+  for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
+  for (const m of lower.matchAll(REVERSES)) if (!negatedAt(m.index)) phrases.push(` ${m[1]!} `.replace(PHRASE_END, ' ').trim().split(/\s+/).slice(0, 6).join(' '));
+  // a term named on both sides ("from Node 20 to Node 22": node) is not rejected
+  let rest = lower;
+  for (const phrase of phrases) rest = rest.replace(phrase, ' ');
+  const kept = new Set(analyze(rest).terms);
+  const rejected = new Set(phrases.flatMap((p) => analyze(p).terms).filter((t) => !kept.has(t)));
+  return { cue: CHANGE_CUE.test(lower), rejected, values: valueTerms(text), dates: new Set((text.match(DATE) ?? []).map((d) => d.toLowerCase())) };
+}
+
+/** Value terms: the terms of tokens with a digit, and of capitalised words that do not open a sentence. */
+export function valueTerms(text: string): Set<string> {
+  const values = new Set<string>();
+  for (const sentence of text.replace(/([.!?:;])\s+/gu, '$1\n').split(/\n+/u)) {
+    const tokens = sentence.split(/\s+/u).filter((t) => t !== '');
+    tokens.forEach((raw, i) => {
+      const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+      if (token === '') return;
+      const digit = /\p{N}/u.test(token);
+      const name = i > 0 && /^\p{Lu}/u.test(token);
+      const inner = /.\p{Lu}/u.test(token); // LaunchDarkly, iOS, PostgreSQL
+      if (digit || name || inner) for (const t of analyze(token).terms) values.add(t);
+    });
+  }
+  return values;
+}
+
+/** A memory as the check sees it. */
+export interface ChangeSide {
+  id: string;
+  terms: Set<string>;
+  polarity: Polarity;
+  signals: ChangeSignals;
+  category: Category;
+  confidence: Confidence;
+  createdMs: number;
+}
+
+export interface Change {
+  /** `supersede`: the newer replaces the older; `conflict`: a person decides (the newer ranks first meanwhile). */
+  outcome: 'supersede' | 'conflict';
+  /** What was found, for the conflict note and `--explain`. */
+  reason: string;
+  /** Shared terms over sqrt of both sizes. */
+  similarity: number;
+}
+
+const cosine = (shared: number, a: number, b: number) => (a === 0 || b === 0 ? 0 : shared / Math.sqrt(a * b));
+
+/** The evidence that `incoming` changes what `older` says, or null. */
+export function detectChange(incoming: ChangeSide, older: ChangeSide): Change | null {
+  if (incoming.id === older.id) return null;
+  let shared = 0;
+  for (const t of incoming.terms) if (older.terms.has(t)) shared++;
+  const similarity = cosine(shared, incoming.terms.size, older.terms.size);
+  const events = incoming.category === 'episodic' && older.category === 'episodic';
+
+  // a reversal: the new text negates or rejects what the older affirms, with a word of change
+  const reversed = [...older.polarity.affirmed].filter((t) => incoming.signals.rejected.has(t));
+  // the same subject: a shared word besides the reversed ones ("squash" reversed, "merge" kept),
+  // or most words shared ("will not use Testcontainers for integration tests anymore")
+  const subject = shared - reversed.length >= 1 || similarity >= 0.5;
+  if (reversed.length > 0 && shared >= 2 && similarity >= 0.35 && subject) {
+    return decide(incoming, older, `reversed in plain words (${reversed.sort().join(', ')})`, similarity);
+  }
+
+  // a changed value about the same subject
+  const newValues = [...incoming.signals.values].filter((t) => !older.terms.has(t));
+  const oldValues = [...older.signals.values].filter((t) => !incoming.terms.has(t));
+  if (newValues.length === 0 || oldValues.length === 0) return null;
+  const subjectNew = [...incoming.terms].filter((t) => !incoming.signals.values.has(t));
+  const subjectOld = [...older.terms].filter((t) => !older.signals.values.has(t));
+  const subjectShared = subjectNew.filter((t) => older.terms.has(t)).length;
+  const subjectSimilarity = cosine(subjectShared, subjectNew.length, subjectOld.length);
+  if (differentDates(incoming.signals.dates, older.signals.dates)) return null;
+  // two episodic notes of one template ("build 412 failed", "build 413 failed") are two events:
+  // between notes a value changes only when the newer says so in words of change
+  const sameSubject = events ? incoming.signals.cue && subjectShared >= 3 && subjectSimilarity >= 0.6 : subjectShared >= 2 && subjectSimilarity >= 0.6;
+  if (!sameSubject || similarity < 0.3) return null;
+  return decide(incoming, older, `a new value (${newValues.sort().join(', ')} for ${oldValues.sort().join(', ')})`, similarity);
+}
+
+function differentDates(a: Set<string>, b: Set<string>): boolean {
+  if (a.size === 0 && b.size === 0) return false;
+  if (a.size !== b.size) return true;
+  for (const d of a) if (!b.has(d)) return true;
+  return false;
+}
+
+/** Facts: recency wins. Decisions: the newer wins unless the older is verified and the newer is not. */
+function decide(incoming: ChangeSide, older: ChangeSide, reason: string, similarity: number): Change {
+  const guarded = older.category === 'decision' && older.confidence === 'verified' && incoming.confidence !== 'verified';
+  return guarded ? { outcome: 'conflict', reason: `${reason}; the older is a verified decision`, similarity } : { outcome: 'supersede', reason, similarity };
+}
+
+/** The memory that supersedes this one (frontmatter `superseded_by`), or null: cleared, empty or not an id. */
+export function supersededBy(memory: { extra: Record<string, unknown> }): string | null {
+  const value = memory.extra.superseded_by;
+  return typeof value === 'string' && isMemoryId(value.trim()) ? value.trim() : null;
+}

@@ -1,0 +1,72 @@
+import { ResonanceIndex } from '../../src/core/resonance';
+import { changeSignals, valueTerms } from '../../src/core/supersession';
+import { DEFAULT_SETTINGS as S, type Category, type Confidence } from '../../src/core/settings';
+
+const DAY = 86_400_000;
+
+/** An index of older memories, each a day apart. */
+function indexOf(...memories: Array<[string, string, Category, Confidence?]>): ResonanceIndex {
+  const index = new ResonanceIndex(S);
+  memories.forEach(([id, text, category, confidence], k) => index.add(id, text, category, { confidence: confidence ?? 'observed', createdMs: k * DAY }));
+  return index;
+}
+const later = 100 * DAY;
+const ids = (found: Array<{ id: string; outcome: string }>) => found.map((c) => [c.id, c.outcome]);
+
+describe('supersession (ADR 0004)', () => {
+  it('reads words of change, rejected sides and values from a text', () => {
+    const s = changeSignals('Feature flags moved from LaunchDarkly to our own service.');
+    expect([s.cue, [...s.rejected], [...s.values]]).toEqual([true, ['launchdark'], ['launchdark']]);
+    expect([...changeSignals('We upgraded CI from Node 20 to Node 22.').rejected]).toEqual(['20']);
+    expect([...changeSignals('Jenkins was replaced by GitHub Actions.').rejected]).toEqual(['jenkin']);
+    expect(changeSignals('No errors in the nightly run.').cue).toBe(false);
+    expect([...valueTerms('The staging database is db-staging-2.internal, owned by Priya.')].sort()).toEqual(['2', 'db', 'intern', 'priya', 'stage']);
+  });
+
+  it('a reversal in plain words supersedes the decision it reverses', () => {
+    const index = indexOf(
+      ['mem-aaaaaaaaaaaa', 'We squash-merge every pull request.', 'decision'],
+      ['mem-bbbbbbbbbbbb', 'End-to-end tests run on every pull request.', 'decision'],
+      ['mem-cccccccccccc', 'Feature flags are managed in LaunchDarkly.', 'semantic'],
+      ['mem-dddddddddddd', 'Integration tests must use Testcontainers.', 'decision'],
+    );
+    expect(ids(index.changes('We no longer squash-merge; use rebase merges from now on.', 'decision', 'observed', later))).toEqual([['mem-aaaaaaaaaaaa', 'supersede']]);
+    expect(ids(index.changes('End-to-end tests run nightly instead of on every pull request.', 'decision', 'observed', later))).toEqual([['mem-bbbbbbbbbbbb', 'supersede']]);
+    expect(ids(index.changes('Feature flags moved from LaunchDarkly to our own service.', 'episodic', 'observed', later))).toEqual([['mem-cccccccccccc', 'supersede']]);
+    expect(ids(index.changes('We will not use Testcontainers for integration tests anymore.', 'episodic', 'observed', later))).toEqual([['mem-dddddddddddd', 'supersede']]);
+  });
+
+  it('a changed value for the same subject supersedes; a verified decision reversed by an unverified text is a conflict', () => {
+    const index = indexOf(
+      ['mem-aaaaaaaaaaaa', 'The staging database runs on db-staging-1.internal.', 'semantic'],
+      ['mem-bbbbbbbbbbbb', 'Releases are cut by Priya every second Tuesday.', 'decision', 'verified'],
+    );
+    const moved = index.changes('The staging database runs on db-staging-2.internal.', 'semantic', 'observed', later);
+    expect(moved).toEqual([{ id: 'mem-aaaaaaaaaaaa', outcome: 'supersede', reason: 'a new value (2 for 1)', similarity: 5 / 6 }]);
+    expect(ids(index.changes('Releases are cut by Tomasz every second Tuesday.', 'decision', 'observed', later))).toEqual([['mem-bbbbbbbbbbbb', 'conflict']]);
+    expect(ids(index.changes('Releases are cut by Tomasz every second Tuesday.', 'decision', 'verified', later))).toEqual([['mem-bbbbbbbbbbbb', 'supersede']]);
+    // an older text never supersedes a newer one
+    expect(index.changes('The staging database runs on db-staging-2.internal.', 'semantic', 'observed', -DAY)).toEqual([]);
+  });
+
+  it('routine notes are not changes: negated events, templated reports, dated reports', () => {
+    const index = indexOf(
+      ['mem-aaaaaaaaaaaa', 'Error rate flat after the deploy of the billing service.', 'episodic'],
+      ['mem-bbbbbbbbbbbb', 'The users migration locked the table for two minutes.', 'episodic'],
+      ['mem-cccccccccccc', 'Nightly build 412 failed on the linker step.', 'episodic'],
+      ['mem-dddddddddddd', 'Standup 2026-03-04: Priya reviews the billing service.', 'episodic'],
+    );
+    expect(index.changes('No errors after the deploy of the billing service.', 'episodic', 'observed', later)).toEqual([]);
+    expect(index.changes('The orders migration ran without locking the table.', 'episodic', 'observed', later)).toEqual([]);
+    expect(index.changes('Nightly build 413 failed on the linker step.', 'episodic', 'observed', later)).toEqual([]);
+    expect(index.changes('Standup 2026-03-05: Tomasz reviews the billing service.', 'episodic', 'observed', later)).toEqual([]);
+    // and a bare negation between two notes opens no conflict either
+    expect(index.resonate('No errors after the deploy of the billing service.', 'episodic')).toEqual({ kind: 'new' });
+  });
+
+  it('a memory already superseded is not superseded again: its successor is', () => {
+    const index = indexOf(['mem-aaaaaaaaaaaa', 'The staging database runs on db-staging-1.internal.', 'semantic'], ['mem-bbbbbbbbbbbb', 'The staging database runs on db-staging-2.internal.', 'semantic']);
+    index.markSuperseded('mem-aaaaaaaaaaaa');
+    expect(ids(index.changes('The staging database now runs on db-staging-3.internal.', 'semantic', 'observed', later))).toEqual([['mem-bbbbbbbbbbbb', 'supersede']]);
+  });
+});
