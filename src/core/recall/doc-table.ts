@@ -125,6 +125,16 @@ export function withSparseRows(table: DocTable, rows: ReadonlyMap<number, Recall
   const sameRow = (offsets: Int32Array, i: number, pairs: Array<[number, number]>, second: ArrayLike<number>, targets: Int32Array) =>
     offsets[i + 1]! - offsets[i]! === pairs.length && pairs.every(([t, x], k) => targets[offsets[i]! + k] === t && second[offsets[i]! + k] === x);
   const unchanged = [...fresh].every(([i, f]) => sameRow(table.linkOffsets, i, f.links, table.linkKinds, table.linkTargets) && sameRow(table.coOffsets, i, f.co, table.coCounts, table.coTargets));
+  // superseded_by resolves to a row like a link does: a changed row's successor is resolved again
+  const successorOf = (doc: RecallDoc, i: number) => {
+    const s = doc.superseded_by ? indexOf.get(doc.superseded_by) : undefined;
+    return s === undefined || s === i ? -1 : s;
+  };
+  if ([...rows].some(([i, doc]) => table.successor[i] !== successorOf(doc, i))) {
+    const successor = Int32Array.from(table.successor);
+    for (const [i, doc] of rows) successor[i] = successorOf(doc, i);
+    table = { ...table, successor };
+  }
   if (unchanged) return table;
   const splice = (offsets: Int32Array, targets: Int32Array, second: ArrayLike<number>, pick: (f: { links: Array<[number, number]>; co: Array<[number, number]> }) => Array<[number, number]>) => {
     const pairs: Array<[number, number]> = [];

@@ -14,7 +14,7 @@ import type { Category, Confidence, Tier } from '../settings';
  */
 
 export const SNAPSHOT_PATH = '.engram/cache/recall.snapshot';
-const MAGIC = 'ENGRAMS4';
+const MAGIC = 'ENGRAMS5';
 const CATEGORY_CODES: Category[] = ['episodic', 'semantic', 'decision'];
 const CONFIDENCE_CODES: Confidence[] = ['verified', 'observed', 'inferred', 'stale'];
 const TIER_CODES: Array<Tier | null> = ['core', 'active', 'warm', 'cold', 'archive', null];
