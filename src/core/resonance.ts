@@ -210,7 +210,7 @@ export class ResonanceIndex {
   /**
    * The older memories `text` supersedes or disputes (supersession.ts), best first: those that
    * affirm a term it negates or rejects, and, when it holds a value, those sharing its rarest
-   * words. Archived, already superseded and newer memories are left out.
+   * words. Already superseded and newer memories are left out.
    */
   changes(text: string, category: Category, confidence: Confidence, createdMs: number): FoundChange[] {
     const incoming = polarity(text);
@@ -221,7 +221,8 @@ export class ResonanceIndex {
     const consider = (entry: Entry) => {
       if (seen.has(entry)) return;
       seen.add(entry);
-      if (entry.archived || entry.superseded || entry.createdMs > createdMs) return;
+      // an archived memory is replaced too: plain recall still reaches it
+      if (entry.superseded || entry.createdMs > createdMs) return;
       entry.signals ??= changeSignals(entry.text);
       const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
       if (change) found.push({ id: entry.id, ...change });
@@ -230,9 +231,10 @@ export class ResonanceIndex {
       for (const term of new Set([...incoming.negated, ...signals.rejected])) for (const entry of this.index.postings.get(term) ?? []) consider(entry);
     }
     if (signals.values.size > 0) {
-      const subject = [...incoming.terms].filter((t) => !signals.values.has(t));
-      const byRarity = subject.sort((a, b) => (this.index.postings.get(a)?.length ?? 0) - (this.index.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
-      const prefix = subject.length - Math.ceil(0.36 * subject.length - 1e-9) + 1;
+      // a change needs cosine ≥ 0.45 (supersession.ts): it shares one of the rarest |A| − ⌈0.2·|A|⌉ + 1 terms
+      const terms = [...incoming.terms];
+      const byRarity = terms.sort((a, b) => (this.index.postings.get(a)?.length ?? 0) - (this.index.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
+      const prefix = terms.length - Math.ceil(0.2 * terms.length - 1e-9) + 1;
       let scanned = 0;
       for (const term of byRarity.slice(0, Math.max(1, prefix))) {
         const list = this.index.postings.get(term) ?? [];

@@ -84,7 +84,8 @@ export function valueTerms(text: string): Set<string> {
       const digit = /\p{N}/u.test(token);
       const name = i > 0 && /^\p{Lu}/u.test(token);
       const inner = /.\p{Lu}/u.test(token); // LaunchDarkly, iOS, PostgreSQL
-      if (digit || name || inner) for (const t of analyze(token).terms) values.add(t);
+      const address = /[\p{L}\p{N}][./:][\p{L}\p{N}]/u.test(token); // hosts, paths, versions: edge-gw.harbor.internal
+      if (digit || name || inner || address) for (const t of analyze(token).terms) values.add(t);
     });
   }
   return values;
@@ -133,15 +134,14 @@ export function detectChange(incoming: ChangeSide, older: ChangeSide): Change | 
   const newValues = [...incoming.signals.values].filter((t) => !older.terms.has(t));
   const oldValues = [...older.signals.values].filter((t) => !incoming.terms.has(t));
   if (newValues.length === 0 || oldValues.length === 0) return null;
-  const subjectNew = [...incoming.terms].filter((t) => !incoming.signals.values.has(t));
-  const subjectOld = [...older.terms].filter((t) => !older.signals.values.has(t));
-  const subjectShared = subjectNew.filter((t) => older.terms.has(t)).length;
-  const subjectSimilarity = cosine(subjectShared, subjectNew.length, subjectOld.length);
+  // the same subject: most words shared (the subject's names count: "Kotlin" in "Kotlin 1.9" / "Kotlin 2.0"),
+  // and a shared word that is not a value (or four shared words)
+  const subjectShared = [...incoming.terms].filter((t) => older.terms.has(t) && !incoming.signals.values.has(t) && !older.signals.values.has(t)).length;
   if (differentDates(incoming.signals.dates, older.signals.dates)) return null;
   // two episodic notes of one template ("build 412 failed", "build 413 failed") are two events:
   // between notes a value changes only when the newer says so in words of change
-  const sameSubject = events ? incoming.signals.cue && subjectShared >= 3 && subjectSimilarity >= 0.6 : subjectShared >= 2 && subjectSimilarity >= 0.6;
-  if (!sameSubject || similarity < 0.3) return null;
+  if (events && !incoming.signals.cue) return null;
+  if (shared < 3 || (subjectShared < 1 && shared < 4) || similarity < 0.45) return null;
   return decide(incoming, older, `a new value (${newValues.sort().join(', ')} for ${oldValues.sort().join(', ')})`, similarity);
 }
 

@@ -177,6 +177,21 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   t = options.elapsed();
   if (!options.dryRun) await applyClusters(vault, plan, skipped, at);
   at('clustered');
+  // what clustering wrote is embedded tonight, not by the next run: a second run the same night changes nothing
+  if (options.embedder && !options.dryRun && plan.clusters.length > 0 && !embedStep.note?.startsWith('failed')) {
+    const texts = new Map(live.map((m) => [m.id, memoryText(m)]));
+    for (const cluster of plan.clusters) {
+      const written = await vault.resolve(cluster.id).catch(() => null);
+      if (written) texts.set(cluster.id, memoryText(written));
+    }
+    try {
+      const report = await updateVectors(vault, [...texts].map(([id, text]) => ({ id, text })), options.embedder);
+      embedStep.count += report.embedded;
+      embedStep.total = report.total;
+    } catch (error) {
+      embedStep.note = `the new semantic memories were not embedded: ${reasonOf(error)}`;
+    }
+  }
   const created = plan.clusters.filter((c) => c.action === 'create').length;
   steps.push({
     step: 'cluster',
