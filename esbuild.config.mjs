@@ -16,7 +16,9 @@ const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', 
 mkdirSync('dist/plugin', { recursive: true });
 const worker = build({ entryPoints: ['src/embedding/worker-entry.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome114', minify: true, outfile: 'dist/plugin/embedding-worker.js', logLevel: 'warning' });
 await Promise.all([
-  build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram.js', banner: { js: '#!/usr/bin/env node' } }),
+  // dist/engram.js is a small launcher that runs dist/engram-cli.js through V8's code cache
+  build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram-cli.js' }),
+  build({ ...node, entryPoints: ['headless/launcher.ts'], outfile: 'dist/engram.js', sourcemap: false, banner: { js: '#!/usr/bin/env node' } }),
   build({ ...node, entryPoints: ['headless/index.ts'], outfile: 'dist/lib.js' }),
   worker,
 ]);
