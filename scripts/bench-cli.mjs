@@ -1,0 +1,142 @@
+// `npm run bench:cli` / `npm run bench:quick`: what a person or an agent waits for at the command
+// line (issue 23's rows), for this build and for other builds in the same run, interleaved
+// (A B C, then C B A, ...), medians, each as a ratio to `node -e 0` measured in the same rounds
+// and to the first --compare build.
+//   node scripts/bench-cli.mjs [--size 10000] [--runs 5] [--compare OTHER/dist/lib.js ...]
+// --compare (repeatable): another checkout's build (its dist/lib.js or dist/); its dist/engram.js
+// runs on a vault of its own, imported from the same JSONL. Wall time is measured here; CPU
+// time (user + system) and peak memory come from GNU time when /usr/bin/time is there: on a
+// loaded machine CPU time says more than wall time. The load average is printed with the table.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { rng, zipfSampler } from './zipf.mjs';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '5' }, compare: { type: 'string', multiple: true, default: [] } } });
+const SIZE = Number(values.size);
+const RUNS = Number(values.runs);
+const NOW = '2026-11-29T12:00:00Z';
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const engramOf = (p) => path.join(p.endsWith('.js') ? path.dirname(path.resolve(p)) : path.resolve(p, p.endsWith('dist') || p.endsWith('dist/') ? '' : 'dist'), 'engram.js');
+const builds = [{ name: 'this build', engram: path.join(root, 'dist', 'engram.js') }, ...values.compare.map((p) => ({ name: p, engram: engramOf(p) }))];
+for (const b of builds) if (!existsSync(b.engram)) throw new Error(`${b.engram}: not built (npm run build in that checkout)`);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-cli-'));
+const timeFile = path.join(work, 'time.txt');
+
+/** One process: wall ms, and CPU ms and peak MB when GNU time is there. Throws on failure. */
+function run(argv) {
+  const cmd = TIME ? [TIME, '-f', '%U %S %M', '-o', timeFile, ...argv] : argv;
+  const start = process.hrtime.bigint();
+  const res = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+  const wall = Number(process.hrtime.bigint() - start) / 1e6;
+  if (res.status !== 0) throw new Error(`${argv.join(' ')}: exit ${res.status}\n${res.stderr}`);
+  if (!TIME) return { wall, cpu: null, mb: null, out: res.stdout.toString() };
+  const [user, sys, kb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  return { wall, cpu: (user + sys) * 1000, mb: kb / 1024, out: res.stdout.toString() };
+}
+
+function corpus(n) {
+  const rand = rng(42);
+  const domain = 'auth session token retry timeout ledger balance refund webhook outbox worker partner migration index query cache redis postgres deploy rollback test flaky lint review logger pino console money cents currency fx rate limit api schema enum report settlement job cron queue kafka latency pool drain signature hmac body json parse config flag'.split(' ');
+  const vocabulary = Array.from({ length: 5000 }, (_, i) => (i < domain.length ? domain[i] : `term${i.toString(36)}`));
+  const zipf = zipfSampler(rand, vocabulary);
+  const start = Date.parse('2025-12-01T00:00:00Z');
+  const lines = [];
+  for (let i = 0; i < n; i++) {
+    const text = Array.from({ length: 12 + Math.floor(rand() * 20) }, zipf).join(' ');
+    lines.push(JSON.stringify({ text: `Observation ${i}: ${text}.`, created_at: new Date(start + Math.floor((i / n) * 360 * 86400e3)).toISOString(), tags: [domain[i % domain.length]], session: `s${Math.floor(i / 20)}`, source: `bench-${i}` }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+// rows[name] = { [build index or 'node']: samples[] }
+const rows = new Map();
+const record = (row, who, sample) => {
+  if (!rows.has(row)) rows.set(row, new Map());
+  const byWho = rows.get(row);
+  if (!byWho.has(who)) byWho.set(who, []);
+  byWho.get(who).push(sample);
+};
+/** `rounds` rounds; each runs `step(build index)` for every build, in alternating order, and node -e 0. */
+function alternate(row, rounds, step) {
+  for (let r = 0; r < rounds; r++) {
+    const order = builds.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    record(row, 'node', run([process.execPath, '-e', '0']));
+    for (const i of order) record(row, i, step(i, r));
+  }
+}
+
+const load = [loadavg()];
+try {
+  const jsonl = path.join(work, 'bench.jsonl');
+  writeFileSync(jsonl, corpus(SIZE));
+  const vaults = builds.map((_, i) => path.join(work, `vault-${i}`));
+  const cli = (i, ...args) => [process.execPath, builds[i].engram, '--vault', vaults[i], '--now', NOW, ...args];
+  for (const [i] of builds.entries()) execFileSync(process.execPath, [builds[i].engram, '--vault', vaults[i], 'init']);
+
+  // write path
+  alternate(`import of ${SIZE} JSONL lines into a new vault`, 1, (i) => run(cli(i, 'import', jsonl)));
+  const files = readdirSync(path.join(vaults[0], 'episodic'));
+  const texts = files.map((f) => readFileSync(path.join(vaults[0], 'episodic', f)));
+  const plain = path.join(work, 'plain');
+  mkdirSync(plain);
+  const t = process.hrtime.bigint();
+  texts.forEach((text, k) => writeFileSync(path.join(plain, `f${k}.md`), text));
+  const writeMs = Number(process.hrtime.bigint() - t) / 1e6;
+  const ids = builds.map((_, i) => readdirSync(path.join(vaults[i], 'episodic')).filter((f) => f.endsWith('.md')).slice(0, 50).map((f) => f.slice(0, -3)));
+  const queries = Array.from({ length: 50 }, (_, k) => `${['auth', 'retry', 'ledger', 'webhook', 'cache'][k % 5]} ${['token', 'timeout', 'refund', 'deploy', 'queue'][(k * 3) % 5]}`);
+
+  // first run: no .engram/cache (a fresh clone), then cold processes with the caches built
+  alternate(`first recall without .engram/cache at ${SIZE}`, Math.max(1, Math.ceil(RUNS / 2)), (i, r) => {
+    rmSync(path.join(vaults[i], '.engram', 'cache'), { recursive: true, force: true });
+    return run(cli(i, 'recall', queries[r]));
+  });
+  alternate(`cold recall at ${SIZE}`, RUNS, (i, r) => run(cli(i, '--json', 'recall', queries[r])));
+  alternate(`cold context at ${SIZE} (touches what it injects)`, RUNS, (i, r) => run(cli(i, 'context', queries[r])));
+  alternate(`cold touch of one memory at ${SIZE}`, RUNS, (i, r) => run(cli(i, 'touch', ids[i][r % ids[i].length])));
+  alternate(`cold recall at ${SIZE} right after a touch`, RUNS, (i, r) => {
+    run(cli(i, 'touch', ids[i][(r + 7) % ids[i].length]));
+    return run(cli(i, '--json', 'recall', queries[r]));
+  });
+  alternate(`remember one memory into the ${SIZE} vault`, RUNS, (i, r) => run(cli(i, 'remember', `Bench note ${r}: the partner webhook retry budget moved to ${r + 3} attempts.`)));
+  alternate(`first consolidate of the ${SIZE} vault (lexical)`, 1, (i) => run(cli(i, 'consolidate')));
+
+  load.push(loadavg());
+  const fmt = (x) => (x === null || x === undefined ? '' : x.toFixed(0));
+  const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '');
+  console.log(`\nEngram at the command line: ${SIZE} memories, medians (${RUNS} rounds; import and consolidate: 1), builds interleaved`);
+  console.log(`load average (1, 5, 15 min) at start ${load[0].map((x) => x.toFixed(1)).join(' ')}, at end ${load[1].map((x) => x.toFixed(1)).join(' ')}; ${TIME ? 'CPU = user + system' : 'no /usr/bin/time: wall only'}\n`);
+  const head = ['measure', 'build', 'wall ms', 'x node -e 0', 'CPU ms', 'CPU x node', 'peak MB'];
+  if (builds.length > 1) head.push(`wall x ${builds[1].name}`, `CPU x ${builds[1].name}`);
+  console.log(`| ${head.join(' | ')} |`);
+  console.log(`|${head.map((_, k) => (k < 2 ? '---' : '---:')).join('|')}|`);
+  for (const [row, byWho] of rows) {
+    const node = byWho.get('node');
+    const nw = median(node.map((s) => s.wall));
+    const nc = TIME ? median(node.map((s) => s.cpu)) : null;
+    const of = (i) => {
+      const s = byWho.get(i);
+      return { wall: median(s.map((x) => x.wall)), cpu: TIME ? median(s.map((x) => x.cpu)) : null, mb: TIME ? median(s.map((x) => x.mb)) : null };
+    };
+    const ref = builds.length > 1 ? of(1) : null;
+    for (const [i, b] of builds.entries()) {
+      const m = of(i);
+      const cells = [row, b.name, fmt(m.wall), ratio(m.wall, nw), fmt(m.cpu), ratio(m.cpu, nc), fmt(m.mb)];
+      if (ref) cells.push(ratio(m.wall, ref.wall), ratio(m.cpu, ref.cpu));
+      console.log(`| ${cells.join(' | ')} |`);
+    }
+  }
+  const imports = rows.get(`import of ${SIZE} JSONL lines into a new vault`);
+  for (const [i, b] of builds.entries()) console.log(`\n${b.name}: import = ${(imports.get(i)[0].wall / writeMs).toFixed(1)}x writeFileSync of the same ${texts.length} files (${writeMs.toFixed(0)} ms)`);
+  // the same decisions: an import's created / reinforced / conflicts counts, per build
+  for (const [i, b] of builds.entries()) console.log(`${b.name}: ${imports.get(i)[0].out.trim().split('\n').pop()}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
