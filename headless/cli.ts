@@ -33,7 +33,8 @@ export const EXIT_STATUS = `exit status:
   0  success
   1  failure: a memory, file or folder that is missing or unreadable (an import or batch
      file with bad lines included), a path outside the vault, a lock held by another run
-  2  usage: unknown command or option, a missing or extra argument, a bad option value`;
+  2  usage: unknown command or option, a missing or extra argument, a bad option value
+  3  consolidate went through but skipped files it could not read or change (listed on stderr)`;
 
 const DASH_NOTE = 'A text that starts with - goes after --:  engram remember -- "-5 °C broke the sensor"';
 

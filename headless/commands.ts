@@ -98,6 +98,17 @@ async function saveEmbedderModel(runtime: Runtime, model: string): Promise<void>
   await runtime.files.write(LAYOUT.config, `${JSON.stringify(config, null, 2)}\n`);
 }
 
+/** consolidate's exit status when the run went through but skipped files: cron hears of them. */
+export const EXIT_SKIPPED = 3;
+
+function skippedWarning(report: ConsolidationReport): string {
+  const n = report.skipped.length;
+  const lines = [`engram: consolidate ${report.dry_run ? 'would skip' : 'skipped'} ${n} ${n === 1 ? 'file' : 'files'} it could not read or change (exit ${EXIT_SKIPPED}):`];
+  for (const item of report.skipped) lines.push(`  ${item.path} (${item.step}): ${item.reason}`);
+  lines.push('fix or remove them (engram doctor says what is wrong with each); the next consolidation tries them again');
+  return `${lines.join('\n')}\n`;
+}
+
 function formatConsolidation(report: ConsolidationReport): string {
   const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
   const verb: Record<string, (s: StepReport) => string> = {
@@ -530,7 +541,9 @@ export const COMMANDS: Record<string, Command> = {
       'tiers, log to .engram/runs.jsonl. One run at a time; a killed run is completed by the next.\n' +
       'json: {"started_at", "duration_ms", "dry_run", "resumed", "steps": [{"step", "count", "total"?, "ms", "note"?,\n' +
       '"changes": [{"id", "change"}]}], "skipped": [{"step", "path", "reason"}] (files a step could not read or change),\n' +
-      '"temp_removed" (temp files of killed writers removed)}',
+      '"temp_removed" (temp files of killed writers removed), "exit_status"}\n' +
+      `Exit ${EXIT_SKIPPED} when the run went through but skipped files (listed on stderr too): fix or remove them\n` +
+      '(engram doctor names what is wrong with each); the next run tries them again.',
     options: {
       'dry-run': { type: 'boolean', help: 'plan and report, write nothing' },
       verbose: { type: 'boolean', short: 'v', help: 'list the memories each step changes (--json always lists them)' },
@@ -555,7 +568,10 @@ export const COMMANDS: Record<string, Command> = {
         elapsed: () => performance.now(),
         listChanges: context.json || Boolean(context.options.verbose),
       });
-      return print(context, report, () => formatConsolidation(report));
+      const status = report.skipped.length > 0 ? EXIT_SKIPPED : 0;
+      print(context, { ...report, exit_status: status }, () => formatConsolidation(report));
+      if (status !== 0) context.io.stderr(skippedWarning(report));
+      return status;
     },
   },
   reembed: {

@@ -46,7 +46,13 @@ describe('consolidation faults', () => {
     );
     for (const night of ['20', '21', '22']) {
       const run = await engram(vault, ['--json', '--now', `2026-11-${night}T03:00:00Z`, 'consolidate']);
-      expect(run.code).toBe(0);
+      expect(run.code).toBe(3);
+      expect(run.json().exit_status).toBe(3);
+      expect(run.stderr).toBe(
+        'engram: consolidate skipped 1 file it could not read or change (exit 3):\n' +
+          '  conflicts/conflict-typo.md (conflicts): "mem-bbbbbbbbbbb" is not a memory id (mem- and 12 lowercase letters or digits): fix the note\n' +
+          'fix or remove them (engram doctor says what is wrong with each); the next consolidation tries them again\n',
+      );
       expect(run.json().skipped).toEqual([
         { step: 'conflicts', path: 'conflicts/conflict-typo.md', reason: '"mem-bbbbbbbbbbb" is not a memory id (mem- and 12 lowercase letters or digits): fix the note' },
       ]);
@@ -163,7 +169,8 @@ describe('consolidation faults', () => {
     const recall = cli(vault, ['--json', '--now', '2026-11-30T00:00:00Z', 'recall', 'kites']);
     expect([recall.status, JSON.parse(recall.stdout).map((r: { id: string }) => r.id)]).toEqual([0, ['mem-fine00000001']]);
     expect(cli(vault, ['--now', '2026-11-30T00:00:00Z', 'context', 'kites', '--peek']).status).toBe(0);
-    expect(cli(vault, ['--now', '2026-11-30T00:00:00Z', 'consolidate']).status).toBe(0);
+    // it goes through, and says (exit 3) that it skipped the files it could not read
+    expect(cli(vault, ['--now', '2026-11-30T00:00:00Z', 'consolidate']).status).toBe(3);
     const show = cli(vault, ['show', 'mem-fifolink0001']);
     expect([show.status, show.stderr]).toEqual([1, 'engram: episodic/mem-fifolink0001.md: not a regular file (a FIFO)\n']);
   }, 60_000);

@@ -129,7 +129,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
       plan.volatility = volatilityUpdates(memories, changed, vault.settings.validation.volatilitySmoothing);
     }
   } else {
-    gitNote = 'no project repository (run inside one or pass --repo DIR)';
+    gitNote = 'the memory folder is in no git repository: nothing to compare related_paths with (pass --repo DIR to watch a project elsewhere)';
   }
   const gitMs = options.elapsed() - t;
   const pruned = new Set(plan.prune.map((p) => p.id));
