@@ -25,7 +25,7 @@ describe('curation from the CLI', () => {
 
   describe('init', () => {
     it('writes .engram/.gitignore: machine data out of git, versions and forgotten memories in', async () => {
-      git(vault, 'init', '-q');
+      git(vault, 'init', '-q', '-b', 'main');
       const ignored = (rel: string) => tryGit(vault, 'check-ignore', '-q', rel).status === 0;
       const cases = ['.engram/cache/catalog.json', '.engram/locks/mem-aaaaaaaaaaaa.lock', '.engram/embeddings.bin', '.engram/runs.jsonl', '.engram/models/x/model.onnx',
         '.engram/version', '.engram/config.json', '.engram/versions/mem-aaaaaaaaaaaa/000001-x.json', '.engram/forgotten/episodic/mem-aaaaaaaaaaaa.md', 'episodic/mem-aaaaaaaaaaaa.md'];

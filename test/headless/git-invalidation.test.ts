@@ -20,7 +20,7 @@ describe('git invalidation (SPEC §8, real git repositories)', () => {
         mkdirSync(path.join(repo, path.dirname(file)), { recursive: true });
         writeFileSync(path.join(repo, file), text);
       }
-      git('init', '-q');
+      git('init', '-q', '-b', 'main');
       git('add', '-A');
       git('commit', '-q', '-m', 'first');
       const vault = path.join(repo, 'memory');

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeLocks } from '../../headless/locks';
 import { tempDir } from '../helpers/cli';
@@ -7,20 +7,25 @@ import { tempDir } from '../helpers/cli';
 /**
  * The consolidation lock stays held while its holder's main thread computes without a turn
  * of its timers (consolidate-lock-starved.sh: 40,000 memories, 10 s stale time, scaled down
- * here to a 400 ms stale time and a holder blocked for 2.5 s), and no lock file is created
- * through a link planted in `.engram/` (symlink-follow-writes-outside.sh).
+ * here to a 400 ms stale time and a holder blocked until the test lets it go), and no lock
+ * file is created through a link planted in `.engram/` (symlink-follow-writes-outside.sh).
+ * Nothing here depends on how fast the machine is: the holder blocks until told, and the
+ * waiter asks until it has asked 8 times and the stale time has passed 4 times over.
  */
 const LIB = path.join(__dirname, '..', '..', 'dist', 'lib.js');
+const STALE_MS = 400;
 
-/** A process that takes the lock, blocks its main thread for `blockMs`, then releases. */
-function blockingHolder(vault: string, blockMs: number): { started: Promise<void>; done: Promise<number> } {
+/** A process that takes the lock, then blocks its main thread (no timer runs) until `release` is called. */
+function blockingHolder(vault: string, gate: string): { started: Promise<void>; release: () => Promise<number> } {
   const script = `
+    const fs = require('node:fs');
     const { NodeLocks } = require(${JSON.stringify(LIB)});
     (async () => {
-      const lock = await new NodeLocks(${JSON.stringify(vault)}, 400).tryLock('consolidate', 'blocked holder');
+      const lock = await new NodeLocks(${JSON.stringify(vault)}, ${STALE_MS}).tryLock('consolidate', 'blocked holder');
       if ('heldBy' in lock) { console.log('not taken'); process.exit(3); }
       console.log('taken');
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${blockMs});
+      const cell = new Int32Array(new SharedArrayBuffer(4));
+      while (!fs.existsSync(${JSON.stringify(gate)})) Atomics.wait(cell, 0, 0, 20);
       await lock.release();
     })();`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -28,7 +33,13 @@ function blockingHolder(vault: string, blockMs: number): { started: Promise<void
     child.stdout.on('data', (d: Buffer) => (d.toString().includes('taken') && !d.toString().includes('not') ? resolve() : reject(new Error(d.toString()))));
   });
   const done = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-  return { started, done };
+  return {
+    started,
+    release: () => {
+      writeFileSync(gate, '');
+      return done;
+    },
+  };
 }
 
 describe('locks', () => {
@@ -43,12 +54,24 @@ describe('locks', () => {
   afterEach(() => cleanup());
 
   it('a holder whose main thread is blocked keeps the consolidation lock (consolidate-lock-starved.sh)', async () => {
-    const holder = blockingHolder(vault, 2500);
+    const holder = blockingHolder(vault, path.join(dir, 'release'));
+    try {
+      await holderKeepsLock(holder);
+    } finally {
+      await holder.release(); // a failed assertion never leaves the holder blocked
+    }
+  }, 30_000);
+
+  async function holderKeepsLock(holder: ReturnType<typeof blockingHolder>): Promise<void> {
     await holder.started;
-    const locks = new NodeLocks(vault, 400);
+    const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
+    const taken = statSync(lockDir).mtimeMs;
+    const locks = new NodeLocks(vault, STALE_MS);
     const answers: string[] = [];
-    const deadline = Date.now() + 1500;
-    while (Date.now() < deadline) {
+    const started = Date.now();
+    // at least 8 answers, and at least 4 stale times since the lock was taken: a lock nobody
+    // refreshed would have been taken over by then (under load this takes longer, never fails)
+    while (answers.length < 8 || Date.now() - started < 4 * STALE_MS) {
       const lock = await locks.tryLock('consolidate', 'second run');
       if ('release' in lock) {
         await lock.release();
@@ -59,23 +82,23 @@ describe('locks', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(new Set(answers)).toEqual(new Set([expect.stringMatching(/^blocked holder \(pid N on .+\)$/)]));
-    expect(answers.length).toBeGreaterThan(5);
-    expect(await holder.done).toBe(0);
+    // the holder's worker thread kept the lock fresh while its main thread was blocked
+    expect(statSync(lockDir).mtimeMs - taken).toBeGreaterThan(STALE_MS);
+    expect(await holder.release()).toBe(0);
     const after = await locks.tryLock('consolidate', 'after');
     expect('release' in after).toBe(true);
     if ('release' in after) await after.release();
-  }, 30_000);
+  }
 
   it('a lock left by a process that died is taken over at once, not after the stale time', async () => {
     mkdirSync(path.join(vault, '.engram', 'locks'), { recursive: true });
     // pid 2^22 + 1 is above Linux's pid_max default: never a running process
     writeFileSync(path.join(vault, '.engram', 'locks', 'mem-aaaaaaaaaaaa.lock'), `4194305@${require('node:os').hostname()}`);
-    const locks = new NodeLocks(vault, 60_000);
-    const started = Date.now();
+    // stale after an hour: taken over only because its holder is gone (waiting would time the test out)
+    const locks = new NodeLocks(vault, 3_600_000);
     expect(await locks.withLock('mem-aaaaaaaaaaaa', async () => 'ran')).toBe('ran');
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(readdirSync(path.join(vault, '.engram', 'locks'))).toEqual([]);
-  });
+  }, 30_000);
 
   it('refuses a locks folder that is a link out of the vault, creating nothing there', async () => {
     const outside = path.join(dir, 'outside');

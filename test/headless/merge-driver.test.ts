@@ -21,6 +21,8 @@ describe('engram init --git and the merge driver', () => {
     const init = await engram(vault, ['--json', 'init', '--git']);
     expect(init.code).toBe(0);
     expect(init.json().git).toMatchObject({ initialised: true, added_rules: expect.arrayContaining(['episodic/*.md merge=engram', 'daily/*.md merge=union']) });
+    // the first branch is main whatever git's default (init.defaultBranch, git's version)
+    git(vault, 'symbolic-ref', 'HEAD', 'refs/heads/main');
     id = (await engram(vault, ['--json', '--now', '2026-05-01T10:00:00Z', 'remember', 'The auth suite times out on CI.'])).json().id;
     git(vault, 'add', '-A');
     git(vault, 'commit', '-q', '-m', 'first memory');
@@ -66,9 +68,8 @@ describe('engram init --git and the merge driver', () => {
 
   it('rebases the same way', async () => {
     await usesOnTwoBranches();
-    const main = git(vault, 'rev-parse', '--abbrev-ref', 'HEAD').trim();
-    expect(main).toBe('laptop');
-    const rebased = tryGit(vault, 'rebase', 'master');
+    expect(git(vault, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('laptop');
+    const rebased = tryGit(vault, 'rebase', 'main');
     expect(rebased.status).toBe(0);
     expect(fields(`episodic/${id}.md`)).toMatchObject({ access_count: 3, last_accessed_at: '2026-05-03T08:05:00Z' });
   });

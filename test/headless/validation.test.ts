@@ -23,8 +23,10 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
   let chat: FakeChat;
   const ids: Record<string, string> = {};
 
-  const configure = (validation: Record<string, unknown>) =>
-    writeFileSync(path.join(vault, '.engram', 'config.json'), JSON.stringify({ validation: { enabled: true, dryRun: false, ...validation }, chat: { url: chat.url, model: 'fake-judge', timeoutMs: 300 } }));
+  // a chat server that answers is never timed out, however loaded the machine; only the one that
+  // hangs meets a short timeout (the outcome is a timeout whatever the machine's speed)
+  const configure = (validation: Record<string, unknown>, timeoutMs = 60_000) =>
+    writeFileSync(path.join(vault, '.engram', 'config.json'), JSON.stringify({ validation: { enabled: true, dryRun: false, ...validation }, chat: { url: chat.url, model: 'fake-judge', timeoutMs } }));
   const validate = (id: string, now = NOW) => engram(vault, ['--json', '--now', now, 'validate', id, '--repo', repo]);
   const verdict = (v: Record<string, unknown>) => ({ verdict: { verdict: 'valid', confidence: 0.9, wording: 'clear', evidence: ['E1', 'E3'], reason: 'checked', proposed_text: null, ...v } });
 
@@ -40,7 +42,7 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
     repo = path.join(dir, 'project');
     mkdirSync(path.join(repo, 'src'), { recursive: true });
     const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { stdio: 'ignore' });
-    git('init', '-q');
+    git('init', '-q', '-b', 'main');
     writeFileSync(path.join(repo, 'src', 'retry.ts'), 'export const RETRIES = 5;\n');
     git('add', '.');
     git('commit', '-q', '-m', 'Retry five times');
@@ -131,6 +133,7 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
       [{ hang: true }, 'timeout', /no answer within 300 ms$/],
     ];
     for (const [reply, outcome, error] of failures) {
+      if ('hang' in (reply as object)) configure({}, 300);
       chat.replies.push(reply as never);
       const run = await validate(ids.retries!);
       expect([outcome, run.code]).toEqual([outcome, 1]);

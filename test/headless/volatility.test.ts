@@ -13,7 +13,7 @@ describe('volatility (validation is due sooner for memories about fast-moving co
       mkdirSync(path.join(repo, 'src'), { recursive: true });
       writeFileSync(path.join(repo, 'src/hot.ts'), '1');
       writeFileSync(path.join(repo, 'src/calm.ts'), '1');
-      git('init', '-q');
+      git('init', '-q', '-b', 'main');
       git('add', '-A');
       git('commit', '-q', '-m', 'first');
       const vault = path.join(repo, 'memory');

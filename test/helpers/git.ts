@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
 
 /** Git with a fixed identity and none of this machine's global or system configuration. */
 export const GIT_ENV = {
   ...process.env,
-  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_GLOBAL: path.join(__dirname, '..', 'fixtures', 'gitconfig'),
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_AUTHOR_NAME: 'Engram Test',
   GIT_AUTHOR_EMAIL: 'test@engram.invalid',
