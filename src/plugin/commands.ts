@@ -23,12 +23,24 @@ export function registerCommands(plugin: EngramPlugin): void {
   const run = (task: () => Promise<void>) => {
     task().catch((error: unknown) => new Notice(message(error)));
   };
+  /**
+   * Before the memory folder exists a command writes nothing: it says so and offers the
+   * first-run view (a consolidation would otherwise create the folder behind the person's back).
+   */
+  const whenReady = (what: string, task: () => Promise<void>): void => {
+    if (!plugin.ready) {
+      new Notice(`Engram: ${what} needs the memory folder, which does not exist yet. Set up Engram first.`);
+      plugin.showWelcome();
+      return;
+    }
+    run(task);
+  };
 
   plugin.addCommand({
     id: 'recall',
     name: 'Recall memories',
     callback: () =>
-      run(async () => {
+      whenReady('Recall', async () => {
         const { vault } = service();
         await plugin.index.load();
         new RecallModal(app, vault, plugin.index.engine(), (result) =>
@@ -45,7 +57,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 'creative-recall',
     name: 'Creative recall (random memories)',
     callback: () =>
-      run(async () => {
+      whenReady('Creative recall', async () => {
         const { vault } = service();
         const { memories } = await vault.loadAll({ archive: true });
         const cards = creativeDraw(memories, plugin.settings.creativeCount, vault.now(), Math.random, vault.settings);
@@ -57,7 +69,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 'consolidate',
     name: 'Consolidate now',
     callback: () =>
-      run(async () => {
+      whenReady('Consolidation', async () => {
         const notice = new Notice('Engram: consolidating...', 0);
         try {
           const report = await consolidate(service().vault, {
@@ -79,7 +91,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 'remember-selection',
     name: 'Remember the selection as a memory',
     editorCallback: (editor: Editor, ctx: MarkdownView | MarkdownFileInfo) =>
-      run(async () => {
+      whenReady('Remembering', async () => {
         const text = editor.getSelection().trim();
         if (text === '') {
           new Notice('Engram: select the text to remember first');
@@ -94,7 +106,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 'insert-agent-memory',
     name: 'Insert the agent memory block',
     editorCallback: (editor: Editor) =>
-      run(async () => {
+      whenReady('The agent memory block', async () => {
         await service().tokenizer();
         const { vault } = service();
         await plugin.index.load();
@@ -113,7 +125,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 're-embed',
     name: 'Embed memories again',
     callback: () =>
-      run(async () => {
+      whenReady('Embedding', async () => {
         const embedder = await service().embedder();
         if (!embedder) {
           new Notice('Engram: no embedder is configured (settings → embeddings)');
@@ -156,7 +168,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 'open-graph',
     name: 'Open the memory graph',
     callback: () =>
-      run(async () => {
+      whenReady('The memory graph', async () => {
         const existing = app.workspace.getLeavesOfType(GRAPH_VIEW_TYPE)[0];
         const leaf = existing ?? app.workspace.getLeaf('tab');
         if (!existing) await leaf.setViewState({ type: GRAPH_VIEW_TYPE, active: true });
@@ -168,7 +180,7 @@ export function registerCommands(plugin: EngramPlugin): void {
     id: 'open-related',
     name: 'Open related memories (sidebar)',
     callback: () =>
-      run(async () => {
+      whenReady('The related memories sidebar', async () => {
         const existing = app.workspace.getLeavesOfType(RELATED_VIEW_TYPE)[0];
         const leaf = existing ?? app.workspace.getRightLeaf(false);
         if (!leaf) return;
@@ -185,12 +197,17 @@ export function registerCommands(plugin: EngramPlugin): void {
 
   plugin.addCommand({
     id: 'initialise',
-    name: 'Create the memory folder',
-    callback: () =>
+    name: 'Set up: create the memory folder',
+    callback: () => {
+      if (!plugin.ready) {
+        plugin.showWelcome();
+        return;
+      }
       run(async () => {
         const created = await service().vault.init({ obsidianConfigDir: null });
         new Notice(created.length > 0 ? `Engram: created ${created.join(', ')}` : 'Engram: the memory folder is ready');
-      }),
+      });
+    },
   });
 }
 

@@ -1,4 +1,4 @@
-import { MarkdownView, Notice, Platform, Plugin, requestUrl, TFile, type WorkspaceLeaf } from 'obsidian';
+import { MarkdownView, Notice, Platform, Plugin, requestUrl, TFile, TFolder, type WorkspaceLeaf } from 'obsidian';
 import type { RecallDoc } from '../core/recall/catalog';
 import { currentTier } from '../core/tiers';
 import { MEMORY_FOLDERS } from '../core/vault';
@@ -20,11 +20,14 @@ import { EngramSettingTab } from './settings-tab';
 import { TierStatusBar } from './status-bar';
 import { TierUpkeep } from './tier-upkeep';
 import { TouchOnOpen } from './touch-on-open';
+import { WelcomeModal } from './welcome';
 
 /** Where the deferred-write queue is kept: this device's storage for the vault (never synced). */
 const QUEUE_KEY = 'engram-deferred-writes';
 /** When the last tier upkeep pass ran on this device. */
 const TIER_PASS_KEY = 'engram-tier-pass-at';
+/** Whether the first-run view was shown on this device (it opens by itself once). */
+const WELCOME_KEY = 'engram-welcome-shown';
 /** The first pass waits for the start-up to be over. */
 const TIER_PASS_DELAY_MS = 10_000;
 /** How often the shared settings file is checked for outside changes. */
@@ -88,11 +91,72 @@ export default class EngramPlugin extends Plugin {
     this.app.workspace.onLayoutReady(() => void this.start());
   }
 
-  /** After the layout is ready: what the restored workspace shows is recorded, not touched. */
+  /** Whether the memory folder exists and the plugin reads and writes it (see `start`). */
+  ready = false;
+  private activating: Promise<void> | null = null;
+
+  /**
+   * After the layout is ready: what the restored workspace shows is recorded, not touched. Until
+   * the memory folder exists (created from the first-run view, by the runner, or arriving by
+   * sync), nothing is read or written and no property type is registered: the plugin waits.
+   */
   private async start(): Promise<void> {
+    this.app.workspace.iterateAllLeaves((leaf) => this.opens.remember(leaf, leafPath(leaf)));
+    this.registerEvent(this.app.workspace.on('file-open', (file) => this.onFileOpen(file)));
+    this.registerEvent(this.app.workspace.on('layout-change', () => this.onLayoutChange()));
+    if (await this.service.isSetUp()) {
+      await this.activate();
+      return;
+    }
+    this.status?.setAction('Engram: set up', 'Set up Engram: create the memory folder', () => this.showWelcome());
+    // the folder may arrive from elsewhere (sync, the runner, a file manager)
+    this.registerEvent(
+      this.app.vault.on('create', (file) => {
+        if (!this.ready && file instanceof TFolder) void this.activateIfSetUp();
+      }),
+    );
+    if (this.app.loadLocalStorage(WELCOME_KEY) === null) {
+      this.app.saveLocalStorage(WELCOME_KEY, Date.now());
+      this.showWelcome();
+    }
+  }
+
+  /** The first-run view (also the "Set up" command and the status bar before set-up). */
+  showWelcome(): void {
+    new WelcomeModal(this.app, this.settings.folder || DEFAULT_PLUGIN_SETTINGS.folder, (folder) => this.createFolder(folder)).open();
+  }
+
+  /** The person chose to create the memory folder: create its layout, then start. */
+  async createFolder(folder: string): Promise<void> {
+    try {
+      if (folder !== this.settings.folder) {
+        this.settings.folder = resolvePluginSettings({ folder }).folder;
+        await this.saveSettings();
+        this.service.files.setRoot(this.settings.folder);
+      }
+      const created = await this.service.vault.init({ obsidianConfigDir: null });
+      await this.activate();
+      new Notice(created.length > 0 ? `Engram: created the memory folder ${this.settings.folder || '(the vault)'}` : 'Engram: the memory folder is ready');
+    } catch (error) {
+      new Notice(`Engram: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async activateIfSetUp(): Promise<void> {
+    if (!this.ready && (await this.service.isSetUp())) await this.activate();
+  }
+
+  /** Start reading and writing the memory folder (once). */
+  private activate(): Promise<void> {
+    this.activating ??= this.activateNow();
+    return this.activating;
+  }
+
+  private async activateNow(): Promise<void> {
+    this.ready = true;
+    this.status?.setAction(null);
     await this.service.reloadSettings();
     if (this.service.settingsProblem) new Notice(`Engram: ${this.service.settingsProblem}`);
-    this.app.workspace.iterateAllLeaves((leaf) => this.opens.remember(leaf, leafPath(leaf)));
     const timers = { now: () => Date.now(), setTimeout: (fn: () => void, ms: number) => window.setTimeout(fn, ms), clearTimeout: (h: number) => window.clearTimeout(h) };
     const report = (error: unknown) => new Notice(`Engram: ${error instanceof Error ? error.message : String(error)}`);
     this.deferred = new QuietWrites(
@@ -113,8 +177,6 @@ export default class EngramPlugin extends Plugin {
       () => ({ coAccessWindowMinutes: this.service.vault.settings.coAccessWindowMinutes, reopenMinutes: this.settings.reopenMinutes, debounceMs: this.settings.debounceMs, quietMs: this.settings.quietMs }),
       report,
     );
-    this.registerEvent(this.app.workspace.on('file-open', (file) => this.onFileOpen(file)));
-    this.registerEvent(this.app.workspace.on('layout-change', () => this.onLayoutChange()));
     this.registerEvent(
       this.app.workspace.on('editor-change', (_editor, info) => {
         const path = info.file ? this.service.files.relative(info.file.path) : null;
@@ -169,6 +231,7 @@ export default class EngramPlugin extends Plugin {
       void this.tiers?.maybeRun(true).catch(report);
     }, TIER_PASS_DELAY_MS);
     this.registerInterval(window.setInterval(() => void this.tiers?.maybeRun(false).catch(report), 3_600_000));
+    // only Engram's own fields, and only those without a type yet (see property-types.ts)
     void registerPropertyTypes(this.app).catch(report);
     void this.index
       .load()
@@ -233,7 +296,7 @@ export default class EngramPlugin extends Plugin {
 
   /** `.engram/config.json` changed outside this plugin: read it again. */
   private async checkConfig(): Promise<void> {
-    if (!(await this.service.configChanged())) return;
+    if (!this.ready || !(await this.service.configChanged())) return;
     await this.service.reloadSettings();
     if (this.service.settingsProblem) new Notice(`Engram: ${this.service.settingsProblem}`);
     this.settingTab?.refresh();
@@ -254,8 +317,7 @@ export default class EngramPlugin extends Plugin {
     Object.assign(this.settings, next);
     if (folderChanged) {
       this.service.files.setRoot(next.folder);
-      await this.service.reloadSettings();
-      await this.reloadIndex();
+      await this.folderMoved();
     }
     this.settingTab?.refresh();
   }
@@ -265,10 +327,10 @@ export default class EngramPlugin extends Plugin {
    * is an open (NoteOpens), and only an open of a memory is a touch.
    */
   private onFileOpen(file: TFile | null): void {
-    if (!file || !this.touch) return;
+    if (!file) return;
     const leaf = this.app.workspace.getActiveViewOfType(MarkdownView)?.leaf ?? this.app.workspace.getMostRecentLeaf();
     if (!leaf || !this.opens.opened(leaf, file.path)) return;
-    if (!this.settings.touchOnOpen) return;
+    if (!this.touch || !this.settings.touchOnOpen) return;
     const id = this.service.memoryIdOf(file);
     const path = this.service.files.relative(file.path);
     if (id && path) this.touch.noteOpened(path, id);
@@ -340,11 +402,31 @@ export default class EngramPlugin extends Plugin {
     this.settings.folder = folder;
     await this.saveSettings();
     this.service.files.setRoot(folder);
+    await this.folderMoved();
+  }
+
+  /** Another memory folder: read it if it exists, else wait for it to be created (nothing is made up). */
+  private async folderMoved(): Promise<void> {
+    if (!(await this.service.isSetUp())) {
+      this.index.reset();
+      if (this.ready) this.status?.setAction('Engram: set up', 'Set up Engram: create the memory folder', () => this.showWelcome());
+      this.ready = false;
+      this.activating = null;
+      return;
+    }
+    if (!this.ready || !this.activating) {
+      this.activating = null;
+      await this.activate();
+      return;
+    }
+    this.status?.setAction(null);
     await this.service.reloadSettings();
     await this.reloadIndex();
   }
 
   override onunload(): void {
+    this.ready = false;
+    this.activating = null;
     if (this.tierPassTimer !== null) window.clearTimeout(this.tierPassTimer);
     this.tierPassTimer = null;
     if (this.engineTimer !== null) window.clearTimeout(this.engineTimer);

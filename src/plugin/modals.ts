@@ -107,6 +107,14 @@ const STEP_LABEL: Record<string, string> = {
   log: 'logged to .engram/runs.jsonl',
 };
 
+/**
+ * A step's note as the person in Obsidian reads it: the code check needs a project repository,
+ * which only the command line is given (`--repo`); here that is said without a command-line flag.
+ */
+function noteFor(step: string, note: string): string {
+  return step === 'git' && note.includes('--repo') ? 'no code repository checked: checking memories against code is done by the engram command line' : note;
+}
+
 /** The consolidation report, one line per step with its count and time. */
 export class ReportModal extends Modal {
   constructor(
@@ -121,7 +129,7 @@ export class ReportModal extends Modal {
     const list = this.contentEl.createEl('ul', { cls: 'engram-report' });
     for (const step of this.report.steps) {
       const total = step.total !== undefined ? `/${step.total}` : '';
-      const note = step.note ? ` (${step.note})` : '';
+      const note = step.note ? ` (${noteFor(step.step, step.note)})` : '';
       list.createEl('li', { text: `${step.count}${total} ${STEP_LABEL[step.step] ?? step.step}${note} · ${Math.round(step.ms)} ms` });
     }
     this.contentEl.createEl('p', { text: `Complete in ${(this.report.duration_ms / 1000).toFixed(1)} s.` });

@@ -1,27 +1,22 @@
 import { normalizePath, type App } from 'obsidian';
 
 /**
- * The types of the fields Engram maintains, so Obsidian's Properties view shows numbers as
- * numbers, times as dates and lists as lists (Obsidian keeps them in `.obsidian/types.json`).
- * Only properties without a type yet are registered: a type the user chose is kept.
+ * The types of Engram's own fields, so Obsidian's Properties view shows numbers as numbers and
+ * times as dates (Obsidian keeps them in `.obsidian/types.json`, one type per property name for
+ * the whole vault). Only names that are Engram's own are registered: a generic name (`source`,
+ * `category`, `tier`, `activation`, `confidence`, `amplitude`, `created_at`) is also a property
+ * of the person's notes, and typing it would retype theirs; Obsidian's own `aliases` and `tags`
+ * are typed by the app already. Only properties without a type yet are registered (a type the
+ * person chose is kept), and only once the memory folder exists (see main.ts).
  */
 export const PROPERTY_TYPES: Record<string, string> = {
-  aliases: 'aliases',
-  tags: 'tags',
-  created_at: 'datetime',
   last_accessed_at: 'datetime',
   activation_at: 'datetime',
   access_count: 'number',
   half_life_days: 'number',
-  amplitude: 'number',
-  activation: 'number',
   is_error: 'checkbox',
   related_paths: 'multitext',
-  category: 'text',
-  confidence: 'text',
-  tier: 'text',
   agent_role: 'text',
-  source: 'text',
   content_hash: 'text',
 };
 

@@ -88,6 +88,17 @@ export class EngramService {
     return stat ? `${stat.size}:${stat.mtimeMs}` : 'none';
   }
 
+  /**
+   * Whether the memory folder exists (the plugin reads and writes nothing before): the folder
+   * itself, or, when the memory folder is the whole vault, its `.engram/` or a category folder.
+   */
+  async isSetUp(): Promise<boolean> {
+    const adapter = this.app.vault.adapter;
+    if (this.plugin.folder !== '') return adapter.exists(this.files.full(''));
+    for (const folder of ['.engram', ...MEMORY_FOLDERS]) if (await adapter.exists(folder)) return true;
+    return false;
+  }
+
   async initialised(): Promise<boolean> {
     return (await this.files.stat(LAYOUT.version)) !== null;
   }

@@ -26,6 +26,30 @@ export class TierStatusBar {
   ) {
     el?.addClass('engram-status');
     el?.setText('Engram');
+    // a control when it offers an action (cancel, set up): reachable by Tab, Enter and Space
+    el?.addEventListener('click', () => this.act());
+    el?.addEventListener('keydown', (event: KeyboardEvent) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      this.act();
+    });
+  }
+
+  /** What a click, Enter or Space on the status bar does now (null: it is only a label). */
+  private action: { label: string; run: () => void } | null = null;
+  /** Text shown instead of the counts while an action is offered (set up); null: the counts. */
+  private prompt: string | null = null;
+
+  private act(): void {
+    if (this.job) this.cancel?.();
+    else this.action?.run();
+  }
+
+  /** Offer an action in place of the counts (`text` null: back to the counts). */
+  setAction(text: string | null, label = '', run?: () => void): void {
+    this.prompt = text;
+    this.action = text && run ? { label, run } : null;
+    this.render();
   }
 
   private tierOf(doc: RecallDoc, now: number): Tier {
@@ -64,7 +88,6 @@ export class TierStatusBar {
   /** Show a job's progress instead of the counts (null: back to the counts). */
   setJob(text: string | null, onClick?: () => void): void {
     this.job = text;
-    if (this.el) this.el.onclick = text && onClick ? onClick : null;
     this.cancel = text && onClick ? onClick : null;
     this.render();
   }
@@ -75,13 +98,27 @@ export class TierStatusBar {
   /** What the status bar shows. */
   get text(): string {
     if (this.job) return this.job;
+    if (this.prompt) return this.prompt;
     const c = this.counts;
     return c ? `core ${c.core} · active ${c.active} · warm ${c.warm} · cold ${c.cold} · archive ${c.archive}` : 'Engram';
   }
 
   private render(): void {
-    this.el?.setText(this.text);
-    this.el?.setAttribute('aria-label', this.job ? 'Click to cancel' : 'Memories per tier');
+    const el = this.el;
+    if (el) {
+      el.setText(this.text);
+      const action = this.job && this.cancel ? { label: 'Cancel the embedding', run: this.cancel } : this.job ? null : this.action;
+      el.setAttribute('aria-label', action ? action.label : this.job ? this.job : `Memories per tier: ${this.text}`);
+      if (action) {
+        el.setAttribute('role', 'button');
+        el.setAttribute('tabindex', '0');
+        el.addClass('mod-clickable');
+      } else {
+        el.removeAttribute('role');
+        el.removeAttribute('tabindex');
+        el.removeClass('mod-clickable');
+      }
+    }
     this.onChange?.();
   }
 

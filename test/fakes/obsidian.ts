@@ -979,6 +979,12 @@ export class App {
   readonly internalPlugins: { getPluginById(id: string): GraphPluginFake | null };
   constructor(basePath: string) {
     this.vault = new Vault(basePath);
+    // the app reads the vault's property types at start
+    const typesFile = nodePath.join(basePath, this.vault.configDir, 'types.json');
+    if (fs.existsSync(typesFile)) {
+      const saved = (JSON.parse(fs.readFileSync(typesFile, 'utf8')) as { types?: Record<string, string> }).types ?? {};
+      for (const [name, type] of Object.entries(saved)) this.metadataTypeManager.types[name] = { name, type };
+    }
     const graph = new GraphPluginFake(this);
     this.internalPlugins = { getPluginById: (id) => (id === 'graph' ? graph : null) };
     this.metadataCache = new MetadataCache(this.vault);

@@ -52,16 +52,21 @@ export async function flush(): Promise<void> {
  * `runtime`: the embedding runtime (worker and WASM, as built in dist/plugin) already in
  * `.engram/runtime/`, as a first download would have left it.
  */
-export async function startPlugin(options: { before?: (dir: string, app: App) => Promise<void> | void; vault?: string; now?: number; runtime?: boolean } = {}): Promise<Harness> {
+export async function startPlugin(options: { before?: (dir: string, app: App) => Promise<void> | void; vault?: string; now?: number; runtime?: boolean; empty?: boolean; prepare?: (dir: string) => void } = {}): Promise<Harness> {
   Notice.shown.length = 0;
   jest.useFakeTimers({ now: options.now ?? NOW, doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-plugin-'));
-  fs.cpSync(options.vault ?? EXAMPLE, path.join(dir, 'memory'), { recursive: true });
   fs.mkdirSync(path.join(dir, '.obsidian', 'plugins', 'engram-memory'), { recursive: true });
-  // the token table as a first download would have left it (test/plugin/downloads.test.ts downloads it)
-  fs.mkdirSync(path.join(dir, 'memory', '.engram', 'runtime'), { recursive: true });
-  fs.copyFileSync(require.resolve('gpt-tokenizer/data/cl100k_base.tiktoken'), path.join(dir, 'memory', '.engram', 'runtime', 'cl100k_base.tiktoken'));
-  if (options.runtime) seedRuntime(dir);
+  // `empty`: a vault without a memory folder, as a person who just enabled the plugin has
+  if (!options.empty) {
+    fs.cpSync(options.vault ?? EXAMPLE, path.join(dir, 'memory'), { recursive: true });
+    // the token table as a first download would have left it (test/plugin/downloads.test.ts downloads it)
+    fs.mkdirSync(path.join(dir, 'memory', '.engram', 'runtime'), { recursive: true });
+    fs.copyFileSync(require.resolve('gpt-tokenizer/data/cl100k_base.tiktoken'), path.join(dir, 'memory', '.engram', 'runtime', 'cl100k_base.tiktoken'));
+    if (options.runtime) seedRuntime(dir);
+  }
+  // `prepare`: files on disk before the app opens the vault (`before` runs after)
+  options.prepare?.(dir);
   const app = new App(dir);
   const writes = new Map<string, number>();
   app.vault.on('modify', (f: TFile) => writes.set(f.path.replace(/^memory\//, ''), (writes.get(f.path.replace(/^memory\//, '')) ?? 0) + 1));

@@ -302,16 +302,15 @@ describe('tier colours in Obsidian\'s graph', () => {
 export { field };
 
 describe('property types', () => {
-  it('registers the types of Engram\'s fields, keeping a type the user chose', async () => {
-    h = await startPlugin({ before: (_dir, app) => void (app.metadataTypeManager.types.tier = { name: 'tier', type: 'multitext' }) });
+  it('registers the types of Engram\'s own fields only, keeping a type the user chose, leaving generic names alone', async () => {
+    h = await startPlugin({ before: (_dir, app) => void (app.metadataTypeManager.types.access_count = { name: 'access_count', type: 'text' }) });
     await h.advance(100);
     const types = h.app.metadataTypeManager.types;
-    expect(types.access_count?.type).toBe('number');
+    expect(types.access_count?.type).toBe('text'); // the user's choice stands
     expect(types.last_accessed_at?.type).toBe('datetime');
-    expect(types.tags?.type).toBe('tags');
-    expect(types.aliases?.type).toBe('aliases');
     expect(types.is_error?.type).toBe('checkbox');
-    expect(types.tier?.type).toBe('multitext'); // the user's choice stands
+    // generic names are also the person's own properties: not typed by Engram
+    for (const name of ['source', 'category', 'tier', 'activation', 'confidence', 'amplitude', 'created_at', 'tags', 'aliases']) expect(types[name]).toBeUndefined();
     expect((JSON.parse(fs.readFileSync(path.join(h.dir, '.obsidian', 'types.json'), 'utf8')) as { types: Record<string, string> }).types.half_life_days).toBe('number');
   });
 });
