@@ -156,6 +156,7 @@ function formatResults(results: RecallResult[], explain: boolean): string {
       const superseded = r.superseded_by ? ` · superseded by ${r.superseded_by}` : '';
       const head = `${r.score.toFixed(3)}  [${r.tier}${r.widened ? ' (widened)' : ''} · ${r.confidence} · ${r.category}${superseded}]  ${r.id}`;
       const lines = [head, `  ${r.text.length > 200 ? `${r.text.slice(0, 197)}...` : r.text}`];
+      if (r.collapsed.length > 0) lines.push(`  collapsed under it: ${r.collapsed.length} matching episode${r.collapsed.length === 1 ? '' : 's'} (${r.collapsed.join(', ')})`);
       if (explain && r.explain) {
         const e = r.explain;
         const parts = [`lexical ${e.lexical.toFixed(3)}${e.lexical_rank ? ` (#${e.lexical_rank})` : ''}`];

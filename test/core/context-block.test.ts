@@ -6,7 +6,7 @@ const words = { count: (text: string) => text.split(/\s+/).filter(Boolean).lengt
 function entry(id: string, confidence: RecallResult['confidence'], score: number, text: string, recalls = 0, extra: Partial<ContextEntry> = {}): ContextEntry {
   const result: RecallResult = {
     id, path: `x/${id}.md`, score, strength: 1, tier: 'active', confidence, category: 'episodic', source: null, text,
-    tags: [], created_at: '2026-05-01T00:00:00Z', last_accessed_at: '2026-05-01T00:00:00Z', is_error: false, related_paths: [], agent_role: null, widened: false, superseded_by: null,
+    tags: [], created_at: '2026-05-01T00:00:00Z', last_accessed_at: '2026-05-01T00:00:00Z', is_error: false, related_paths: [], agent_role: null, widened: false, superseded_by: null, collapsed: [],
   };
   return { result, recalls, ...extra };
 }

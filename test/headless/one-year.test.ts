@@ -110,9 +110,16 @@ describe('one year of a team that changes its mind', () => {
     }
   });
 
-  it('ten paraphrased reports of one build failure: the answer in the top 3', async () => {
+  it('ten paraphrased reports of one build failure: one pattern in the top 10, members collapsed under it, the answer first', async () => {
     const ranked = (await engram(vault, ['--json', '--now', at(364, 10), 'recall', 'Why does the iOS release build fail?'])).json();
-    const top3 = ranked.slice(0, 3).map((r: { id: string; category: string }) => (r.category === 'semantic' ? 'pattern' : key(r.id)));
-    expect(top3.some((k: string) => k === 'pattern' || k.startsWith('cert'))).toBe(true);
+    const top10 = ranked.slice(0, 10) as Array<{ id: string; category: string; collapsed: string[]; text: string }>;
+    const patterns = top10.filter((r) => r.category === 'semantic' && r.text.startsWith('Recurring pattern'));
+    expect(patterns.length).toBe(1);
+    expect(top10[0]!.id).toBe(patterns[0]!.id);
+    expect(top10[0]!.text).toMatch(/^Recurring pattern in 8 episodes .*ios \(8 of 8\), signing \(8 of 8\), certificate \(8 of 8\)/);
+    // eight of the ten reports were consolidated into it and come back under it; the two worded
+    // furthest from the rest ("no longer valid", "lapsed") stay episodes of their own
+    expect(top10[0]!.collapsed.map(key).sort()).toEqual(['cert0', 'cert1', 'cert2', 'cert3', 'cert5', 'cert6', 'cert7', 'cert8']);
+    expect(top10.slice(1).map((r) => key(r.id)).filter((k) => k.startsWith('cert')).sort()).toEqual(['cert4', 'cert9']);
   });
 });

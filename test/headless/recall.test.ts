@@ -44,7 +44,7 @@ describe('engram recall and context', () => {
     expect(Object.keys(results[0])).toEqual([
       'id', 'path', 'score', 'strength', 'tier', 'confidence', 'category', 'source', 'text',
       'tags', 'created_at', 'last_accessed_at', 'is_error', 'related_paths', 'agent_role', 'widened',
-      'superseded_by',
+      'superseded_by', 'collapsed',
     ]);
     expect(results[1]).toMatchObject({
       path: `decisions/${ids.tests}.md`, tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.',

@@ -7,7 +7,7 @@ import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
-import { docAt, tableFromDocs, type DocTable } from './doc-table';
+import { docAt, LINK_KIND_CODES, tableFromDocs, type DocTable } from './doc-table';
 import { activationBonus, decayFactor, protectRelevance, SUPERSEDED_WEIGHT } from './ranking';
 import { spreadActivation } from './spreading-activation';
 import { queryEntityTerms } from './entities';
@@ -66,6 +66,8 @@ export interface RecallHit {
   tier: Tier;
   /** Plain recall: the result comes from beyond the default radius (cold or archive). */
   widened: boolean;
+  /** A pattern standing for its episodes: the members that matched, collapsed under it (best first). */
+  collapsed: string[];
   explain: RecallExplanation;
 }
 
@@ -254,6 +256,7 @@ export class RecallEngine {
       strength,
       tier: TIER_OF[this.tierCode(i, now)]!,
       widened: false,
+      collapsed: [],
       explain: {
         ...EMPTY_EXPLAIN,
         ...parts,
@@ -266,6 +269,47 @@ export class RecallEngine {
         superseded_by: successor >= 0 ? t.ids[successor]! : null,
       },
     };
+  }
+
+  /** The pattern (semantic memory) document i was consolidated into: itself for a semantic memory, its decays_from target, or -1. */
+  private patternOf(i: number): number {
+    if (this.table.category[i] === 'semantic') return i;
+    for (let k = this.table.linkOffsets[i]!; k < this.table.linkOffsets[i + 1]!; k++) {
+      if (this.table.linkKinds[k] === LINK_KIND_CODES.decays_from && this.table.category[this.table.linkTargets[k]!] === 'semantic') return this.table.linkTargets[k]!;
+    }
+    return -1;
+  }
+
+  /**
+   * Paraphrases consolidated into one pattern come back as the pattern, not side by side (issue
+   * 20): when two or more matches belong to one pattern (its episodes, or the pattern and an
+   * episode), the pattern takes the place of the best of them, with its score, and the others
+   * are collapsed under it (`collapsed`). A lone episode of a pattern stays itself.
+   */
+  private collapsePatterns(hits: RecallHit[], radius: Radius, now: number): RecallHit[] {
+    const groupOf = hits.map((h) => this.patternOf(this.indexOf.get(h.doc.id)!));
+    const size = new Map<number, number>();
+    for (const g of groupOf) if (g >= 0) size.set(g, (size.get(g) ?? 0) + 1);
+    const out: RecallHit[] = [];
+    const standing = new Map<number, RecallHit>();
+    hits.forEach((hit, k) => {
+      const g = groupOf[k]!;
+      if (g < 0 || size.get(g)! < 2) return void out.push(hit);
+      const representative = standing.get(g);
+      if (representative) {
+        if (representative.doc.id !== hit.doc.id) representative.collapsed.push(hit.doc.id);
+        return;
+      }
+      const isPattern = this.indexOf.get(hit.doc.id) === g;
+      const pattern = isPattern ? hit : this.hit(g, hit.explain.relevance, radius, now, {});
+      if (!isPattern) {
+        pattern.score = hit.score;
+        pattern.collapsed.push(hit.doc.id);
+      }
+      standing.set(g, pattern);
+      out.push(pattern);
+    });
+    return out;
   }
 
   /** The memory that finally supersedes document i (following superseded_by to its end), or -1. */
@@ -448,6 +492,9 @@ export class RecallEngine {
       p.hit.explain.lifted = p.lifted;
     }
     this.belowSuccessors(hits);
+    const collapsedHits = this.collapsePatterns(hits, ranking, now);
+    hits.length = 0;
+    hits.push(...collapsedHits);
 
     // 6. Widening: which results come from beyond the default radius, and why.
     let nearBest = 0;

@@ -31,6 +31,8 @@ export interface RecallResult {
   widened: boolean;
   /** The memory that replaced this one (ADR 0004): it ranks above it; null when none. */
   superseded_by: string | null;
+  /** A pattern standing for its episodes: the episodes that matched too, collapsed under it. */
+  collapsed: string[];
   explain?: RecallExplanation;
 }
 
@@ -55,6 +57,7 @@ export function toResult(hit: RecallHit, explain: boolean): RecallResult {
     agent_role: hit.doc.agent_role,
     widened: hit.widened,
     superseded_by: hit.doc.superseded_by ?? null,
+    collapsed: hit.collapsed,
   };
   if (explain) {
     const e = hit.explain;
