@@ -58,6 +58,20 @@ export const MUTATIONS = [
     replace: 'const boostedRole = named.length >= 1 ? named[0]! : null;',
     tests: ['test/core/recall/recall.test.ts'],
   },
+  {
+    name: 'lock takeover removes whatever lock is at the path, not only the one judged dead',
+    file: 'headless/locks.ts',
+    find: 'if (again && again.ino === st.ino && again.ctimeNs === st.ctimeNs) fs.rmSync(path, { recursive: true, force: true });',
+    replace: 'if (again) fs.rmSync(path, { recursive: true, force: true });',
+    tests: ['test/headless/concurrency.test.ts', '-t', 'interleaving'],
+  },
+  {
+    name: 'lock holder and lock identity read apart (the holder through the descriptor, the file by name after)',
+    file: 'headless/locks.ts',
+    find: 'return { stat, owner: m ?',
+    replace: 'return { stat: fs.lstatSync(path, { bigint: true, throwIfNoEntry: false }) ?? stat, owner: m ?',
+    tests: ['test/headless/concurrency.test.ts', '-t', 'interleaving'],
+  },
 ];
 
 /** A copy of the checkout's files (tracked and untracked, not ignored), sharing node_modules. */
@@ -107,7 +121,7 @@ function main() {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       const failed = /Tests:\s+(\d+) failed/.exec(run.stderr)?.[1];
       if (run.status !== 0 && failed) {
-        console.log(`✓ killed   ${m.name} (${failed} failing in ${m.tests.join(', ')}; ${seconds} s)`);
+        console.log(`✓ killed   ${m.name} (${failed} failing in ${m.tests.join(' ')}; ${seconds} s)`);
       } else if (run.status !== 0) {
         failures.push(`${m.name}: the tests did not run (exit ${run.status})\n${run.stderr.slice(-2000)}`);
         console.log(`? ${m.name}: the tests did not run`);

@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { NodeLocks } from '../../headless/locks';
 import { engram, initVault } from '../helpers/cli';
 
 const run = promisify(execFile);
@@ -34,4 +36,41 @@ describe('concurrent writers (real processes)', () => {
     const lines = readFileSync(path.join(vault, 'daily', '2026-11-29.md'), 'utf8').split('\n').filter((l) => l.startsWith('- 09:00 entry'));
     expect(lines.sort()).toEqual(Array.from({ length: 16 }, (_, i) => `- 09:00 entry ${i}`).sort());
   }, 60_000);
+
+  it('a waiter that judged a dead holder\'s lock never removes the lock the next writer took meanwhile (the interleaving, forced)', async () => {
+    // The race the 16 parallel `engram log` above catch now and then, made to happen every
+    // time: a waiter reads the lock of a holder that died (pid 2^22 + 1, never running), and
+    // right after that read, before the waiter acts on it, the next writer replaces it with
+    // its own lock (a new file: a new inode). The waiter must leave that lock alone and wait
+    // until its holder releases it.
+    const fs = require('node:fs') as typeof import('node:fs'); // the module itself, whose readSync the lock code calls
+    const locks = new NodeLocks(vault, 3_600_000);
+    const lock = path.join(vault, '.engram', 'locks', 'mem-aaaaaaaaaaaa.lock');
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    fs.writeFileSync(lock, `4194305@${hostname()}`);
+    const watched = new Set([fs.statSync(lock).ino]);
+    const events: string[] = [];
+    const readSync = fs.readSync;
+    fs.readSync = ((fd: number, ...rest: unknown[]) => {
+      const n = (readSync as (...a: unknown[]) => number)(fd, ...rest);
+      if (!watched.has(fs.fstatSync(fd).ino)) return n;
+      if (events.length === 0) {
+        // the next writer takes the lock: its own file, renamed over the dead holder's
+        fs.writeFileSync(`${lock}.next`, `${process.pid}@${hostname()}`);
+        watched.add(fs.statSync(`${lock}.next`).ino);
+        fs.renameSync(`${lock}.next`, lock);
+        events.push('next writer took the lock');
+      } else if (events.length === 1) {
+        fs.unlinkSync(lock);
+        events.push('next writer released it');
+      }
+      return n;
+    }) as typeof fs.readSync;
+    try {
+      await locks.withLock('mem-aaaaaaaaaaaa', async () => void events.push('waiter runs'));
+    } finally {
+      fs.readSync = readSync;
+    }
+    expect(events).toEqual(['next writer took the lock', 'next writer released it', 'waiter runs']);
+  });
 });

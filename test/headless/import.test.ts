@@ -5,7 +5,7 @@ import { deriveMemoryId } from '../../src/core/ids';
 import { NodeFileStore } from '../../headless/fs-files';
 import { engram, initVault } from '../helpers/cli';
 
-const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+const KILLED = path.join(__dirname, '..', 'helpers', 'import-killed.js');
 const NOW = '2026-11-30T00:00:00Z';
 
 /** The reliability repro's file: distinct lines, each with its own created_at. */
@@ -93,23 +93,13 @@ describe('engram import: fixable in one pass, idempotent, all or nothing', () =>
     writeFileSync(file, lines(400));
     vault = path.join(dir, 'killed');
     await engram(vault, ['init']);
-    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'import', file], { stdio: 'ignore' });
-    const closed = new Promise((resolve) => child.on('close', resolve));
-    // kill it once 50 files are there (the files are written 16 at a time)
-    const written = await new Promise<number>((resolve) => {
-      const poll = setInterval(() => {
-        const count = readdirSync(path.join(vault, 'episodic')).length;
-        if (count >= 50 || child.exitCode !== null) {
-          child.kill('SIGKILL');
-          clearInterval(poll);
-          resolve(count);
-        }
-      }, 2);
-    });
-    await closed;
+    // killed just before it places its 50th file (a fault hook, not a race with a poll)
+    const child = spawn(process.execPath, [KILLED, vault, file, NOW, '50'], { stdio: 'ignore' });
+    const signal = await new Promise((resolve) => child.on('close', (_code, sig) => resolve(sig)));
+    expect(signal).toBe('SIGKILL');
     const killedAt = episodic().length;
-    expect(written).toBeGreaterThan(0);
-    expect(killedAt).toBeLessThan(400);
+    expect(killedAt).toBe(49);
+    expect(readdirSync(path.join(vault, 'episodic')).filter((f) => f.endsWith('.tmp'))).toHaveLength(1);
     const rerun = (await importFile(file)).json();
     expect([rerun.created + rerun.unchanged, rerun.reinforced, rerun.created]).toEqual([400, 0, 400 - killedAt]);
     const files = snapshot();
