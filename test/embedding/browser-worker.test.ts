@@ -7,10 +7,12 @@ import * as path from 'node:path';
 /**
  * The embedding worker as the plugin runs it: a Web Worker in Chromium, transformers.js on
  * onnxruntime-web's WASM, the model and the WASM files served from 127.0.0.1 (the plugin
- * bundles them; nothing comes from a CDN). Needs Debian's chromium (CI installs it); on a
- * machine without it this suite is skipped, saying so.
+ * bundles them; nothing comes from a CDN). Needs Debian's chromium (.ci/run installs it) or
+ * the browser ENGRAM_CHROMIUM names (the GitHub workflow's Linux jobs: the runner's Chrome); on a
+ * machine without one this suite is skipped, saying so.
  */
-const CHROMIUM = '/usr/bin/chromium';
+// Debian's chromium by default; CI points ENGRAM_CHROMIUM at the runner's Chrome
+const CHROMIUM = process.env.ENGRAM_CHROMIUM || '/usr/bin/chromium';
 const ROOT = path.join(__dirname, '..', '..');
 const MODELS = path.join(ROOT, '.work', 'test-models');
 const PLUGIN = path.join(ROOT, 'dist', 'plugin');

@@ -16,7 +16,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
  * `--disable-gpu` would force software compositing, which reads every WebGL frame back on the
  * main thread (Obsidian does that only with hardware acceleration switched off).
  */
-const CHROMIUM = '/usr/bin/chromium';
+// Debian's chromium by default; CI points ENGRAM_CHROMIUM at the runner's Chrome
+const CHROMIUM = process.env.ENGRAM_CHROMIUM || '/usr/bin/chromium';
 const ROOT = path.join(__dirname, '..', '..');
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) console.warn(`graph browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
