@@ -7,7 +7,7 @@ import type { Embedder } from '../../src/core/ports';
 import { listMemoryFiles, loadCatalog, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
 import { tableFromDocs } from '../../src/core/recall/doc-table';
 import { indexesAlike, patchRow, sameLinks } from '../../src/core/recall/engine-update';
-import { partsFromDocs, RecallEngine, type EngineParts } from '../../src/core/recall/recall';
+import { partsFromDocs, partsFromDocsInSlices, RecallEngine, type EngineParts } from '../../src/core/recall/recall';
 import { openRecall } from '../../src/core/recall/results';
 import { compareMemoryPaths } from '../../src/core/memory-files';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
@@ -54,6 +54,8 @@ export class WarmVault {
   private configStamp = '';
   private engineValue: RecallEngine | null = null;
   private pending: Promise<RecallEngine> | null = null;
+  /** The documents loading in the background (loadInBackground), null when not. */
+  private background: Promise<void> | null = null;
   private docs: RecallDoc[] | null = null;
   private parts: EngineParts | null = null;
   private known = new Map<string, Known>();
@@ -124,7 +126,9 @@ export class WarmVault {
     while (this.pending) await this.pending.catch(() => undefined);
     const { vault, root } = this.runtime();
     const stamps = this.folderStamp(root);
+    // nothing changed: the engine as it is, even while the documents load in the background
     if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps) return this.engineValue;
+    while (this.background) await this.background;
     const rescan = this.subfolderEvent || (stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed));
     if (this.engineValue && this.changed.size === 0 && !rescan) return this.engineValue;
     this.subfolderEvent = false;
@@ -161,18 +165,34 @@ export class WarmVault {
     return this.apply(vault, [...paths].sort());
   }
 
-  /** What the first change would do, done while no request waits (the next request waits for it if it comes first). */
+  /**
+   * What the first change would do, done while no request waits, in slices with a turn of the
+   * event loop between them: a request that needs nothing changed is answered between two
+   * slices; one that brings a change waits for the load (it needs the documents).
+   */
   private async loadInBackground(): Promise<void> {
-    if (this.pending || this.docs || !this.current) return;
+    if (this.pending || this.background || this.docs || !this.current) return;
     const vault = this.current.vault;
-    this.pending = this.loadDocs(vault);
-    try {
-      await this.pending;
-    } catch {
-      this.docs = null; // the next change tries again
-    } finally {
-      this.pending = null;
-    }
+    const engine = this.engineValue;
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    this.background = (async () => {
+      try {
+        const listing = await listMemoryFiles(vault);
+        const catalog = await loadCatalog(vault, { listing, pause });
+        const parts = await partsFromDocsInSlices(catalog.docs, vault.settings, pause);
+        if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile
+        this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+        this.docs = catalog.docs;
+        this.parts = parts;
+        this.stats.rebuilt++;
+        this.engineValue = new RecallEngine(parts, vault.settings);
+      } catch {
+        this.docs = null; // the next change loads them
+      } finally {
+        this.background = null;
+      }
+    })();
+    await this.background;
   }
 
   /** The documents of every memory (the catalog cache; changed files parsed), and indexes over them. */

@@ -158,6 +158,9 @@ export interface Catalog {
   parsed: number;
 }
 
+/** Files a sliced load handles between two pauses (a slice: a few ms of decoding, or parsing 100 files). */
+const PAUSE_EVERY = 100;
+
 /** What the catalog derives from a memory's text (terms, facets): a new version rebuilds the caches. */
 const ANALYSIS_VERSION = 3;
 
@@ -175,7 +178,11 @@ export function catalogFingerprint(settings: EngramSettings): string {
   return fingerprint(settings);
 }
 
-export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[] } = {}): Promise<Catalog> {
+/**
+ * `pause`: awaited every PAUSE_EVERY files, so that a process loading in the background (the
+ * MCP server's preload) lets requests in between slices instead of blocking for the whole load.
+ */
+export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[]; pause?: () => Promise<void> } = {}): Promise<Catalog> {
   const useCache = options.useCache ?? true;
   const print = fingerprint(vault.settings);
   const cached = new Map<string, Row | ErrorRow>();
@@ -184,7 +191,12 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
   const docs: RecallDoc[] = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
+  let sinceYield = 0;
   for (const [path, size, mtimeMs] of options.listing ?? (await listMemoryFiles(vault))) {
+    if (options.pause && ++sinceYield >= PAUSE_EVERY) {
+      sinceYield = 0;
+      await options.pause();
+    }
     let row = cached.get(path);
     let doc: RecallDoc | null = null;
     if (!row || row[1] !== size || row[2] !== mtimeMs) {

@@ -147,12 +147,32 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
   return { table: tableFromDocs(docs), lexical: lexicalFromDocs(docs, settings), ...episodesFromDocs(docs, settings) };
 }
 
+/**
+ * partsFromDocs in slices: `pause` is awaited between slices of documents (see loadCatalog),
+ * and the parts are exactly partsFromDocs'.
+ */
+export async function partsFromDocsInSlices(docs: readonly RecallDoc[], settings: EngramSettings, pause: () => Promise<void>, slice = 500): Promise<EngineParts> {
+  const table = tableFromDocs(docs);
+  await pause();
+  const lexical = new Bm25Index(bm25Params(settings).lexical);
+  for (let i = 0; i < docs.length; i++) {
+    addToLexical(lexical, docs[i]!);
+    if ((i + 1) % slice === 0) await pause();
+  }
+  await pause();
+  return { table, lexical, ...episodesFromDocs(docs, settings) };
+}
+
 /** The word index of documents, one entry per document in order. */
 export function lexicalFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Bm25Index {
   const lexical = new Bm25Index(bm25Params(settings).lexical);
-  // facets (time, entities) are indexed beside the words but left out of length normalisation
-  for (const doc of docs) lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
+  for (const doc of docs) addToLexical(lexical, doc);
   return lexical;
+}
+
+function addToLexical(lexical: Bm25Index, doc: RecallDoc): void {
+  // facets (time, entities) are indexed beside the words but left out of length normalisation
+  lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
 }
 
 /** The episode index (each session's members as one document) and each document's episode. */
