@@ -1,7 +1,6 @@
 import { MarkdownView, Notice, Platform, Plugin, requestUrl, TFile, TFolder, type WorkspaceLeaf } from 'obsidian';
 import type { RecallDoc } from '../core/recall/catalog';
 import { currentTier } from '../core/tiers';
-import { MEMORY_FOLDERS } from '../core/vault';
 import { registerCommands } from './commands';
 import { firstWords } from './graph/graph-model';
 import { registerReviewCommands } from './review-commands';
@@ -58,6 +57,8 @@ export default class EngramPlugin extends Plugin {
     this.settings = resolvePluginSettings(await this.loadData());
     this.service = new EngramService(this.app, this.settings, this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`);
     this.index = new MemoryIndex(() => this.service.vault);
+    // the core finds a memory by id through the warm index (checked against the file's id)
+    this.service.locator = (id) => this.index.get(id)?.path ?? null;
     this.service.downloads = new Downloads({
       read: (path) => this.service.files.read(path),
       write: (path, bytes) => this.service.files.write(path, bytes),
@@ -199,17 +200,22 @@ export default class EngramPlugin extends Plugin {
         if (path) this.index.changed(path, data);
       }),
     );
+    // a rename or move by the person (or the app's own archive moves) keeps the memory: its
+    // identity is the frontmatter id, the file name and folder are theirs
     this.registerEvent(
       this.app.vault.on('rename', (file, oldPath) => {
         const before = this.service.files.relative(oldPath);
-        if (before && this.index.idAt(before)) this.index.renamed(before, file instanceof TFile ? this.memoryPath(file) : null);
-        else if (file instanceof TFile && this.memoryPath(file)) void this.app.vault.cachedRead(file).then((text) => this.index.changed(this.memoryPath(file)!, text));
+        const after = file instanceof TFile ? this.memoryPath(file) : null;
+        if (before && this.index.knows(before)) this.index.renamed(before, after);
+        else if (after && file instanceof TFile) void this.app.vault.cachedRead(file).then((text) => this.index.changed(after, text));
+        this.readOrphans();
       }),
     );
     this.registerEvent(
       this.app.vault.on('delete', (file) => {
         const path = this.service.files.relative(file.path);
         if (path) this.index.removed(path);
+        this.readOrphans();
       }),
     );
     // .engram/ is hidden from Obsidian's file events: the shared settings file is checked every
@@ -240,6 +246,14 @@ export default class EngramPlugin extends Plugin {
         this.buildEngineSoon();
       })
       .catch(report);
+  }
+
+  /** A memory's file went away while a copy of it remains: the copy is read as the memory now. */
+  private readOrphans(): void {
+    for (const path of this.index.orphans.splice(0)) {
+      const file = this.service.fileAt(path);
+      if (file) void this.app.vault.cachedRead(file).then((text) => this.index.changed(path, text));
+    }
   }
 
   /** Ask before files are downloaded: what, from where, how big, and why. */
@@ -352,7 +366,8 @@ export default class EngramPlugin extends Plugin {
       const path = leafPath(leaf);
       if (path && !open) open = this.service.memoryIdOf(this.app.vault.getFileByPath(path)) === id;
     });
-    return open || MEMORY_FOLDERS.some((folder) => this.touch?.recentlyEdited(`${folder}/${id}.md`));
+    const path = this.index.get(id)?.path;
+    return open || (path !== undefined && this.touch?.recentlyEdited(path) === true);
   }
 
   private saveQueueSoon(): void {

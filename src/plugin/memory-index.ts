@@ -1,5 +1,6 @@
 import { MemoryParseError } from '../core/errors';
 import { ARCHIVE_FOLDER, parseMemory } from '../core/memory';
+import { preferredPath } from '../core/memory-files';
 import { loadCatalog, toRecallDoc, type RecallDoc } from '../core/recall/catalog';
 import { tableFromDocs } from '../core/recall/doc-table';
 import { patchRow, sameLinks, sameWords } from '../core/recall/engine-update';
@@ -30,6 +31,11 @@ export interface IndexChange {
 export class MemoryIndex {
   private readonly docs = new Map<string, RecallDoc>();
   private readonly idByPath = new Map<string, string>();
+  /**
+   * Second files of an id (a sync conflict copy, a duplicate made in a file manager), by path:
+   * the memory is the file `preferredPath` picks, as in the core; consolidation merges the copies.
+   */
+  readonly copies = new Map<string, string>();
   private readonly listeners = new Set<(changes: IndexChange[]) => void>();
   private engineCache: RecallEngine | null = null;
   /** The engine's parts and its documents by row, while they follow the changes. */
@@ -66,6 +72,7 @@ export class MemoryIndex {
     this.loaded = false;
     this.docs.clear();
     this.idByPath.clear();
+    this.copies.clear();
     this.problems.clear();
     this.dropEngine();
   }
@@ -97,6 +104,11 @@ export class MemoryIndex {
 
   idAt(path: string): string | undefined {
     return this.idByPath.get(path);
+  }
+
+  /** Whether the index holds the file at `path` (a memory or a copy of one). */
+  knows(path: string): boolean {
+    return this.idByPath.has(path) || this.copies.has(path);
   }
 
   /** Listen to changes; returns the function that stops listening. */
@@ -154,30 +166,66 @@ export class MemoryIndex {
       // being edited, or broken: it leaves the index until it parses again
       this.problems.set(path, error instanceof MemoryParseError ? error.reason : String(error));
     }
-    if (before) {
-      this.docs.delete(before.id);
-      this.idByPath.delete(before.path);
+    this.copies.delete(path);
+    // a second file of an id already indexed elsewhere: the preferred one is the memory
+    const other = after ? this.docs.get(after.id) : undefined;
+    if (after && other && other.path !== path) {
+      if (preferredPath([other.path, path]) === other.path) {
+        this.copies.set(path, after.id);
+        if (before) this.drop(before);
+        if (before) this.emit([{ id: before.id, before, after: null }]);
+        return;
+      }
+      this.copies.set(other.path, other.id);
+      this.idByPath.delete(other.path);
     }
+    const previous = other && other.path !== path ? other : before;
+    if (before) this.drop(before);
     if (after) this.put(after);
+    if (before && after && before.id !== after.id) {
+      this.emit([{ id: before.id, before, after: null }, { id: after.id, before: previous === before ? null : previous ?? null, after }]);
+      return;
+    }
     const id = after?.id ?? before?.id;
-    if (id) this.emit([{ id, before, after }]);
+    if (id) this.emit([{ id, before: previous ?? null, after }]);
   }
 
-  /** A memory note moved (to archive/, or renamed): its path changes, and whether it is archived. */
+  private drop(doc: RecallDoc): void {
+    if (this.docs.get(doc.id) === doc) this.docs.delete(doc.id);
+    this.idByPath.delete(doc.path);
+  }
+
+  /**
+   * A memory note was renamed or moved (by the person, to archive/, into a sub-folder): the
+   * memory is the same (its identity is the frontmatter id), at a new path; out of the memory
+   * folders (`newPath` null) it leaves the index.
+   */
   renamed(oldPath: string, newPath: string | null): void {
-    const id = this.idByPath.get(oldPath);
     this.problems.delete(oldPath);
+    const copyId = this.copies.get(oldPath);
+    if (copyId !== undefined) {
+      this.copies.delete(oldPath);
+      if (newPath !== null) this.copies.set(newPath, copyId);
+      return;
+    }
+    const id = this.idByPath.get(oldPath);
     if (!id) return;
     const before = this.docs.get(id)!;
     this.docs.delete(id);
     this.idByPath.delete(oldPath);
     let after: RecallDoc | null = null;
-    if (newPath !== null && newPath.replace(/^.*\//, '') === oldPath.replace(/^.*\//, '')) {
+    if (newPath !== null) {
       after = { ...before, path: newPath, archived: newPath.startsWith(`${ARCHIVE_FOLDER}/`) };
       this.put(after);
+    } else {
+      // the memory's file is gone: a copy of it, if there is one, is the memory now (read again by the shell)
+      for (const [path, copy] of this.copies) if (copy === id) this.orphans.push(path);
     }
     this.emit([{ id, before, after }]);
   }
+
+  /** Copies whose memory file went away: the shell reads them again (`changed`). */
+  readonly orphans: string[] = [];
 
   /** A memory note was deleted. */
   removed(path: string): void {

@@ -66,6 +66,15 @@ export class ObsidianFileStore implements FileStore {
     return (await this.listStats(dir)).map((entry) => entry.name);
   }
 
+  /** Names of the folders directly inside `dir` (the core walks sub-folders of the memory folders). */
+  async folders(dir: string): Promise<string[]> {
+    const folder = this.app.vault.getAbstractFileByPath(this.full(dir));
+    if (folder instanceof TFolder) return folder.children.filter((child): child is TFolder => child instanceof TFolder).map((f) => f.name);
+    const full = this.full(dir);
+    if (!(await this.app.vault.adapter.exists(full))) return [];
+    return (await this.app.vault.adapter.list(full)).folders.map((f) => f.slice(f.lastIndexOf('/') + 1));
+  }
+
   async listStats(dir: string): Promise<Array<FileStat & { name: string }>> {
     const folder = this.app.vault.getAbstractFileByPath(this.full(dir));
     if (folder instanceof TFolder) {

@@ -31,6 +31,8 @@ export class EngramService {
   /** Files fetched on first use (set by the plugin: it asks the user). */
   downloads: Downloads | null = null;
   private countTokens: ((text: string) => number) | null = null;
+  /** Where the plugin's index believes a memory is (the core checks the file's id before it believes it). */
+  locator: ((id: string) => string | null) | null = null;
 
   constructor(
     readonly app: App,
@@ -55,7 +57,7 @@ export class EngramService {
         },
       },
     };
-    return new Vault(ports, settings);
+    return new Vault(ports, settings, { locator: (id) => this.locator?.(id) ?? null });
   }
 
   /** `.engram/config.json` as last read or written here (size and mtime), to notice outside changes. */

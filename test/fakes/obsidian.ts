@@ -24,7 +24,21 @@
  * - `adapter.getResourcePath` returns `app://<vault id>/<absolute path>?<mtime>` on desktop
  *   (obsidian-dynamic-background#8 for the form; obsidian-js-engine-plugin PR #1: "the desktop
  *   version append a `?mtime` suffix"), so a path appended to it breaks;
- * - `vault.create` refuses an existing path; `fileManager.renameFile` moves and fires `rename`;
+ * - `vault.create` refuses an existing path; `fileManager.renameFile` moves and fires `rename`
+ *   with the old path (obsidian.d.ts, Vault `on('rename', (file, oldPath))`), and updates the
+ *   links to the file in other notes (obsidian.d.ts, FileManager.renameFile: "Rename or move a
+ *   file safely, and update all links to it depending on the user's preferences"; here the
+ *   preference "Automatically update internal links" is assumed on, `updateLinks`), writing
+ *   each linking note (`modify`) with the shortest link text that still resolves (the name when
+ *   it is unique in the vault, else the path: assumed from the app's "shortest path" default);
+ * - ASSUMED (not documented in obsidian.d.ts): a rename made outside the app (a file manager,
+ *   git) reaches the app through its file watcher as a `delete` of the old path and a `create`
+ *   of the new one, with no link updates (`renameOutside`);
+ * - ASSUMED: Obsidian Sync, set to create conflict files, leaves the other device's version
+ *   beside the note as `NAME (Conflicted copy DEVICE YYYYMMDDHHMM).md`, seen as a `create`
+ *   (`syncConflictCopy`); its exact naming is from the app's changelog, not from obsidian.d.ts;
+ * - `metadataCache.getFirstLinkpathDest` resolves a link by path, then by file name (obsidian.d.ts:
+ *   "Get the best match for a linkpath");
  * - events registered through a Component are removed when it unloads, and the counts of live
  *   listeners are exposed so tests can check that nothing is left;
  * - `workspace.onLayoutReady` runs its callback once the layout is ready;
@@ -427,6 +441,27 @@ export class Vault extends Events {
     this.place(file, normal);
     this.trigger('rename', file, old);
   }
+  /** ASSUMED: a rename outside the app (file manager, git) is seen as a delete and a create. */
+  async renameOutside(from: string, to: string): Promise<TFile> {
+    const file = this.getFileByPath(from)!;
+    const text = fs.readFileSync(nodePath.join(this.adapter.basePath, from), 'utf8');
+    await this.delete(file);
+    const dir = to.includes('/') ? to.slice(0, to.lastIndexOf('/')) : '';
+    if (dir && !this.files.has(dir)) await this.createFolder(dir);
+    fs.writeFileSync(nodePath.join(this.adapter.basePath, to), text);
+    const moved = this.addFile(normalizePath(to));
+    this.trigger('create', moved);
+    return moved;
+  }
+  /** ASSUMED naming: Obsidian Sync's conflict file, beside the note, holding the other device's text. */
+  async syncConflictCopy(path: string, text: string, device: string, at: Date): Promise<TFile> {
+    const stamp = at.toISOString().replace(/[-:T]/g, '').slice(0, 12);
+    return this.create(path.replace(/\.md$/, ` (Conflicted copy ${device} ${stamp}).md`), text);
+  }
+  /** Write a note as the app does for its own changes (link updates): `modify` after the write. */
+  writeNote(file: TFile, data: string): void {
+    this.writeFile(file, data);
+  }
   async delete(file: TAbstractFile): Promise<void> {
     fs.rmSync(nodePath.join(this.adapter.basePath, file.path), { recursive: true });
     file.parent!.children = file.parent!.children.filter((c) => c !== file);
@@ -485,6 +520,14 @@ export class MetadataCache extends Events {
   getFileCache(file: TFile): CachedMetadata | null {
     return this.cache.get(file.path) ?? null;
   }
+  /** The file a link points to: its path (with or without .md, relative to the vault), else a note of that name. */
+  getFirstLinkpathDest(linkpath: string, sourcePath: string): TFile | null {
+    void sourcePath; // the app prefers a match near the source; the fake has no ties to break that way
+    const target = linkpath.replace(/#.*$/, '');
+    const byPath = this.vault.getFileByPath(target) ?? this.vault.getFileByPath(`${target}.md`);
+    if (byPath) return byPath;
+    return this.vault.getMarkdownFiles().find((f) => f.basename === target) ?? null;
+  }
   getCache(path: string): CachedMetadata | null {
     return this.cache.get(path) ?? null;
   }
@@ -501,8 +544,27 @@ export class FileManager {
       return `---\n${yaml.dump(fm, { schema: yaml.CORE_SCHEMA, lineWidth: -1 })}---\n${body}`;
     });
   }
+  /** The person's "Automatically update internal links" (assumed on). */
+  updateLinks = true;
   async renameFile(file: TAbstractFile, newPath: string): Promise<void> {
+    if (!(file instanceof TFile) || !this.updateLinks) {
+      await this.vault.rename(file, newPath);
+      return;
+    }
+    // the notes linking to it, found before the move (the app uses its resolved links)
+    const linkRe = /\[\[([^\]|#]+)([^\]]*)\]\]/g;
+    const resolves = (target: string) => target === file.basename || target === file.path || target === file.path.replace(/\.md$/, '');
+    const linking = this.vault.getMarkdownFiles().filter((f) => f !== file && [...fs.readFileSync(nodePath.join(this.vault.adapter.basePath, f.path), 'utf8').matchAll(linkRe)].some((m) => resolves(m[1]!)));
+    const oldBasename = file.basename;
+    const oldPath = file.path;
     await this.vault.rename(file, newPath);
+    const unique = this.vault.getMarkdownFiles().filter((f) => f.basename === file.basename).length === 1;
+    const text = unique ? file.basename : file.path.replace(/\.md$/, '');
+    for (const note of linking) {
+      const before = fs.readFileSync(nodePath.join(this.vault.adapter.basePath, note.path), 'utf8');
+      const after = before.replace(linkRe, (all, target: string, rest: string) => (target === oldBasename || target === oldPath || target === oldPath.replace(/\.md$/, '') ? `[[${text}${rest}]]` : all));
+      if (after !== before) this.vault.writeNote(note, after);
+    }
   }
   async trashFile(file: TAbstractFile): Promise<void> {
     await this.vault.trash(file);
