@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { EngramError, UsageError } from '../src/core/errors';
-import { mergeMemoryText } from '../src/core/merge/memory-merge';
+import { mergeMemoryText, unmergeableReason } from '../src/core/merge/memory-merge';
 import { resolveSettings, type EngramSettings } from '../src/core/settings';
 import { LAYOUT } from '../src/core/vault';
 import type { Command } from './command';
@@ -71,6 +71,15 @@ export const MERGE_COMMANDS: Record<string, Command> = {
       const path = context.args[3] ?? nodePath.relative(context.io.cwd, oursFile);
       const settings = settingsFor(context.io.cwd, path);
       const [base, ours, theirs] = [readText(baseFile), readText(oursFile), readText(theirsFile)];
+      if (ours !== null && theirs !== null) {
+        for (const [side, text, other] of [['ours', ours, theirs], ['theirs', theirs, ours]] as const) {
+          const reason = unmergeableReason(text, other);
+          if (reason === null) continue;
+          // never a line merge of a memory: it would succeed wrongly (counts merged as one line)
+          context.io.stderr(`engram merge-file: ${path}: ${side}: ${reason}; nothing merged, this clone's version is left in place: fix the file, then engram doctor --fix merges it\n`);
+          return 1;
+        }
+      }
       const merged =
         ours !== null && theirs !== null && base !== null && Math.max(ours.length, theirs.length) <= settings.maxFileBytes
           ? mergeMemoryText(base.trim() === '' ? null : base, ours, theirs, { settings, mergeText: gitTextMerger(), path: path.replace(/\\/g, '/') })

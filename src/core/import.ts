@@ -8,6 +8,7 @@ import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
 import { loadWriteContext, normaliseInput, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { COUNTED_BY, machineId } from './machine';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { supersededBy } from './supersession';
 import { parseTimestamp } from './time';
@@ -321,6 +322,7 @@ async function reinforce(vault: Vault, plan: Extract<Plan, { kind: 'reinforce' }
       // as remember's reinforcement: a touch, with what the line adds merged (remember.ts)
       const next = setFrontmatterFields(text, {
         ...touchFields(memory, vault.now(), vault.settings),
+        [COUNTED_BY]: await machineId(vault),
         ...reinforcementFields(memory, plan.memory, plan.similarity, vault.settings),
         ...(plan.key ? { import_keys: [...keys, plan.key].slice(-MAX_IMPORT_KEYS) } : {}),
       });

@@ -5,7 +5,8 @@ import { ARCHIVE_FOLDER, type Memory } from './memory';
 import { archivedPath, freePath, revivedPath } from './memory-files';
 import type { EngramSettings, Tier } from './settings';
 import { currentTier, promote } from './tiers';
-import { formatTimestamp } from './time';
+import { COUNTED_BY, machineId } from './machine';
+import { formatTimestamp, parseTimestamp } from './time';
 import type { Vault } from './vault';
 
 /**
@@ -54,8 +55,8 @@ export interface UseOptions {
 /** Touch (or cite) memories used together at the vault's `now`. */
 export async function useMemories(vault: Vault, ids: string[], options: UseOptions): Promise<UseResult[]> {
   const now = vault.now();
-  const stamp = formatTimestamp(now);
   const settings = vault.settings;
+  const machine = await machineId(vault);
   const unique = [...new Set(ids)];
   const boost = boostFor(options.use, settings);
   const results: UseResult[] = [];
@@ -66,11 +67,11 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
       before = memory;
       const fields: Record<string, FieldValue> = {
         activation: roundActivation(activationAt(memory, now, settings) + boost),
-        activation_at: stamp,
+        activation_at: later(memory.activation_at, now),
       };
       if (options.touch) Object.assign(fields, touchFields(memory, now, settings));
       if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
-      return options.alsoWrite ? { ...fields, ...options.alsoWrite(memory) } : fields;
+      return { ...fields, ...options.alsoWrite?.(memory), [COUNTED_BY]: machine };
     });
     let memory = written!;
     const prior = before as unknown as Memory;
@@ -78,7 +79,7 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
     // whose tier says it was touched, which the next consolidation brings back (plan.ts)
     const revivedFrom = options.touch && isArchived(memory.path) ? memory.path : null;
     if (revivedFrom) memory = { ...memory, path: await reviveFromArchive(vault, memory.id) };
-    const spread = await spreadFrom(vault, memory, boost, now, stamp, options.spread !== 'defer');
+    const spread = await spreadFrom(vault, memory, boost, now, machine, options.spread !== 'defer');
     const threshold = settings.activation.validationThreshold;
     results.push({
       id,
@@ -95,9 +96,20 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
   return results;
 }
 
-/** What a touch writes besides activation (SPEC §4): one tier up, the access counted, the time of access. */
+/**
+ * What a touch writes besides activation (SPEC §4): one tier up, the access counted, the time of
+ * access. The time only moves forward: a touch from a slow clock still counts, but a memory
+ * used on 11-20 does not look unused since October (and get pruned) because a machine's clock
+ * said so. (The merge driver takes the later of two times for the same reason.)
+ */
 export function touchFields(memory: Memory, now: number, settings: EngramSettings): Record<string, FieldValue> {
-  return { tier: promote(currentTier(memory, now, settings)), access_count: memory.access_count + 1, last_accessed_at: formatTimestamp(now) };
+  return { tier: promote(currentTier(memory, now, settings)), access_count: memory.access_count + 1, last_accessed_at: later(memory.last_accessed_at, now) };
+}
+
+/** The later of a stored time and now, as written in a file. */
+function later(stored: string | null, now: number): string {
+  const at = stored === null ? null : parseTimestamp(stored);
+  return at !== null && at > now ? stored! : formatTimestamp(now);
 }
 
 export function isArchived(path: string): boolean {
@@ -166,7 +178,7 @@ export function incrementCoAccess(current: Record<string, number>, partners: str
   return next;
 }
 
-async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, stamp: string, write: boolean): Promise<Record<string, number>> {
+async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, machine: string, write: boolean): Promise<Record<string, number>> {
   const cache = new Map<string, Memory | null>([[source.id, source]]);
   const load = async (id: string): Promise<Memory | null> => {
     if (!cache.has(id)) {
@@ -189,7 +201,8 @@ async function spreadFrom(vault: Vault, source: Memory, boost: number, now: numb
     if (write) {
       await vault.update(id, (memory) => ({
         activation: roundActivation(activationAt(memory, now, vault.settings) + share),
-        activation_at: stamp,
+        activation_at: later(memory.activation_at, now),
+        [COUNTED_BY]: machine,
       }));
     }
     applied[id] = roundActivation(share);
@@ -204,15 +217,16 @@ async function spreadFrom(vault: Vault, source: Memory, boost: number, now: numb
  */
 export async function linkCoAccess(vault: Vault, id: string, partners: string[]): Promise<string[]> {
   const others = [...new Set(partners)].filter((other) => other !== id);
+  const machine = await machineId(vault);
   const linked: string[] = [];
   for (const other of others) {
     try {
-      await vault.update(other, (memory) => ({ co_access: incrementCoAccess(memory.co_access, [id]) }));
+      await vault.update(other, (memory) => ({ co_access: incrementCoAccess(memory.co_access, [id]), [COUNTED_BY]: machine }));
       linked.push(other);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
     }
   }
-  if (linked.length > 0) await vault.update(id, (memory) => ({ co_access: incrementCoAccess(memory.co_access, linked) }));
+  if (linked.length > 0) await vault.update(id, (memory) => ({ co_access: incrementCoAccess(memory.co_access, linked), [COUNTED_BY]: machine }));
   return linked;
 }

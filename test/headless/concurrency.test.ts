@@ -23,7 +23,8 @@ describe('concurrent writers (real processes)', () => {
     await Promise.all([0, 1, 2, 3].map(() => run(process.execPath, [WORKER, vault, id, '250'])));
     const text = readFileSync(file, 'utf8');
     expect(text).toMatch(/\naccess_count: 1000\n/);
-    expect(text).toContain('reviewer: "kept" # a comment\n---\nShared memory under contention.\n');
+    // the person's field and comment kept; the machine that counted the uses stamped after it (src/core/machine.ts)
+    expect(text).toMatch(/\nreviewer: "kept" # a comment\ncounted_by: m-[0-9a-f]{12}\n---\nShared memory under contention\.\n$/);
     expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   }, 120_000);
 

@@ -18,6 +18,8 @@ import { engram, initVault } from '../helpers/cli';
 const run = promisify(execFile);
 const WORKER = path.join(__dirname, '..', 'helpers', 'writer-worker.js');
 
+/** This clone's name, stamped on every counting write (src/core/machine.ts). */
+const MACHINE = 'm-00000000000a';
 const NOTE = (id: string, body: string) => `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\n---\n${body}\n`;
 
 async function worker(...args: string[]): Promise<{ ok: number; failed: number; errors: Record<string, number>; overwritten?: number }> {
@@ -32,7 +34,10 @@ function fieldOf(text: string, field: string): string | undefined {
 describe('a person saving a note while Engram writes it', () => {
   let cleanup: () => void;
   let vault: string;
-  beforeEach(async () => ({ vault, cleanup } = await initVault()));
+  beforeEach(async () => {
+    ({ vault, cleanup } = await initVault());
+    writeFileSync(path.join(vault, '.engram', 'machine-id'), `${MACHINE}\n`);
+  });
   afterEach(() => cleanup());
 
   it('a save written in two pieces is never cut by a touch (torn-save-truncates-body.sh)', async () => {
@@ -71,7 +76,7 @@ describe('a person saving a note while Engram writes it', () => {
    */
   const TOUCHED = (id: string, body: string) =>
     `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\nactivation: 0.25\nactivation_at: "2026-11-05T00:00:00Z"\n` +
-    `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\n---\n${body}\n`;
+    `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\ncounted_by: ${MACHINE}\n---\n${body}\n`;
   const touchOnce = (files: NodeFileStore, id: string) =>
     useMemories(new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at('2026-11-05T00:00:00Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined)), [id], {
       use: 'read',
@@ -156,7 +161,7 @@ describe('a person saving a note while Engram writes it', () => {
     expect(result!.access_count).toBe(1);
     expect(text).toBe(
       '---\nid: mem-caswindow001\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\nactivation: 0.25\nactivation_at: "2026-11-05T00:00:00Z"\n' +
-        'tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\n---\n' +
+        `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\ncounted_by: ${MACHINE}\n---\n` +
         'Original body.\nIMPORTANT human edit saved while engram was between its compare and its rename.\n',
     );
     expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);

@@ -55,6 +55,7 @@ describe('the plugin against the fake Obsidian API', () => {
       'tier: warm',
       'activation: 0.25',
       'activation_at: "2026-11-29T12:00:00Z"',
+      expect.stringMatching(/^counted_by: m-[0-9a-f]{12}$/), // this machine, so that git always merges two machines' touches (issue 22)
     ]);
     expect(plugin.touch!.writes).toBe(1);
   });

@@ -10,7 +10,7 @@ import { roundActivation } from '../activation';
  *
  * Three-way (a base is known, as in a git merge): a field changed on one side only takes that
  * side's value. A field changed on both sides follows its rule:
- * - counters (access_count, amplitude): both sides' increments over the base are added;
+ * - counters (access_count, amplitude, remembered_again): both sides' increments over the base are added;
  * - co_access: the same, partner by partner; a partner removed on one side and untouched on
  *   the other stays removed;
  * - times (last_accessed_at, strengthened_at, any `*_at` timestamp): the later; created_at: the
@@ -54,6 +54,7 @@ type Rule = 'counter' | 'max' | 'later' | 'earlier' | 'set' | 'co_access' | 'tie
 const RULES: Record<string, Rule> = {
   access_count: 'counter',
   amplitude: 'counter',
+  remembered_again: 'counter',
   half_life_days: 'max',
   reinforcement_count: 'max',
   cluster_size: 'max',
@@ -67,13 +68,15 @@ const RULES: Record<string, Rule> = {
   confidence: 'confidence',
   content_hash: 'hash',
   decays_from: 'automatic',
+  // the machine that counted the last use (machine.ts): either, the same on every machine
+  counted_by: 'automatic',
 };
 
 /**
  * Fields whose equal changes on both sides are both counted (a touch on each machine): the same
  * tier written on both sides is two promotions (or one demotion, by mergeTier's rule), not one.
  */
-const COUNTED = new Set(['access_count', 'amplitude', 'co_access', 'tier']);
+const COUNTED = new Set(['access_count', 'amplitude', 'remembered_again', 'co_access', 'tier']);
 
 function ruleFor(key: string, values: unknown[]): Rule {
   const rule = RULES[key];

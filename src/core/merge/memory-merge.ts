@@ -55,6 +55,24 @@ function version(text: string | null): Version | null {
 }
 
 /**
+ * Why a version cannot be merged by meaning: its frontmatter does not parse (or is not a
+ * mapping), or it has none while `other` does. Null when it can be, or when neither has a
+ * frontmatter (a plain note, merged as lines). The merge driver fails loudly on a reason: a
+ * line merge of such a file succeeds wrongly (two sides' equal `access_count: 2` lines merge
+ * as one) and leaves a file nobody can read.
+ */
+export function unmergeableReason(text: string, other: string): string | null {
+  const split = splitFrontmatter(text);
+  if (!split) return splitFrontmatter(other) ? 'it has no frontmatter while the other side has one' : null;
+  try {
+    const data = readFrontmatter(split.yaml);
+    return data === null || typeof data !== 'object' || Array.isArray(data) ? 'its frontmatter is not a mapping of fields' : null;
+  } catch (error) {
+    return `its frontmatter does not parse (${(error instanceof Error ? error.message : String(error)).split('\n')[0]!})`;
+  }
+}
+
+/**
  * Merge ours and theirs over their common base (null: two copies without one, as a sync tool
  * leaves them). Returns null when ours or theirs is not a note with a frontmatter mapping (a
  * conflict already in the file, another kind of file): the caller merges it as plain text.
@@ -65,10 +83,22 @@ export function mergeMemoryText(base: string | null, ours: string, theirs: strin
   if (!o || !t) return null;
   const b = version(base);
   const folder = options.path?.split('/').slice(-2, -1)[0];
+  const rewritten = laterConsolidation(b, o, t);
+  if (rewritten) {
+    // the text's title follows the text
+    const loser = rewritten === o ? t : o;
+    loser.fields = { ...loser.fields };
+    if ('aliases' in rewritten.fields) loser.fields.aliases = rewritten.fields.aliases;
+    else delete loser.fields.aliases;
+  }
   const merged = mergeFields(b?.fields ?? null, o.fields, t.fields, { settings: options.settings, folder });
 
   if (b && !options.mergeText) throw new Error('a three-way merge needs a line merge (mergeText)');
-  const body = b ? options.mergeText!(b.split.body, o.split.body, t.split.body) : mergeWithoutBase(o.split.body, t.split.body, options.labels ?? { ours: 'ours', theirs: 'theirs' });
+  const body = rewritten
+    ? { text: rewritten.split.body, conflicts: 0 }
+    : b
+      ? options.mergeText!(b.split.body, o.split.body, t.split.body)
+      : mergeWithoutBase(o.split.body, t.split.body, options.labels ?? { ours: 'ours', theirs: 'theirs' });
   if (merged.rehash && body.conflicts === 0) merged.fields.content_hash = contentHash(body.text);
 
   const removed = [...new Set([...Object.keys(o.fields), ...Object.keys(t.fields)])].filter((k) => !(k in merged.fields));
@@ -84,6 +114,26 @@ export function mergeMemoryText(base: string | null, ours: string, theirs: strin
     }
   }
   return { text: o.split.head + front + o.split.fence + body.text, bodyConflicts: body.conflicts, clashes: merged.clashes };
+}
+
+/**
+ * Two consolidations of the same episodes (a semantic memory with the same id, `source:
+ * consolidation`, each side's text as consolidation wrote it: its content_hash holds) that
+ * wrote different texts (one clone had edited an episode, or saw one more): the text is
+ * consolidation's to rewrite, so the later consolidation's text is taken whole (by created_at,
+ * then strengthened_at; the same time: the text whose hash sorts last, the same on every
+ * machine) instead of a line merge that stops the pull with markers. A text a person edited on
+ * either side is merged as lines, as any text.
+ */
+function laterConsolidation(base: Version | null, ours: Version, theirs: Version): Version | null {
+  if (ours.split.body === theirs.split.body) return null;
+  if (base && (base.split.body === ours.split.body || base.split.body === theirs.split.body)) return null; // one side changed it: the line merge takes that side
+  const written = (v: Version) => v.fields.source === 'consolidation' && v.fields.category === 'semantic' && v.fields.content_hash === contentHash(v.split.body);
+  if (!written(ours) || !written(theirs)) return null;
+  const time = (v: Version) => [v.fields.created_at, v.fields.strengthened_at].map((x) => (typeof x === 'string' ? Date.parse(x) || 0 : 0));
+  const [o, t] = [time(ours), time(theirs)];
+  for (let k = 0; k < o.length; k++) if (o[k] !== t[k]) return o[k]! > t[k]! ? ours : theirs;
+  return contentHash(ours.split.body) > contentHash(theirs.split.body) ? ours : theirs;
 }
 
 /** A version's frontmatter text with every merged field set to its merged value. */
