@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { wholeNumberIn, type WholeRange } from '../src/core/arguments';
 import { EngramError, PathError, UsageError } from '../src/core/errors';
@@ -44,10 +44,27 @@ export function textArgument(context: CommandContext, command: string): string {
 export function memoryRef(runtime: Runtime, cwd: string, ref: string): string {
   if (isMemoryId(ref)) return ref;
   const absolute = nodePath.resolve(cwd, ref);
-  const relative = nodePath.relative(runtime.root, absolute);
-  if (!relative.startsWith('..') && !nodePath.isAbsolute(relative) && existsSync(absolute)) return safeRelativePath(relative);
+  const inside = (root: string, file: string) => {
+    const relative = nodePath.relative(root, file);
+    return !relative.startsWith('..') && !nodePath.isAbsolute(relative) ? relative : null;
+  };
+  const relative = inside(runtime.root, absolute) ?? inside(realOrSelf(runtime.root), realOrSelf(absolute)); // a vault reached through a symbolic link
+  if (relative !== null && existsSync(absolute)) return safeRelativePath(relative);
   if (nodePath.isAbsolute(ref)) throw new PathError(`${ref}: not inside the vault ${runtime.root}`);
   return safeRelativePath(ref);
+}
+
+/** A path with its symbolic links resolved (its folder's, when the file itself does not exist). */
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return nodePath.join(realpathSync(nodePath.dirname(path)), nodePath.basename(path));
+    } catch {
+      return path;
+    }
+  }
 }
 
 export async function resolveIds(runtime: Runtime, context: CommandContext, command: string): Promise<string[]> {

@@ -256,6 +256,14 @@ export const CSV_FILES = { nodes: 'memories.csv', edges: 'links.csv', kuzu: 'loa
 
 const KUZU_TYPES = { string: 'STRING', double: 'DOUBLE', int: 'INT64', boolean: 'BOOLEAN' } as const;
 
+/**
+ * A Cypher string literal: quoted, with backslashes, quotes and line breaks escaped, so that a
+ * folder named `it's a "dir"` is a path and never ends the string (or adds a statement).
+ */
+export function cypherString(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`;
+}
+
 /** Kuzu: create the two tables and copy the files in (run from the export folder, or edit the paths). */
 export function kuzuScript(folder = '.'): string {
   const columns = NODE_COLUMNS.map((c) => `${c.name} ${KUZU_TYPES[c.type]}`).join(', ');
@@ -263,8 +271,8 @@ export function kuzuScript(folder = '.'): string {
   return [
     `CREATE NODE TABLE Memory(${columns}, PRIMARY KEY(id));`,
     `CREATE REL TABLE Link(FROM Memory TO Memory, ${rel});`,
-    `COPY Memory FROM '${folder}/${CSV_FILES.nodes}' (HEADER=true);`,
-    `COPY Link FROM '${folder}/${CSV_FILES.edges}' (HEADER=true);`,
+    `COPY Memory FROM ${cypherString(`${folder}/${CSV_FILES.nodes}`)} (HEADER=true);`,
+    `COPY Link FROM ${cypherString(`${folder}/${CSV_FILES.edges}`)} (HEADER=true);`,
     '',
   ].join('\n');
 }

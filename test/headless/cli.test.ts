@@ -215,6 +215,16 @@ Found a flaky test in the auth suite: timeout too short for CI.
       }
       expect(readFileSync(path.join(dir, 'outside.md'), 'utf8')).toContain('id: mem-aaaaaaaaaaaa\n');
     });
+
+    it('takes a file by its real path when the vault is reached through a symbolic link (--vault LINK show REALPATH/...)', async () => {
+      const a = await remember(['The build cache lives on the shared volume.']);
+      const link = path.join(dir, 'vault-link');
+      symlinkSync(vault, link);
+      const shown = await engram(link, ['--json', 'show', path.join(vault, a.path)]);
+      expect([shown.code, shown.stderr, shown.code === 0 && shown.json().id]).toEqual([0, '', a.id]);
+      const back = await engram(vault, ['--json', 'show', path.join(link, a.path)]);
+      expect([back.code, back.code === 0 && back.json().id]).toEqual([0, a.id]);
+    });
   });
 
   describe('import', () => {

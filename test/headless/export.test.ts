@@ -78,6 +78,23 @@ describe('engram export (SPEC §13)', () => {
     expect(stdout.stdout).toBe(readFileSync(out, 'utf8'));
   });
 
+  it("writes a Kuzu script that loads from a folder named it's a \"dir\" (the path is a quoted, escaped string, never Cypher)", async () => {
+    const out = path.join(dir, `it's a "dir"`);
+    expect((await engram(vault, ['--now', NOW, 'export', '--format', 'csv', '--out', out])).code).toBe(0);
+    const script = readFileSync(path.join(out, 'load-kuzu.cypher'), 'utf8');
+    expect(script).toContain(`COPY Memory FROM '${out.replace(/'/g, "\\'").replace(/"/g, '\\"')}/memories.csv' (HEADER=true);`);
+    const kuzu = require('kuzu');
+    const db = new kuzu.Database(':memory:');
+    const connection = new kuzu.Connection(db);
+    try {
+      for (const statement of script.split(';\n').filter((s) => s.trim())) await connection.query(statement);
+      expect(await (await connection.query('MATCH (m:Memory) RETURN count(*) AS n')).getAll()).toEqual([{ n: 6 }]);
+    } finally {
+      await connection.close();
+      await db.close();
+    }
+  });
+
   it('writes CSV files that Kuzu loads with the generated script, and Cypher finds the expected neighbours', async () => {
     const out = path.join(dir, 'csv');
     const run = await engram(vault, ['--json', '--now', NOW, 'export', '--format', 'csv', '--out', out]);
