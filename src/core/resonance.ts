@@ -218,11 +218,16 @@ export class ResonanceIndex {
     const side: ChangeSide = { id: '', terms: incoming.terms, polarity: incoming, signals, category, confidence, createdMs };
     const seen = new Set<Entry>();
     const found: FoundChange[] = [];
+    // An episode that neither rejects a word nor says a change changes no other episode
+    // (detectChange: no reversal without a rejected word, no new value between two episodes
+    // without a word of change); skipped before their signals are even computed.
+    const changesNoEpisode = category === 'episodic' && !signals.cue && signals.rejected.size === 0;
     const consider = (entry: Entry) => {
       if (seen.has(entry)) return;
       seen.add(entry);
       // an archived memory is replaced too: plain recall still reaches it
       if (entry.superseded || entry.createdMs > createdMs) return;
+      if (changesNoEpisode && entry.category === 'episodic') return;
       entry.signals ??= changeSignals(entry.text);
       const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
       if (change) found.push({ id: entry.id, ...change });

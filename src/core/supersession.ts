@@ -122,7 +122,7 @@ export function detectChange(incoming: ChangeSide, older: ChangeSide): Change | 
   const events = incoming.category === 'episodic' && older.category === 'episodic';
 
   // a reversal: the new text negates or rejects what the older affirms, with a word of change
-  const reversed = [...older.polarity.affirmed].filter((t) => incoming.signals.rejected.has(t));
+  const reversed = incoming.signals.rejected.size === 0 ? [] : [...older.polarity.affirmed].filter((t) => incoming.signals.rejected.has(t));
   // the same subject: a shared word besides the reversed ones ("squash" reversed, "merge" kept),
   // or most words shared ("will not use Testcontainers for integration tests anymore")
   const subject = shared - reversed.length >= 1 || similarity >= 0.5;
@@ -130,7 +130,9 @@ export function detectChange(incoming: ChangeSide, older: ChangeSide): Change | 
     return decide(incoming, older, `reversed in plain words (${reversed.sort().join(', ')})`, similarity);
   }
 
-  // a changed value about the same subject
+  // a changed value about the same subject (the cheap conditions of the last test first: an
+  // import compares each line with thousands of candidates)
+  if (shared < 3 || similarity < 0.45 || (events && !incoming.signals.cue)) return null;
   const newValues = [...incoming.signals.values].filter((t) => !older.terms.has(t));
   const oldValues = [...older.signals.values].filter((t) => !incoming.terms.has(t));
   if (newValues.length === 0 || oldValues.length === 0) return null;
