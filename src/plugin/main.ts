@@ -166,7 +166,16 @@ export default class EngramPlugin extends Plugin {
       timers,
       () => ({ quietMs: this.settings.quietMs, batchMs: this.settings.batchMs }),
       report,
-      () => this.saveQueueSoon(),
+      () => {
+        this.saveQueueSoon();
+        // after the change is complete (a queued entry gets its tier flag after it is created)
+        if (this.tierJob && this.tierProgressTimer === null) {
+          this.tierProgressTimer = window.setTimeout(() => {
+            this.tierProgressTimer = null;
+            this.tierProgress();
+          }, 0);
+        }
+      },
     );
     this.deferred.tierOf = (memory, now) => currentTier(memory, now, this.service.vault.settings);
     const saved: unknown = this.app.loadLocalStorage(QUEUE_KEY);
@@ -231,6 +240,7 @@ export default class EngramPlugin extends Plugin {
       (id) => this.deferred?.addTier(id),
       { get: () => numberOrNull(this.app.loadLocalStorage(TIER_PASS_KEY)), set: (at) => this.app.saveLocalStorage(TIER_PASS_KEY, at) },
       () => Date.now(),
+      (count) => this.askTierPass(count),
     );
     this.tierPassTimer = window.setTimeout(() => {
       this.tierPassTimer = null;
@@ -246,6 +256,51 @@ export default class EngramPlugin extends Plugin {
         this.buildEngineSoon();
       })
       .catch(report);
+  }
+
+  /** The tier updates the person agreed to, while they are written: how many in all. */
+  private tierJob: { total: number } | null = null;
+  private tierProgressTimer: number | null = null;
+
+  /**
+   * Many notes' tiers are out of date (a vault opened after weeks, a first start): say how many
+   * and what updating them writes, and let the person choose. Agreed, the status bar shows the
+   * progress and pauses on a click (or Enter).
+   */
+  private askTierPass(count: number): Promise<boolean> {
+    const perBatch = 500;
+    const minutes = Math.ceil((count / perBatch) * (this.settings.batchMs / 60_000));
+    return new Promise((resolve) => {
+      new ConfirmModal(
+        this.app,
+        `Update the tier of ${count} memory notes?`,
+        `${count} memories have faded to a colder tier since their notes were last written. Updating changes one property, tier, in each note (Obsidian's graph colours by it): ${perBatch} notes every ${Math.round(this.settings.batchMs / 1000)} s, about ${minutes} min in all, and every changed note is synced again. You can pause from the status bar. Not now: recall, the sidebar and the status bar use the current tiers anyway, and you are asked again tomorrow.`,
+        `Update ${count} notes`,
+        () => {
+          this.tierJob = { total: count };
+          resolve(true);
+        },
+        () => resolve(false),
+      ).open();
+    });
+  }
+
+  /** The agreed tier updates' progress in the status bar (a click pauses them). */
+  private tierProgress(): void {
+    const job = this.tierJob;
+    if (!job || !this.deferred) return;
+    const left = this.deferred.tiersWaiting;
+    if (left === 0) {
+      this.tierJob = null;
+      this.status?.setJob(null);
+      return;
+    }
+    this.status?.setJob(`Engram: tiers ${job.total - left}/${job.total} updated (pause)`, () => {
+      const dropped = this.deferred?.dropTiers() ?? 0;
+      this.tierJob = null;
+      this.status?.setJob(null);
+      new Notice(`Engram: tier updates paused; ${dropped} notes not updated (asked again tomorrow)`);
+    });
   }
 
   /** A memory's file went away while a copy of it remains: the copy is read as the memory now. */
@@ -440,6 +495,9 @@ export default class EngramPlugin extends Plugin {
   }
 
   override onunload(): void {
+    if (this.tierProgressTimer !== null) window.clearTimeout(this.tierProgressTimer);
+    this.tierProgressTimer = null;
+    this.tierJob = null;
     this.ready = false;
     this.activating = null;
     if (this.tierPassTimer !== null) window.clearTimeout(this.tierPassTimer);

@@ -95,6 +95,26 @@ export class QuietWrites {
     this.queued();
   }
 
+  /** Memories whose tier update is waiting. */
+  get tiersWaiting(): number {
+    let n = 0;
+    for (const change of this.pending.values()) if (change.tier) n++;
+    return n;
+  }
+
+  /** Drop the waiting tier updates (the person paused them); other waiting changes stay. Returns how many. */
+  dropTiers(): number {
+    let n = 0;
+    for (const [id, change] of this.pending) {
+      if (!change.tier) continue;
+      n++;
+      change.tier = false;
+      if (Object.keys(change.coAccess).length === 0 && change.boosts.length === 0 && !change.uses?.length) this.pending.delete(id);
+    }
+    this.changed();
+    return n;
+  }
+
   /** Memories with something waiting. */
   get waiting(): string[] {
     return [...this.pending.keys()];

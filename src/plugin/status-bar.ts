@@ -107,7 +107,7 @@ export class TierStatusBar {
     const el = this.el;
     if (el) {
       el.setText(this.text);
-      const action = this.job && this.cancel ? { label: 'Cancel the embedding', run: this.cancel } : this.job ? null : this.action;
+      const action = this.job && this.cancel ? { label: this.job.includes('(pause)') ? 'Pause the tier updates' : 'Cancel the embedding', run: this.cancel } : this.job ? null : this.action;
       el.setAttribute('aria-label', action ? action.label : this.job ? this.job : `Memories per tier: ${this.text}`);
       if (action) {
         el.setAttribute('role', 'button');

@@ -7,13 +7,18 @@ import { tierAt } from '../core/tiers';
  * colours notes by the property, with `[tier:…]` groups) agrees with Engram's view, status bar
  * and recall. A pass compares each memory's written tier with the tier the core's rule gives it
  * now (tiers only ever demote here) and queues a write for those that differ; the writes go
- * through the quiet queue (never to an open or recently typed-in note).
+ * through the quiet queue (never to an open or recently typed-in note). A pass that would
+ * rewrite more than a handful of notes (ASK_ABOVE) asks the person first: each rewritten note is
+ * synced again, and a vault whose tiers are far out of date would otherwise be rewritten whole.
  */
 export function staleTiers(docs: RecallDoc[], now: number, settings: EngramSettings): string[] {
   const out: string[] = [];
   for (const doc of docs) if (tierAt(doc, doc.accessMs, now, settings) !== doc.tier) out.push(doc.id);
   return out;
 }
+
+/** A pass that would rewrite more notes than this asks first (a handful goes without asking). */
+export const ASK_ABOVE = 20;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -28,6 +33,11 @@ export class TierUpkeep {
     private readonly queue: (id: string) => void,
     private readonly lastPass: { get(): number | null; set(at: number): void },
     private readonly now: () => number,
+    /**
+     * Asked when a pass would rewrite more than ASK_ABOVE notes: true when the person agrees.
+     * Refused, nothing is queued and the question comes again with the next daily pass.
+     */
+    private readonly ask: (count: number) => Promise<boolean> = async () => false,
   ) {}
 
   /** Run a pass if one is due (`opening`: the vault just opened). Returns the memories queued, or null. */
@@ -40,8 +50,9 @@ export class TierUpkeep {
   async run(): Promise<string[]> {
     const { docs, now, settings } = await this.catalog();
     const stale = staleTiers(docs, now, settings);
-    for (const id of stale) this.queue(id);
     this.lastPass.set(now);
+    if (stale.length > ASK_ABOVE && !(await this.ask(stale.length))) return [];
+    for (const id of stale) this.queue(id);
     return stale;
   }
 }
