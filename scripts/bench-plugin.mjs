@@ -31,11 +31,11 @@ const { openVault } = lib.default ?? lib;
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-plugin-'));
 const entry = path.join(work, 'index.cjs');
 await build({
-  stdin: { contents: "export { MemoryIndex } from './src/plugin/memory-index'; export { partsFromDocs, RecallEngine } from './src/core/recall/recall';", resolveDir: root, loader: 'ts' },
+  stdin: { contents: "export { MemoryIndex } from './src/plugin/memory-index'; export { drawIds } from './src/plugin/creative-draw'; export { creativeDraw } from './src/core/creative'; export { partsFromDocs, RecallEngine } from './src/core/recall/recall';", resolveDir: root, loader: 'ts' },
   bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
   alias: { 'js-yaml': path.join(root, 'src', 'plugin', 'yaml-reader.ts') },
 });
-const { MemoryIndex, partsFromDocs, RecallEngine } = createRequire(import.meta.url)(entry);
+const { MemoryIndex, partsFromDocs, RecallEngine, drawIds, creativeDraw } = createRequire(import.meta.url)(entry);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const time = async (fn) => {
@@ -119,6 +119,24 @@ for (const q of queries) queryMs.push(await time(() => engine.recall(q, { limit:
 load.push(loadavg()[0]);
 rmSync(work, { recursive: true, force: true });
 
+// opening creative recall (issue 21): before, every memory was read (loadAll) to draw 5 cards;
+// now the draw runs over the warm index and only the 5 cards are read
+const creativeNow = [];
+const creativeBefore = [];
+for (let r = 0; r < Math.max(3, Math.min(RUNS, 5)); r++) {
+  creativeBefore.push(await time(async () => {
+    // what loadAll does in the plugin (Obsidian's file port, no cache): every file read and parsed
+    const memories = [];
+    for (const doc of index.all()) {
+      const read = await vault.read(doc.path);
+      if (read) memories.push(read.memory);
+    }
+    creativeDraw(memories, 5, vault.now(), Math.random, settings);
+  }));
+  creativeNow.push(await time(async () => {
+    for (const drawn of drawIds([...index.all()], 5, vault.now(), Math.random, settings)) await vault.read(index.get(drawn).path);
+  }));
+}
 const f = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(0));
 console.log(`\nPlugin index at ${N.toLocaleString('en')} memories (${RUNS} changes of each kind, medians, ms); load average ${load.map((l) => l.toFixed(1)).join(' -> ')}`);
 console.log('| opening recall after | now | full rebuild (before, same run) | ratio | before (issue) |\n|---|---|---|---|---|');
@@ -129,3 +147,5 @@ console.log(`| one changed note applied to the index (status bar, graph, sidebar
 console.log(`| first engine build after start | ${f(firstBuild)} |`);
 console.log(`| a query (20 results) | ${f(median(queryMs))} |`);
 console.log(`| index loaded from the catalog at start (median of 3) | ${f(median(loads))} |`);
+console.log(`| creative recall opened: draw over the index + 5 cards read (now) | ${f(median(creativeNow))} |`);
+console.log(`| creative recall opened: every memory read, then drawn (before, same run) | ${f(median(creativeBefore))} (${(median(creativeBefore) / median(creativeNow)).toFixed(0)}x) |`);

@@ -1,9 +1,9 @@
 import { Modal, Notice, Setting, type App, type Editor, type MarkdownFileInfo, type MarkdownView } from 'obsidian';
 import { agentContext, formatAgentContext } from '../core/agent-context';
 import { consolidate } from '../core/consolidation/consolidate';
-import { creativeDraw } from '../core/creative';
 import { updateVectors } from '../core/embeddings/store';
-import { memoryText } from '../core/memory';
+import { memoryText, type Memory } from '../core/memory';
+import { drawIds } from './creative-draw';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
 import { GRAPH_VIEW_TYPE } from './graph/graph-view';
@@ -59,8 +59,14 @@ export function registerCommands(plugin: EngramPlugin): void {
     callback: () =>
       whenReady('Creative recall', async () => {
         const { vault } = service();
-        const { memories } = await vault.loadAll({ archive: true });
-        const cards = creativeDraw(memories, plugin.settings.creativeCount, vault.now(), Math.random, vault.settings);
+        // drawn from the warm index (no file is read but the cards'), with the core's draw
+        await plugin.index.load();
+        const cards: Memory[] = [];
+        for (const id of drawIds([...plugin.index.all()], plugin.settings.creativeCount, vault.now(), Math.random, vault.settings)) {
+          const path = plugin.index.get(id)?.path;
+          const read = path ? await vault.read(path) : null;
+          if (read) cards.push(read.memory);
+        }
         new CreativeModal(app, vault, cards, (path) => void plugin.openMemory(path)).open();
       }),
   });

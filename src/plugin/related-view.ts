@@ -187,7 +187,7 @@ export class RelatedView extends ItemView {
     box.createEl('h4', { text: `Open conflicts (${s.conflicts.length})` });
     for (const c of s.conflicts) {
       const row = box.createDiv({ cls: 'engram-related-item engram-related-conflict', text: c.label });
-      this.registerDomEvent(row, 'click', () => void this.app.workspace.getLeaf(false).openFile(this.app.vault.getFileByPath(c.path)!));
+      this.activate(row, `Open the conflict: ${c.label}`, () => void this.app.workspace.getLeaf(false).openFile(this.app.vault.getFileByPath(c.path)!));
     }
   }
 
@@ -198,8 +198,21 @@ export class RelatedView extends ItemView {
       const row = box.createDiv({ cls: 'engram-related-item', attr: { 'data-id': item.id } });
       row.createDiv({ cls: 'engram-related-label', text: item.label });
       row.createDiv({ cls: `engram-related-meta engram-tier-${item.node.tier}`, text: `${item.why} · ${describe(item)}` });
-      this.registerDomEvent(row, 'click', () => void this.open(item.path));
+      this.activate(row, `Open ${item.label} (${item.why})`, () => void this.open(item.path));
     }
+  }
+
+  /** A row that acts like a button: focusable by Tab, named for screen readers, run by a click, Enter or Space. */
+  private activate(row: HTMLElement, label: string, run: () => void): void {
+    row.setAttribute('role', 'button');
+    row.setAttribute('tabindex', '0');
+    row.setAttribute('aria-label', label);
+    this.registerDomEvent(row, 'click', run);
+    this.registerDomEvent(row, 'keydown', (event: KeyboardEvent) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      run();
+    });
   }
 
   private renderStatus(): void {
@@ -207,8 +220,23 @@ export class RelatedView extends ItemView {
     const el = this.contentEl.querySelector<HTMLElement>('.engram-related-status');
     if (!el) return;
     el.setText(this.status.text);
-    el.toggleClass('is-clickable', this.status.cancel !== null);
-    el.onclick = this.status.cancel;
+    const cancel = this.status.cancel;
+    el.toggleClass('is-clickable', cancel !== null);
+    el.onclick = cancel;
+    el.onkeydown = cancel ? (event: KeyboardEvent) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      cancel();
+    } : null;
+    if (cancel) {
+      el.setAttribute('role', 'button');
+      el.setAttribute('tabindex', '0');
+      el.setAttribute('aria-label', this.status.text);
+    } else {
+      el.removeAttribute('role');
+      el.removeAttribute('tabindex');
+      el.removeAttribute('aria-label');
+    }
   }
 
   override async onClose(): Promise<void> {

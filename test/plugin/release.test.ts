@@ -44,4 +44,16 @@ describe('release readiness', () => {
     for (const file of ['main.js', 'manifest.json', 'styles.css', 'embedding-worker.js', 'ort-wasm-simd.wasm', 'ort-wasm.wasm']) expect(workflow).toContain(file);
     expect(workflow).toContain('test "$tag" = "$(node -p "require(\'./manifest.json\').version")"');
   });
+
+  it('runs the tests before publishing and attests every published file', () => {
+    const workflow = fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'release.yml'), 'utf8');
+    const steps = ['run: npm test', 'run: npm run build', 'uses: actions/attest-build-provenance@v2', 'gh release create'];
+    const at = steps.map((step) => workflow.indexOf(step));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(workflow).toMatch(/id-token: write/);
+    expect(workflow).toMatch(/attestations: write/);
+    const subjects = workflow.slice(workflow.indexOf('subject-path:'), workflow.indexOf('- name: Publish'));
+    for (const file of ['main.js', 'manifest.json', 'styles.css', 'embedding-worker.js', 'ort-wasm-simd.wasm', 'ort-wasm.wasm']) expect(subjects).toContain(`dist/plugin/${file}`);
+  });
 });

@@ -74,6 +74,16 @@ it('lists a memory\'s co-access partners, links both ways, recall neighbours and
   first.click();
   await h.advance(2000);
   expect(h.app.workspace.getActiveFile()?.basename).toBe(first.getAttribute('data-id'));
+  // every row is a button for the keyboard and screen readers: Tab reaches it, Enter or Space opens it
+  await h.open(P);
+  await h.advance(1000);
+  const rowsNow = Array.from(el.querySelectorAll('.engram-related-item')) as HTMLElement[];
+  expect(rowsNow.length).toBeGreaterThan(1);
+  for (const row of rowsNow) expect([row.getAttribute('role'), row.getAttribute('tabindex'), row.getAttribute('aria-label')?.startsWith('Open ')]).toEqual(['button', '0', true]);
+  const second = el.querySelector('.engram-related-item[data-id]') as HTMLElement;
+  second.dispatchEvent(new KeyboardEvent('keydown', { key: ' ' }));
+  await h.advance(2000);
+  expect(h.app.workspace.getActiveFile()?.basename).toBe(second.getAttribute('data-id'));
 });
 
 it('shows the tier counts in the sidebar on a phone, where there is no status bar', async () => {
