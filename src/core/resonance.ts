@@ -127,6 +127,8 @@ export class ResonanceIndex {
    * conflict threshold cost a 5,000-line import three times its time.
    */
   private readonly negating = new Map<string, Entry[]>();
+  /** Entries that are not episodes (semantic, decisions): what an episode without a word of change can change. */
+  private notEpisodes = 0;
 
   constructor(private readonly settings: EngramSettings) {}
 
@@ -150,6 +152,7 @@ export class ResonanceIndex {
       superseded: options.superseded ?? false,
     };
     this.entries.set(id, entry);
+    if (category !== 'episodic') this.notEpisodes++;
     this.index.add(entry);
     for (const term of p.negated) {
       const list = this.negating.get(term);
@@ -235,7 +238,7 @@ export class ResonanceIndex {
     if (signals.cue) {
       for (const term of new Set([...incoming.negated, ...signals.rejected])) for (const entry of this.index.postings.get(term) ?? []) consider(entry);
     }
-    if (signals.values.size > 0) {
+    if (signals.values.size > 0 && !(changesNoEpisode && this.notEpisodes === 0)) {
       // a change needs cosine ≥ 0.45 (supersession.ts): it shares one of the rarest |A| − ⌈0.2·|A|⌉ + 1 terms
       const terms = [...incoming.terms];
       const byRarity = terms.sort((a, b) => (this.index.postings.get(a)?.length ?? 0) - (this.index.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
