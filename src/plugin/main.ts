@@ -318,10 +318,12 @@ export default class EngramPlugin extends Plugin {
       const names = files.map((f) => f.name).join(' and ');
       const size = files.reduce((sum, f) => sum + f.bytes, 0) / 1_048_576;
       const purpose = files[0]!.purpose;
+      // the runtime's question also says what the model costs, when the model comes after it
+      const model = files.some((f) => f.name.endsWith('.wasm')) ? this.service.modelDownload : null;
       const modal = new ConfirmModal(
         this.app,
         `Download ${names}?`,
-        `${purpose[0]!.toUpperCase()}${purpose.slice(1)} needs ${names} (${size.toFixed(1)} MB). ${files.length > 1 ? 'They are' : 'It is'} downloaded once from ${hosts}, checked against ${files.length > 1 ? 'their' : 'its'} published SHA-256 and kept in the memory folder's .engram/runtime/. Nothing else is sent or received.`,
+        `${purpose[0]!.toUpperCase()}${purpose.slice(1)} needs ${names} (${size.toFixed(1)} MB). ${files.length > 1 ? 'They are' : 'It is'} downloaded once from ${hosts}, checked against ${files.length > 1 ? 'their' : 'its'} published SHA-256 and kept in the memory folder's .engram/runtime/.${model ? ` Then ${model} is downloaded on first use and kept in .engram/models/.` : ''} Nothing else is sent or received.`,
         'Download',
         () => resolve(true),
         () => resolve(false),

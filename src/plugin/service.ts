@@ -10,6 +10,7 @@ import type { Downloads } from './downloads';
 import { ObsidianFileStore, ObsidianLocks } from './obsidian-files';
 import { embeddingRuntime, wasmSimd } from './runtime';
 import { CL100K, tokenCounter } from './token-table';
+import { MODEL_DOWNLOAD } from './welcome';
 
 /** Where the plugin keeps embedding models: memory-folder relative, the runner's default too. */
 const MODELS = '.engram/models/';
@@ -33,6 +34,8 @@ export class EngramService {
   private countTokens: ((text: string) => number) | null = null;
   /** Where the plugin's index believes a memory is (the core checks the file's id before it believes it). */
   locator: ((id: string) => string | null) | null = null;
+  /** The model download that follows the runtime's, said in the same confirmation (null: the model is here). */
+  modelDownload: string | null = null;
 
   constructor(
     readonly app: App,
@@ -180,6 +183,12 @@ export class EngramService {
     if (this.workerEmbedder) return this.workerEmbedder;
     const runtime = embeddingRuntime();
     if (!runtime || !this.downloads) throw new EngramError('the embedding runtime is not available in this build');
+    // the runtime is fetched only when the model can be had: in the memory folder already, or allowed from the hub
+    const modelHere = await this.modelCached(settings.model, settings.quantized);
+    if (!modelHere && !settings.allowRemoteModels) {
+      throw new EngramError(`the embedding model ${settings.model} is not in ${MODELS}${settings.model}/ and downloading it is switched off (settings → embeddings): nothing was downloaded`);
+    }
+    this.modelDownload = modelHere ? null : `the model ${settings.model} (about ${MODEL_DOWNLOAD.megabytes} MB, from ${MODEL_DOWNLOAD.host})`;
     const wasmFile = wasmSimd() ? runtime.wasmSimd : runtime.wasm;
     const [script, wasm] = await this.downloads.getAll([runtime.worker, wasmFile]);
     const url = URL.createObjectURL(new Blob([script!.slice()], { type: 'text/javascript' }));
@@ -193,6 +202,11 @@ export class EngramService {
       { read: (path) => this.files.read(path), write: (path, bytes) => this.files.write(path, bytes) },
     );
     return this.workerEmbedder;
+  }
+
+  /** Whether the model's weights are in the memory folder (where the worker reads them, and the runner too). */
+  private async modelCached(model: string, quantized: boolean): Promise<boolean> {
+    return (await this.files.stat(`${MODELS}${model}/onnx/${quantized ? 'model_quantized' : 'model'}.onnx`)) !== null;
   }
 
   /** Stop an embedding in progress. */

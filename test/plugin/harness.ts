@@ -130,6 +130,10 @@ export async function startPlugin(options: { before?: (dir: string, app: App) =>
 /** Put the built embedding runtime where a first download would leave it. */
 export function seedRuntime(dir: string): void {
   for (const name of ['embedding-worker.js', 'ort-wasm-simd.wasm']) fs.copyFileSync(path.join(__dirname, '..', '..', 'dist', 'plugin', name), path.join(dir, 'memory', '.engram', 'runtime', name));
+  // and the model's weights (the runtime is fetched only when the model can be had)
+  const onnx = path.join(dir, 'memory', '.engram', 'models', 'Xenova', 'all-MiniLM-L6-v2', 'onnx');
+  fs.mkdirSync(onnx, { recursive: true });
+  fs.writeFileSync(path.join(onnx, 'model_quantized.onnx'), 'weights');
 }
 
 export function frontmatterLines(text: string): string[] {

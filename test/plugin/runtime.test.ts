@@ -48,7 +48,15 @@ beforeEach(async () => {
   installFakeWorkers();
   h = await startPlugin();
   await h.plugin.service.setSetting(['embedder', 'kind'], 'transformers');
+  // the model's weights already in the memory folder (copied by hand, or by the runner)
+  seedModel();
 });
+
+const MODEL_DIR = ['.engram', 'models', 'Xenova', 'all-MiniLM-L6-v2'];
+function seedModel(): void {
+  fs.mkdirSync(path.join(h.dir, 'memory', ...MODEL_DIR, 'onnx'), { recursive: true });
+  fs.writeFileSync(path.join(h.dir, 'memory', ...MODEL_DIR, 'onnx', 'model_quantized.onnx'), 'weights');
+}
 afterEach(() => h.close());
 
 async function answer(button: 'Cancel' | 'Download'): Promise<{ title: string; text: string }> {
@@ -111,4 +119,23 @@ it('downloads nothing when the user declines', async () => {
   expect(Notice.shown.at(-1)).toBe('Engram: embedding-worker.js, ort-wasm-simd.wasm were not downloaded (running the embedding model in this app needs them)');
   expect(served).toEqual([]);
   expect(workers).toHaveLength(0);
+});
+
+it('downloads nothing, not even the runtime, when the model is not here and its download is switched off', async () => {
+  fs.rmSync(path.join(h.dir, 'memory', ...MODEL_DIR, 'onnx'), { recursive: true });
+  expect(h.app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
+  await h.until(() => Notice.shown.length > 0);
+  expect(Notice.shown.at(-1)).toBe('Engram: the embedding model Xenova/all-MiniLM-L6-v2 is not in .engram/models/Xenova/all-MiniLM-L6-v2/ and downloading it is switched off (settings → embeddings): nothing was downloaded');
+  expect(Modal.openModals).toHaveLength(0);
+  expect([served, requestLog, workers.length]).toEqual([[], [], 0]);
+});
+
+it('asks once for the runtime and the model together when the model will be downloaded too, with both sizes and hosts', async () => {
+  fs.rmSync(path.join(h.dir, 'memory', ...MODEL_DIR, 'onnx'), { recursive: true });
+  await h.plugin.service.setSetting(['embedder', 'allowRemoteModels'], true);
+  expect(h.app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
+  const ask = await answer('Cancel');
+  expect(ask.text).toMatch(/needs embedding-worker\.js and ort-wasm-simd\.wasm \(10\.3 MB\)\. They are downloaded once from github\.com.* Then the model Xenova\/all-MiniLM-L6-v2 \(about 23 MB, from huggingface\.co\) is downloaded on first use/);
+  await h.until(() => Notice.shown.length > 0);
+  expect([served, workers.length]).toEqual([[], 0]);
 });
