@@ -128,13 +128,13 @@ for (let r = 0; r < Math.max(3, Math.min(RUNS, 5)); r++) {
     // what loadAll does in the plugin (Obsidian's file port, no cache): every file read and parsed
     const memories = [];
     for (const doc of index.all()) {
-      const read = await vault.read(doc.path);
+      const read = await vault.read(doc.path).catch(() => null);
       if (read) memories.push(read.memory);
     }
     creativeDraw(memories, 5, vault.now(), Math.random, settings);
   }));
   creativeNow.push(await time(async () => {
-    for (const drawn of drawIds([...index.all()], 5, vault.now(), Math.random, settings)) await vault.read(index.get(drawn).path);
+    for (const drawn of drawIds([...index.all()], 5, vault.now(), Math.random, settings)) await vault.read(index.get(drawn).path).catch(() => null);
   }));
 }
 const f = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(0));
