@@ -83,3 +83,20 @@ it('treats an Obsidian Sync conflict file as a copy of the same memory, not a se
   expect(h.plugin.index.get(ID).path).toBe('episodic/mem-ed7c49c755c3 (Conflicted copy phone 202611291200).md');
   expect(h.plugin.index.get(ID).access_count).toBe(2);
 });
+
+it('"Consolidate now" merges an Obsidian Sync conflict file into the memory by id and moves the copy out of sight', async () => {
+  h = await startPlugin();
+  await loaded();
+  const copyPath = 'episodic/mem-ed7c49c755c3 (Conflicted copy phone 202611291200).md';
+  await h.app.vault.syncConflictCopy(`memory/${OLD}`, h.read(OLD).replace('access_count: 0', 'access_count: 2'), 'phone', new Date('2026-11-29T12:00:00Z'));
+  await h.advance(1000);
+  expect(h.app.commands.executeCommandById('engram-memory:consolidate')).toBe(true);
+  await h.until(() => !fs.existsSync(path.join(h.dir, 'memory', copyPath)), 20_000);
+  await h.advance(2000);
+  expect(field(h.read(OLD), 'access_count')).toBe('2'); // counters merge by the larger
+  const moved = fs.readdirSync(path.join(h.dir, 'memory', '.engram', 'sync-copies'), { recursive: true }).map(String);
+  expect(moved.some((name) => name.includes('Conflicted copy phone'))).toBe(true);
+  expect(h.plugin.index.knows(copyPath)).toBe(false); // consolidation may add memories of its own (clusters): the copy is not one
+  expect(h.plugin.index.get(ID).path).toBe(OLD);
+  expect([...h.plugin.index.copies.keys()]).toEqual([]);
+});
