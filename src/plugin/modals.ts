@@ -83,7 +83,7 @@ export class CreativeModal extends Modal {
       card.createDiv({ cls: `engram-card-meta engram-tier-${tier}`, text: `${memory.category} · ${tier} · strength ${memoryStrength(memory, now, this.vault.settings).toFixed(2)}` });
       card.createDiv({ cls: 'engram-card-text', text: firstLine(memory.body) });
       new Setting(card).addButton((b) =>
-        b.setButtonText('Open').onClick(() => {
+        b.setButtonText('Open').setTooltip(`Open: ${firstLine(memory.body)}`).onClick(() => {
           this.close();
           this.openPath(memory.path);
         }),

@@ -1358,6 +1358,11 @@ export class ButtonComponent {
     this.buttonEl.addClass('mod-cta');
     return this;
   }
+  /** obsidian.d.ts `ButtonComponent.setTooltip`; the app shows it on hover and gives it to screen readers as aria-label. */
+  setTooltip(tooltip: string): this {
+    this.buttonEl.setAttribute('aria-label', tooltip);
+    return this;
+  }
   onClick(fn: () => unknown): this {
     this.handler = fn;
     return this;
