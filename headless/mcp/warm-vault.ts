@@ -178,6 +178,7 @@ export class WarmVault {
     this.background = (async () => {
       try {
         const listing = await listMemoryFiles(vault);
+        await pause();
         const catalog = await loadCatalog(vault, { listing, pause });
         const parts = await partsFromDocsInSlices(catalog.docs, vault.settings, pause);
         if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile

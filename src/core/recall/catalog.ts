@@ -187,6 +187,7 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
   const print = fingerprint(vault.settings);
   const cached = new Map<string, Row | ErrorRow>();
   if (useCache) for (const row of (await readCache(vault, print))?.rows ?? []) cached.set(row[0], row);
+  await options.pause?.(); // reading the cache is one slice, what follows others
   const rows: Array<Row | ErrorRow> = [];
   const docs: RecallDoc[] = [];
   const problems: MemoryParseError[] = [];
