@@ -211,6 +211,7 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     context.taken.add(id);
     const planned = planChanges(context.index, memory, resonance);
     resonance = planned.resonance;
+    if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
     context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
     for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
     const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
@@ -404,7 +405,7 @@ function linkSessions(lines: ImportLine[], plans: Plan[]): void {
     members.forEach((lineIndex, position) => {
       const plan = plans[lineIndex]!;
       if (plan.kind !== 'create') return;
-      const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes');
+      const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes' || l.kind === 'contradicts');
       for (const neighbour of [members[position - 1], members[position + 1]]) {
         if (neighbour === undefined) continue;
         const target = plans[neighbour]!.id;

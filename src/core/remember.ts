@@ -229,6 +229,8 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
   const planned = planChanges(index, memory, resonance);
   resonance = planned.resonance;
+  // the newer side of a conflict links the older: recall ranks it first until a person decides
+  if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
   let attempt = 0;
   let id = deriveMemoryId(memory.text, memory.created_at, attempt);
   while (taken.has(id)) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);

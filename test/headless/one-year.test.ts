@@ -48,6 +48,11 @@ describe('one year of a team that changes its mind', () => {
     expect(notes[0]).toContain(`sides: ["${year.ids.region}", "${year.ids.region2}"]`);
   });
 
+  it('ranks the newer side of the open conflict first meanwhile, though the older is verified', async () => {
+    const ranked = (await engram(vault, ['--json', '--now', at(364, 10), 'recall', 'Which region must customer data stay in?'])).json().map((r: { id: string }) => key(r.id));
+    expect(ranked.slice(0, 2)).toEqual(['region2', 'region']);
+  });
+
   it('ranks every changed fact and every reversal newest first, at months 6, 9 and 12', () => {
     const misses: string[] = [];
     for (const { day, question, current, ranked: ids, known } of asked) {

@@ -76,6 +76,7 @@ export class AssociationIndex {
       }
     };
     const linked = (other: number, kindCode: number) => {
+      if (kindCode === 2) return; // contradicts: never an association (it orders the two sides, recall.ts)
       if (kindCode === 0) add(other, relatedWeight(t.createdMs[node]!, t.createdMs[other]!), 'related');
       else add(other, EDGE_WEIGHTS.decaysFrom, 'decays_from');
     };

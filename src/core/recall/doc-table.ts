@@ -40,8 +40,8 @@ export interface DocTable {
   texts: Array<string | null>;
 }
 
-export const LINK_KIND_CODES: Record<'related' | 'decays_from', number> = { related: 0, decays_from: 1 };
-const LINK_KIND_OF: LinkKind[] = ['related', 'decays_from'];
+export const LINK_KIND_CODES: Record<'related' | 'decays_from' | 'contradicts', number> = { related: 0, decays_from: 1, contradicts: 2 };
+const LINK_KIND_OF: LinkKind[] = ['related', 'decays_from', 'contradicts'];
 
 export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
   const n = docs.length;
@@ -96,7 +96,7 @@ export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
 function resolvedLinks(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (const link of doc.links) {
-    if (link.kind !== 'related' && link.kind !== 'decays_from') continue;
+    if (link.kind !== 'related' && link.kind !== 'decays_from' && link.kind !== 'contradicts') continue;
     const target = indexOf.get(link.target);
     if (target !== undefined && target !== i) out.push([target, LINK_KIND_CODES[link.kind]]);
   }

@@ -348,15 +348,26 @@ export class RecallEngine {
    * below its successor's (whose own score may be held below its successor's in turn).
    */
   private belowSuccessors(hits: RecallHit[]): RecallHit[] {
+    const t = this.table;
     const byDoc = new Map<number, RecallHit>();
     for (const hit of hits) byDoc.set(this.indexOf.get(hit.doc.id)!, hit);
+    // an open conflict's newer side (it links [[older|contradicts]]) ranks first meanwhile, while neither lost (stale)
+    const disputedBy = new Map<number, number[]>();
+    for (const i of byDoc.keys()) {
+      if (t.confidence[i] === 'stale') continue;
+      for (let k = t.linkOffsets[i]!; k < t.linkOffsets[i + 1]!; k++) {
+        const older = t.linkTargets[k]!;
+        if (t.linkKinds[k] !== LINK_KIND_CODES.contradicts || !byDoc.has(older) || t.confidence[older] === 'stale' || t.createdMs[older]! > t.createdMs[i]!) continue;
+        disputedBy.set(older, [...(disputedBy.get(older) ?? []), i]);
+      }
+    }
     const settled = new Set<number>();
     const settle = (i: number, depth: number): number => {
       const hit = byDoc.get(i)!;
       if (settled.has(i) || depth > 16) return hit.score;
       settled.add(i);
-      const s = this.table.successor[i]!;
-      if (s >= 0 && byDoc.has(s)) hit.score = Math.min(hit.score, settle(s, depth + 1) * SUCCESSOR_GAP);
+      const s = t.successor[i]!;
+      for (const above of [...(s >= 0 && byDoc.has(s) ? [s] : []), ...(disputedBy.get(i) ?? [])]) hit.score = Math.min(hit.score, settle(above, depth + 1) * SUCCESSOR_GAP);
       return hit.score;
     };
     for (const i of byDoc.keys()) settle(i, 0);
