@@ -1,9 +1,10 @@
 // Builds the headless runner (dist/engram.js), its library entry (dist/lib.js), the embedding
 // worker for the plugin (dist/plugin/embedding-worker.js, with onnxruntime-web's WASM files
 // beside it) and the plugin itself (dist/plugin/main.js, with manifest.json and styles.css: the
-// three files the community store installs). The worker and the WASM are not installed by the
-// store: they are release assets that the plugin downloads on first use, after the user agrees,
-// from this version's GitHub release, checking the SHA-256 built into main.js here.
+// three files the community store installs). The worker's code is built into main.js (reviewed
+// with it, started from a Blob); the WASM is not installed by the store: it is a release asset
+// that the plugin downloads on first use, after the user agrees, from this version's GitHub
+// release, checking the SHA-256 built into main.js here.
 import { build } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -37,7 +38,6 @@ const pinned = (name, purpose) => ({
   purpose,
 });
 const runtime = {
-  worker: pinned('embedding-worker.js', 'running the embedding model in this app'),
   wasmSimd: pinned('ort-wasm-simd.wasm', 'running the embedding model in this app'),
   wasm: pinned('ort-wasm.wasm', 'running the embedding model in this app'),
 };
@@ -54,7 +54,9 @@ await build({
   legalComments: 'none',
   charset: 'utf8',
   logLevel: 'warning',
-  define: { ENGRAM_RUNTIME: JSON.stringify(runtime) },
+  // the embedding worker is part of main.js (reviewed with it, started from a Blob of this
+  // text): only the WASM and the model are fetched
+  define: { ENGRAM_RUNTIME: JSON.stringify(runtime), ENGRAM_WORKER_SOURCE: JSON.stringify(readFileSync('dist/plugin/embedding-worker.js', 'utf8')) },
   // one YAML library in main.js: the core's reader goes through `yaml` (src/plugin/yaml-reader.ts)
   alias: { 'js-yaml': './src/plugin/yaml-reader.ts' },
   // provided by Obsidian at run time

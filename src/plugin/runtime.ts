@@ -2,12 +2,18 @@ import type { PinnedFile } from './downloads';
 
 /** The embedding runtime's files, pinned by esbuild.config.mjs (this version's release assets and their SHA-256). */
 export interface EmbeddingRuntime {
-  worker: PinnedFile;
   wasmSimd: PinnedFile;
   wasm: PinnedFile;
 }
 
 declare const ENGRAM_RUNTIME: EmbeddingRuntime | undefined;
+/** The embedding worker's bundled code, built into main.js (esbuild.config.mjs). */
+declare const ENGRAM_WORKER_SOURCE: string | undefined;
+
+/** The embedding worker's code, part of the reviewed release files (null outside the built main.js). */
+export function workerSource(): string | null {
+  return typeof ENGRAM_WORKER_SOURCE === 'undefined' ? null : ENGRAM_WORKER_SOURCE;
+}
 
 /** The pinned runtime (null in code run outside the built main.js, e.g. unit tests of src/). */
 export function embeddingRuntime(): EmbeddingRuntime | null {

@@ -8,7 +8,7 @@ import { HttpEmbedder } from '../embedding/http-embedder';
 import { WorkerEmbedder } from '../embedding/worker-embedder';
 import type { Downloads } from './downloads';
 import { ObsidianFileStore, ObsidianLocks } from './obsidian-files';
-import { embeddingRuntime, wasmSimd } from './runtime';
+import { embeddingRuntime, wasmSimd, workerSource } from './runtime';
 import { CL100K, tokenCounter } from './token-table';
 import { MODEL_DOWNLOAD } from './welcome';
 
@@ -190,11 +190,13 @@ export class EngramService {
     }
     this.modelDownload = modelHere ? null : `the model ${settings.model} (about ${MODEL_DOWNLOAD.megabytes} MB, from ${MODEL_DOWNLOAD.host})`;
     const wasmFile = wasmSimd() ? runtime.wasmSimd : runtime.wasm;
-    const [script, wasm] = await this.downloads.getAll([runtime.worker, wasmFile]);
-    const url = URL.createObjectURL(new Blob([script!.slice()], { type: 'text/javascript' }));
+    const script = workerSource();
+    if (script === null) throw new EngramError('the embedding worker is not in this build');
+    const wasm = await this.downloads.get(wasmFile);
+    const url = URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
     this.worker = new Worker(url);
     URL.revokeObjectURL(url);
-    this.wasmUrl = URL.createObjectURL(new Blob([wasm!.slice()], { type: 'application/wasm' }));
+    this.wasmUrl = URL.createObjectURL(new Blob([wasm.slice()], { type: 'application/wasm' }));
     this.workerEmbedder = new WorkerEmbedder(
       this.worker,
       { model: settings.model, allowRemoteModels: settings.allowRemoteModels, localModelPath: MODELS, quantized: settings.quantized, batchSize: settings.batchSize },

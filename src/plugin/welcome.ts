@@ -20,7 +20,7 @@ export function downloadLines(): string[] {
   const lines = [`The token table (${mb(CL100K.bytes)}, from ${hostOf(CL100K)}), the first time you insert the agent memory block, to count tokens.`];
   if (runtime) {
     lines.push(
-      `Only if you switch on embeddings in this app: the embedding runtime (${mb(runtime.worker.bytes + runtime.wasmSimd.bytes)}, from ${hostOf(runtime.wasmSimd)}) and the model (about ${MODEL_DOWNLOAD.megabytes} MB, from ${MODEL_DOWNLOAD.host}), after one confirmation that shows both.`,
+      `Only if you switch on embeddings in this app: the embedding runtime (${mb(runtime.wasmSimd.bytes)} of WebAssembly, from ${hostOf(runtime.wasmSimd)}) and the model (about ${MODEL_DOWNLOAD.megabytes} MB, from ${MODEL_DOWNLOAD.host}), after one confirmation that shows both.`,
     );
   }
   lines.push('Each download is asked for first, pinned to one address and checked against its SHA-256. Nothing else is sent or received.');

@@ -68,7 +68,7 @@ it('leaves a vault without a memory folder byte-identical: start, 20 minutes idl
   expect(text).toContain('What it writes, and when');
   expect(text).toContain('Opening a memory note counts as using it');
   expect(text).toMatch(/The token table \(1\.6 MB, from openaipublic\.blob\.core\.windows\.net\)/);
-  expect(text).toMatch(/embedding runtime \(10\.\d MB, from github\.com\) and the model \(about 23 MB, from huggingface\.co\)/);
+  expect(text).toMatch(/embedding runtime \(9\.6 MB of WebAssembly, from github\.com\) and the model \(about 23 MB, from huggingface\.co\)/);
   button(view, 'Not now').click();
   expect(welcome()).toBeUndefined();
   await h.advance(20 * 60_000);

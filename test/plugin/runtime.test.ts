@@ -70,12 +70,13 @@ async function answer(button: 'Cancel' | 'Download'): Promise<{ title: string; t
 it('downloads the worker and the WASM once, after one question, checks them, and runs the worker from blob URLs', async () => {
   expect(h.app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
   const ask = await answer('Download');
-  expect(ask.title).toBe('Download embedding-worker.js and ort-wasm-simd.wasm?');
-  expect(ask.text).toMatch(/needs embedding-worker\.js and ort-wasm-simd\.wasm \(10\.3 MB\)\. They are downloaded once from github\.com/);
+  expect(ask.title).toBe('Download ort-wasm-simd.wasm?');
+  expect(ask.text).toMatch(/needs ort-wasm-simd\.wasm \(9\.6 MB\)\. It is downloaded once from github\.com/);
   await h.until(() => workers.length > 0 && workers[0]!.messages.length > 0);
-  expect(requestLog.sort()).toEqual([`${RELEASE}embedding-worker.js`, `${RELEASE}ort-wasm-simd.wasm`]);
-  for (const name of ['embedding-worker.js', 'ort-wasm-simd.wasm']) expect(fs.readFileSync(path.join(h.dir, 'memory', '.engram', 'runtime', name)).equals(fs.readFileSync(path.join(DIST, name)))).toBe(true);
-  // the worker was started from a blob of the downloaded script (its URL revoked once started)
+  // the worker is part of main.js: only the WASM is fetched
+  expect(requestLog.sort()).toEqual([`${RELEASE}ort-wasm-simd.wasm`]);
+  for (const name of ['ort-wasm-simd.wasm']) expect(fs.readFileSync(path.join(h.dir, 'memory', '.engram', 'runtime', name)).equals(fs.readFileSync(path.join(DIST, name)))).toBe(true);
+  // the worker was started from a blob of the code built into main.js (its URL revoked once started)
   const worker = workers[0]!;
   const script = blobs.get(worker.url)!;
   expect([script.blob.size, script.revoked]).toEqual([fs.statSync(path.join(DIST, 'embedding-worker.js')).size, true]);
@@ -99,7 +100,7 @@ it('downloads the worker and the WASM once, after one question, checks them, and
   await h.plugin.service.setSetting(['embedder', 'batchSize'], 16);
   expect(h.app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
   await h.until(() => workers.length === 2 && workers[1]!.messages.length > 0);
-  expect(served.sort()).toEqual(['embedding-worker.js', 'ort-wasm-simd.wasm']);
+  expect(served.sort()).toEqual(['ort-wasm-simd.wasm']);
   expect(workers[0]!.terminated).toBe(true);
 });
 
@@ -116,7 +117,7 @@ it('downloads nothing when the user declines', async () => {
   expect(h.app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
   await answer('Cancel');
   await h.until(() => Notice.shown.length > 0);
-  expect(Notice.shown.at(-1)).toBe('Engram: embedding-worker.js, ort-wasm-simd.wasm were not downloaded (running the embedding model in this app needs them)');
+  expect(Notice.shown.at(-1)).toBe('Engram: ort-wasm-simd.wasm was not downloaded (running the embedding model in this app needs it)');
   expect(served).toEqual([]);
   expect(workers).toHaveLength(0);
 });
@@ -135,7 +136,7 @@ it('asks once for the runtime and the model together when the model will be down
   await h.plugin.service.setSetting(['embedder', 'allowRemoteModels'], true);
   expect(h.app.commands.executeCommandById('engram-memory:re-embed')).toBe(true);
   const ask = await answer('Cancel');
-  expect(ask.text).toMatch(/needs embedding-worker\.js and ort-wasm-simd\.wasm \(10\.3 MB\)\. They are downloaded once from github\.com.* Then the model Xenova\/all-MiniLM-L6-v2 \(about 23 MB, from huggingface\.co\) is downloaded on first use/);
+  expect(ask.text).toMatch(/needs ort-wasm-simd\.wasm \(9\.6 MB\)\. It is downloaded once from github\.com.* Then the model Xenova\/all-MiniLM-L6-v2 \(about 23 MB, from huggingface\.co\) is downloaded on first use/);
   await h.until(() => Notice.shown.length > 0);
   expect([served, workers.length]).toEqual([[], 0]);
 });
