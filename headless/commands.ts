@@ -24,6 +24,7 @@ import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef, un
 import { loadVectors, updateVectors } from '../src/core/embeddings/store';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
+import { captureCommand } from './capture-command';
 import { exportCommand } from './export-command';
 import { citedOutputs } from '../src/core/loop-outcomes';
 import { loopsCommand } from './loops-command';
@@ -599,6 +600,7 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  capture: captureCommand,
   ...CURATION_COMMANDS,
   ...MCP_COMMANDS,
   export: exportCommand,
