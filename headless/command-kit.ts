@@ -30,6 +30,8 @@ export async function unreadableForRecall(vault: Vault, engine: RecallEngine): P
 /** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */
 export function textArgument(context: CommandContext, command: string): string {
   const arg = context.args.join(' ');
+  // an empty argument ("") is a mistake, not a request to read standard input
+  if (context.args.length > 0 && arg.trim() === '') throw new UsageError(`${command}: the text is empty (give the text, or - to read standard input)`);
   if (arg === '-' || (arg === '' && !context.io.stdinIsTTY)) {
     const text = context.io.readStdin();
     // named by the command, not by a field: "remember: ...", as every other message of the command

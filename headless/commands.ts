@@ -388,8 +388,8 @@ export const COMMANDS: Record<string, Command> = {
     group: 'read',
     args: '[N]',
     arity: [0, 1],
-    summary: 'N (5) random memories from every tier, favouring forgotten ones',
-    details: 'Weight 1 - strength + 0.05. json: [{"id", "path", "category", "tier", "strength", "text"}]',
+    summary: 'N (5, at most 50) random memories from every tier, favouring forgotten ones',
+    details: 'Weight 1 - strength + 0.05. Each line: [TIER · strength S] (S: how much is left, 1 fresh, 0 forgotten).\njson: [{"id", "path", "category", "tier", "strength", "text"}]',
     options: { seed: { type: 'string', value: 'S', help: 'make the draw reproducible' } },
     async run(context) {
       const n = count(context.args[0], 5, ARGUMENT_RANGES.creativeCount, 'creative N');
@@ -406,7 +406,7 @@ export const COMMANDS: Record<string, Command> = {
         text: memoryText(m),
       }));
       return print(context, drawn, () =>
-        drawn.map((d) => `[${d.tier.toUpperCase()} · ${d.strength.toFixed(2)}] ${d.text}  [[${d.id}]]`).join('\n'),
+        drawn.map((d) => `[${d.tier.toUpperCase()} · strength ${d.strength.toFixed(2)}] ${d.text}  [[${d.id}]]`).join('\n'),
       );
     },
   },

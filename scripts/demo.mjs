@@ -25,7 +25,7 @@ function run(args, note) {
 }
 
 console.log(`Engram demo on a copy of examples/vault at ${path.relative(process.cwd(), vault)} (clock fixed at ${now})`);
-run(['init'], 'the layout is there already: init is idempotent');
+run(['init'], 'init is idempotent: it keeps every note and adds only what the example lacks (empty folders, Engram\'s machine folders)');
 run(['stats'], 'what the vault holds, by category, decay tier and confidence');
 run(['remember', 'Review: PR #431 used console.log in the outbox worker again.', '--tags', 'review,logging', '--role', 'code-reviewer'], 'an agent remembers a new review finding');
 run(['--json', 'remember', 'Never log full card numbers or CVCs; the pino redaction list covers card.number and card.cvc.', '--category', 'decision'], 'the same decision again: resonance reinforces it instead of writing a duplicate');

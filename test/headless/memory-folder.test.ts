@@ -46,3 +46,27 @@ describe('--vault names the memory folder, or the Obsidian vault it is in', () =
     expect((await engram(obsidian, ['--json', 'stats'])).stderr).toBe(`engram: ${obsidian}: not an Engram vault (run engram --vault ${obsidian} init)\n`);
   });
 });
+
+describe('small surprises', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir('engram-surprise-')));
+  afterEach(() => cleanup());
+
+  test('remember "" is a usage error, even with a pipe on standard input', async () => {
+    const vault = path.join(dir, 'm');
+    await engram(vault, ['init']);
+    const run = await engram(vault, ['remember', ''], 'this must not be remembered');
+    expect([run.code, run.stderr]).toEqual([2, "engram: remember: the text is empty (give the text, or - to read standard input)\nrun 'engram --help' for usage\n"]);
+    expect((await engram(vault, ['--json', 'stats'])).json().memories).toBe(0);
+  });
+
+  test("creative labels the number after the tier as strength, and its help gives the maximum", async () => {
+    const vault = path.join(dir, 'm');
+    await engram(vault, ['init']);
+    await engram(vault, ['--now', '2026-11-01T10:00:00Z', 'remember', 'Partner Acme retries webhooks on any non-2xx.']);
+    const run = await engram(vault, ['--now', '2026-11-01T10:00:00Z', 'creative', '1', '--seed', 's']);
+    expect(run.stdout).toMatch(/^\[ACTIVE · strength 1\.00\] Partner Acme retries webhooks on any non-2xx\.  \[\[mem-[a-z0-9]{12}\]\]\n$/);
+    expect((await engram(vault, ['help', 'creative'])).stdout).toContain('N (5, at most 50) random memories');
+  });
+});
