@@ -99,6 +99,21 @@ async function saveEmbedderModel(runtime: Runtime, model: string): Promise<void>
   await runtime.files.write(LAYOUT.config, `${JSON.stringify(config, null, 2)}\n`);
 }
 
+/** The prompt of a Claude Code hook payload on standard input (none for SessionStart: no query). */
+function hookPrompt(context: CommandContext): string {
+  if (context.args.length > 0) throw new UsageError('context --hook: the query comes from the hook payload; give no QUERY');
+  const text = context.io.stdinIsTTY ? '' : context.io.readStdin().trim();
+  if (text === '') return '';
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    throw new UsageError('context --hook: standard input is not a hook payload (JSON)');
+  }
+  const prompt = payload && typeof payload === 'object' ? (payload as { prompt?: unknown }).prompt : undefined;
+  return typeof prompt === 'string' ? prompt.trim() : '';
+}
+
 /** consolidate's exit status when the run went through but skipped files: cron hears of them. */
 export const EXIT_SKIPPED = 3;
 
@@ -521,12 +536,13 @@ export const COMMANDS: Record<string, Command> = {
     options: {
       budget: { type: 'string', value: 'TOKENS', help: `token budget of the block, ${ARGUMENT_RANGES.contextBudget.min} to ${ARGUMENT_RANGES.contextBudget.max} (2000, cl100k)` },
       peek: { type: 'boolean', help: 'accepted for compatibility: context never touches what it shows' },
+      hook: { type: 'boolean', help: "read a Claude Code hook's payload on standard input; its prompt (UserPromptSubmit) is the query" },
     },
     async run(context) {
       const runtime = openVault(context.runtime);
       const { vault } = runtime;
       const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, ARGUMENT_RANGES.contextBudget, '--budget');
-      const query = checkQuery(context.args.join(' ').trim());
+      const query = checkQuery(context.options.hook ? hookPrompt(context) : context.args.join(' ').trim());
       const engine = await openRecall(vault);
       warnUnreadable(context, await unreadableForRecall(vault, engine));
       const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);

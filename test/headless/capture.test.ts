@@ -121,3 +121,22 @@ describe('what capture recognises', () => {
     expect(capture.secrets).toEqual([{ kind: 'github-token', count: 1 }]);
   });
 });
+
+describe('context --hook (Claude Code UserPromptSubmit)', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeEach(async () => ({ vault, cleanup } = await initVault('engram-hook-')));
+  afterEach(() => cleanup());
+
+  test("the hook payload's prompt is the query; no prompt (SessionStart) is no query", async () => {
+    const kept = (await engram(vault, ['--json', '--now', '2026-11-01T10:00:00Z', 'remember', 'Outgoing webhooks go through the outbox table.'])).json().id;
+    await engram(vault, ['--now', '2026-11-01T10:00:00Z', 'remember', 'Lunch on Fridays is pizza.']);
+    const prompt = await engram(vault, ['--json', '--now', '2026-11-01T11:00:00Z', 'context', '--hook', '--budget', '400'], JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'why do webhooks use the outbox?' }));
+    expect(prompt.code).toBe(0);
+    expect(prompt.json().included).toEqual([kept]);
+    const start = await engram(vault, ['--json', '--now', '2026-11-01T11:00:00Z', 'context', '--hook'], JSON.stringify({ session_id: 's', hook_event_name: 'SessionStart', source: 'startup' }));
+    expect(start.json().included).toHaveLength(2);
+    const bad = await engram(vault, ['context', '--hook'], 'not json');
+    expect([bad.code, bad.stderr]).toEqual([2, "engram: context --hook: standard input is not a hook payload (JSON)\nrun 'engram --help' for usage\n"]);
+  });
+});
