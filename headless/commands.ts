@@ -37,6 +37,7 @@ import { CURATION_COMMANDS } from './curation-commands';
 import { MCP_COMMANDS } from './mcp-command';
 import { MERGE_COMMANDS } from './merge-commands';
 import { DOCTOR_COMMANDS } from './doctor';
+import { MIGRATE_COMMANDS } from './migrate-command';
 import { PRUNE_STRENGTH } from '../src/core/consolidation/prune';
 import { ARGUMENT_RANGES, checkQuery } from '../src/core/arguments';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
@@ -625,4 +626,5 @@ export const COMMANDS: Record<string, Command> = {
   review: reviewCommand,
   ...MERGE_COMMANDS,
   ...DOCTOR_COMMANDS,
+  ...MIGRATE_COMMANDS,
 };

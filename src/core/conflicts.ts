@@ -1,5 +1,6 @@
 import { renderFieldValue } from './frontmatter';
 import { sha256Hex } from './ids';
+import { noteName } from './links';
 import { memoryText, type Memory } from './memory';
 import { formatTimestamp } from './time';
 import { LAYOUT, type Vault } from './vault';
@@ -12,7 +13,11 @@ import { LAYOUT, type Vault } from './vault';
 export interface ConflictSide {
   id: string;
   text: string;
+  /** The side's file, when known: the note links to it by file name (ADR 0005); `sides` keeps the ids. */
+  path?: string;
 }
+
+const sideLink = (side: ConflictSide) => `[[${side.path ? noteName(side.path) : side.id}|contradicts]]`;
 
 export function conflictId(a: string, b: string): string {
   const [x, y] = [a, b].sort();
@@ -30,8 +35,8 @@ export function renderConflictNote(existing: ConflictSide, incoming: ConflictSid
   ];
   const quote = (text: string) => (text.length > 300 ? `${text.slice(0, 297)}...` : text);
   return `---\n${fields.join('\n')}\n---\n# Conflict\n\n` +
-    `- Existing: [[${existing.id}|contradicts]]\n  > ${quote(existing.text)}\n` +
-    `- New: [[${incoming.id}|contradicts]]\n  > ${quote(incoming.text)}\n\n` +
+    `- Existing: ${sideLink(existing)}\n  > ${quote(existing.text)}\n` +
+    `- New: ${sideLink(incoming)}\n  > ${quote(incoming.text)}\n\n` +
     `What differs: ${reason}.\n\n` +
     'To resolve, set `status: resolved` and `winner:` to the id that holds.\n';
 }
@@ -40,7 +45,7 @@ export function renderConflictNote(existing: ConflictSide, incoming: ConflictSid
 export async function openConflict(vault: Vault, existing: Memory, incoming: ConflictSide, reason: string): Promise<string> {
   const path = `${LAYOUT.conflicts}/${conflictId(existing.id, incoming.id)}.md`;
   if (await vault.ports.files.stat(path)) return path;
-  const text = renderConflictNote({ id: existing.id, text: memoryText(existing) }, incoming, reason, vault.now());
+  const text = renderConflictNote({ id: existing.id, text: memoryText(existing), path: existing.path }, incoming, reason, vault.now());
   await vault.createFile(path, text).catch(() => undefined);
   return path;
 }

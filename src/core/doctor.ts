@@ -1,4 +1,5 @@
 import { PLAN_PATH } from './consolidation/consolidate';
+import { repairLinks } from './link-repair';
 import { pruneVerdict, degreeOf } from './consolidation/prune';
 import { contentHash } from './ids';
 import { readConflictNote } from './consolidation/conflicts';
@@ -28,6 +29,7 @@ export type Check =
   | 'merge-clash'
   | 'archived-alive'
   | 'missing-link'
+  | 'renamed-link'
   | 'interrupted-consolidation'
   | 'stale-cache'
   | 'stale-lock'
@@ -172,6 +174,16 @@ export async function examineVault(vault: Vault, options: DoctorOptions): Promis
     const note = text ? readConflictNote(path, text) : null;
     const missing = note ? note.sides.filter((id) => !known.has(id)) : [];
     if (missing.length > 0) findings.push({ check: 'missing-link', path, problem: `a conflict between memories that no file holds: ${missing.join(', ')}` });
+  }
+
+  // 3b. links to a memory renamed outside Obsidian: pointed at its file again (ADR 0005)
+  const links = await repairLinks(vault, { apply: options.fix, rewritesOnly: true });
+  const byNote = new Map<string, string[]>();
+  for (const r of links.rewritten) byNote.set(r.path, [...(byNote.get(r.path) ?? []), `${r.from} -> ${r.to}`]);
+  for (const [path, changes] of byNote) {
+    const finding: Finding = { check: 'renamed-link', path, problem: `${changes.length === 1 ? 'a link names' : `${changes.length} links name`} a file that was renamed or moved: ${changes.join(', ')}`, fix: 'point them at the file that holds the memory now' };
+    if (options.fix) finding.fixed = links.written.includes(path);
+    findings.push(finding);
   }
 
   // 4. an interrupted consolidation, caches that contradict the notes

@@ -1,9 +1,10 @@
 import { openConflict } from './conflicts';
 import { forgottenMemories } from './curation';
 import { EngramError, NotFoundError, WriteConflictError } from './errors';
+import { claimFileName } from './file-names';
 import { setFrontmatterFields } from './frontmatter';
 import { deriveMemoryId, sha256Hex } from './ids';
-import type { MemoryLink } from './links';
+import { noteName, type MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
@@ -12,6 +13,7 @@ import { COUNTED_BY, machineId } from './machine';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { supersededBy } from './supersession';
 import { parseTimestamp } from './time';
+import { memoryTitle } from './title';
 import { memoryHistory } from './versions';
 import { assertWritable, type Vault } from './vault';
 
@@ -214,7 +216,7 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
     context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
     for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
-    const path = `${CATEGORY_FOLDERS[memory.category]}/${id}.md`;
+    const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(memoryTitle(memory.text), id, context.names)}.md`;
     plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
   }
   linkSessions(lines, plans);
@@ -368,7 +370,7 @@ async function supersede(vault: Vault, old: string, by: string, undo: Undo[]): P
 async function conflict(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, created: ImportResult, undo: Undo[]): Promise<ImportResult> {
   const existing = await vault.resolve(plan.conflictWith!);
   const before = await vault.ports.files.list('conflicts');
-  const conflictPath = await openConflict(vault, existing, { id: plan.id, text: plan.memory.text }, plan.reason ?? 'one negates the other on the same subject');
+  const conflictPath = await openConflict(vault, existing, { id: plan.id, text: plan.memory.text, path: plan.path }, plan.reason ?? 'one negates the other on the same subject');
   if (!before.includes(conflictPath.slice(conflictPath.lastIndexOf('/') + 1))) {
     const text = await vault.readText(conflictPath);
     if (text !== null) undo.push({ path: conflictPath, before: null, after: text });
@@ -408,8 +410,10 @@ function linkSessions(lines: ImportLine[], plans: Plan[]): void {
       const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes' || l.kind === 'contradicts');
       for (const neighbour of [members[position - 1], members[position + 1]]) {
         if (neighbour === undefined) continue;
-        const target = plans[neighbour]!.id;
-        if (target !== plan.id && !links.some((l) => l.target === target)) links.push({ target, kind: 'related' });
+        const other = plans[neighbour]!;
+        const target = other.id;
+        // the neighbour's file name is what Obsidian resolves; its id goes to link_ids (ADR 0005)
+        if (target !== plan.id && !links.some((l) => l.target === target)) links.push({ target, kind: 'related', name: noteName(other.path) });
       }
       plan.memory.links = links;
     });

@@ -1,12 +1,45 @@
 import { isMemoryId } from './ids';
 
-/** SPEC §2: typed links are wikilinks `[[id|kind]]`. */
+/**
+ * SPEC §2, ADR 0005: typed links are wikilinks `[[File name|kind]]` (Obsidian resolves them by
+ * file name), and the ids they point to are kept in the frontmatter (`link_ids`), which is
+ * what Engram believes: a link whose file was renamed outside Obsidian is repaired from it.
+ * Links written before (`[[mem-…|kind]]`, by id) still count.
+ */
 export const LINK_KINDS = ['related', 'decays_from', 'supersedes', 'contradicts'] as const;
 export type LinkKind = (typeof LINK_KINDS)[number];
 
 export interface MemoryLink {
+  /** The memory linked to, by id. */
   target: string;
   kind: LinkKind;
+  /** Its file name (without `.md`) when the link is written: what Obsidian resolves. */
+  name?: string;
+}
+
+/** The frontmatter field holding the ids of a memory's typed links: `["related mem-…", "supersedes mem-…"]`. */
+export const LINK_IDS_FIELD = 'link_ids';
+
+/** A note's name as Obsidian links to it: the file name without `.md`. */
+export function noteName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/, '');
+}
+
+/** The `link_ids` value for links. */
+export function linkIdsValue(links: MemoryLink[]): string[] {
+  return links.map((l) => `${l.kind} ${l.target}`);
+}
+
+/** The links a `link_ids` value records (entries that are not `KIND mem-…` are ignored). */
+export function parseLinkIds(value: unknown): MemoryLink[] {
+  if (!Array.isArray(value)) return [];
+  const out: MemoryLink[] = [];
+  for (const entry of value) {
+    const m = typeof entry === 'string' ? /^(\w+) (mem-[a-z0-9]{12})$/.exec(entry.trim()) : null;
+    if (!m || !(LINK_KINDS as readonly string[]).includes(m[1]!) || out.some((l) => l.kind === m[1] && l.target === m[2])) continue;
+    out.push({ target: m[2]!, kind: m[1] as LinkKind });
+  }
+  return out;
 }
 
 const WIKILINK = /\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g;
@@ -32,5 +65,19 @@ export function parseLinks(body: string): MemoryLink[] {
 }
 
 export function formatLink(link: MemoryLink): string {
-  return `[[${link.target}|${link.kind}]]`;
+  return `[[${link.name ?? link.target}|${link.kind}]]`;
+}
+
+/** Links of `more` not already in `links` (same target and kind). */
+export function withLinks(links: MemoryLink[], more: MemoryLink[]): MemoryLink[] {
+  const out = [...links];
+  for (const link of more) if (!out.some((l) => l.target === link.target && l.kind === link.kind)) out.push({ target: link.target, kind: link.kind });
+  return out;
+}
+
+/** `link_ids` with `link` added (kept as written otherwise), or null when it is there already. */
+export function addLinkId(current: unknown, link: MemoryLink): string[] | null {
+  const entries = Array.isArray(current) ? current.map(String) : [];
+  const entry = `${link.kind} ${link.target}`;
+  return entries.includes(entry) ? null : [...entries, entry];
 }

@@ -1,6 +1,6 @@
 import { renderFieldValue, type FieldValue } from './frontmatter';
 import { contentHash } from './ids';
-import { formatLink, type MemoryLink } from './links';
+import { formatLink, LINK_IDS_FIELD, linkIdsValue, type MemoryLink } from './links';
 import type { Category, Confidence, EngramSettings } from './settings';
 import { newMemoryTier } from './tiers';
 import { parseTimestamp } from './time';
@@ -51,6 +51,8 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['session', memory.session],
     // a title for people: Obsidian shows it instead of the id (search, links, graph)
     ['aliases', memoryTitle(memory.text) ? [memoryTitle(memory.text)] : null],
+    // the ids the body's links point to (ADR 0005: the file names in the links are for Obsidian)
+    [LINK_IDS_FIELD, memory.links.length > 0 ? linkIdsValue(memory.links) : null],
   ];
   for (const [key, value] of Object.entries(memory.extra ?? {})) fields.push([key, value]);
   const lines = fields.flatMap(([k, v]) => (v === null ? [] : [[k, v] as const])).map(([k, v]) => `${k}: ${renderFieldValue(v)}`);

@@ -1,7 +1,7 @@
 import { MemoryParseError } from './errors';
 import { FrontmatterLimitError, readFrontmatter, splitFrontmatter } from './frontmatter';
 import { isMemoryId } from './ids';
-import { parseLinks, type MemoryLink } from './links';
+import { LINK_IDS_FIELD, parseLinkIds, parseLinks, withLinks, type MemoryLink } from './links';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type EngramSettings, type Tier } from './settings';
 import { parseTimestamp } from './time';
 
@@ -124,7 +124,7 @@ export function parseMemory(path: string, text: string, settings: EngramSettings
     source: check.optionalString('source'),
     session: check.optionalString('session'),
     body: split.body,
-    links: withPropertyLinks(parseLinks(split.body), fields.decays_from),
+    links: withPropertyLinks(withLinks(parseLinkIds(fields[LINK_IDS_FIELD]), parseLinks(split.body)), fields.decays_from),
     extra,
   };
 }

@@ -1,6 +1,8 @@
 import { NotFoundError, UsageError, WriteConflictError } from './errors';
-import { takenNames } from './file-names';
+import { claimFileName, takenNames } from './file-names';
+import { noteName } from './links';
 import { frontmatterId } from './memory-files';
+import { memoryTitle } from './title';
 import { deriveMemoryId, isMemoryId } from './ids';
 import { loadVectors, type StoredVectors } from './embeddings/store';
 import { searchVectors } from './embeddings/vector-search';
@@ -237,7 +239,7 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   taken.add(id);
   index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
   for (const link of memory.links) if (link.kind === 'supersedes') index.markSuperseded(link.target);
-  return { memory, resonance, id, name: id, ...(planned.reason ? { reason: planned.reason } : {}) };
+  return { memory, resonance, id, name: claimFileName(memoryTitle(memory.text), id, names ?? new Set()), ...(planned.reason ? { reason: planned.reason } : {}) };
 }
 
 /** Carry out a planned write. */
@@ -281,7 +283,7 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
   const superseded = replaced.length > 0 ? { superseded: replaced[0]!, supersedes: replaced } : {};
   if (resonance.kind !== 'conflict') return { id, path, action: 'created', ...superseded };
   const existing = await vault.resolve(resonance.id);
-  const conflictPath = await openConflict(vault, existing, { id, text: memory.text }, plan.reason ?? 'one negates the other on the same subject');
+  const conflictPath = await openConflict(vault, existing, { id, text: memory.text, path }, plan.reason ?? 'one negates the other on the same subject');
   return { id, path, action: 'conflict', conflict_with: existing.id, conflict_path: conflictPath, ...superseded };
 }
 
@@ -350,8 +352,8 @@ export async function remember(vault: Vault, input: RememberInput, context?: Wri
     if (typeof input.supersedes !== 'string' || !isMemoryId(input.supersedes)) {
       throw new UsageError(`supersedes: expected a memory id (mem- and 12 lowercase letters or digits), got ${JSON.stringify(input.supersedes)}`);
     }
-    await vault.resolve(input.supersedes); // missing (or forgotten): NotFoundError, before anything is written
-    memory.links = [{ target: input.supersedes, kind: 'supersedes' }];
+    const old = await vault.resolve(input.supersedes); // missing (or forgotten): NotFoundError, before anything is written
+    memory.links = [{ target: input.supersedes, kind: 'supersedes', name: noteName(old.path) }];
   }
   const ctx = context ?? (await loadWriteContext(vault, embedder));
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);

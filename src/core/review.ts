@@ -1,3 +1,4 @@
+import { noteName } from './links';
 import { NotFoundError, UsageError, EngramError, WriteConflictError } from './errors';
 import { readFrontmatter, renderFieldValue, setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
 import { contentHash, sha256Hex } from './ids';
@@ -94,7 +95,9 @@ export async function createProposal(vault: Vault, input: NewProposal): Promise<
     ['reason', input.reason],
   ];
   const yaml = fields.map(([k, v]) => `${k}: ${renderFieldValue(v)}`).join('\n');
-  const title = input.kind === 'flag' ? `Review: is [[${input.memory.id}]] still true?` : `Review: ${input.kind} of [[${input.memory.id}]]`;
+  // the memory by file name, what Obsidian resolves (ADR 0005); the frontmatter keeps its id
+  const link = `[[${noteName(input.memory.path)}]]`;
+  const title = input.kind === 'flag' ? `Review: is ${link} still true?` : `Review: ${input.kind} of ${link}`;
   const lines = [
     `# ${title}`,
     '',

@@ -204,14 +204,14 @@ export async function changeBody(
 
 /**
  * A body's text and its link block: the trailing lines made only of typed links
- * (`[[mem-…|related]] [[mem-…|supersedes]]`) that Engram writes after the text.
+ * (`[[Name|related]] [[mem-…|supersedes]]`) that Engram writes after the text.
  */
 export function splitLinkBlock(body: string): { text: string; links: string } {
   const lines = body.replace(/\s+$/, '').split('\n');
   let cut = lines.length;
   while (cut > 0) {
     const line = lines[cut - 1]!.trim();
-    if (line === '' || /^(?:\[\[mem-[a-z0-9]{12}\|(?:related|decays_from|supersedes|contradicts)\]\]\s*)+$/.test(line)) cut--;
+    if (line === '' || /^(?:\[\[[^\]|\n]+\|(?:related|decays_from|supersedes|contradicts)\]\]\s*)+$/.test(line)) cut--;
     else break;
   }
   const links = lines.slice(cut).map((l) => l.trim()).filter((l) => l !== '').join(' ');

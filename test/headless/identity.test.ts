@@ -28,11 +28,14 @@ describe('a memory renamed and moved by a person', () => {
   let cleanup: () => void;
   let id: string;
   let other: string;
+  let otherPath: string;
   beforeEach(async () => {
     ({ vault, cleanup } = await initVault());
     const made = (await engram(vault, ['--json', '--now', '2026-11-20T10:00:00Z', 'remember', 'Reset the staging database with make db-reset before every demo.'])).json();
     id = made.id;
-    other = (await engram(vault, ['--json', '--now', '2026-11-20T11:00:00Z', 'remember', 'The billing service retries webhooks three times.'])).json().id;
+    ({ id: other, path: otherPath } = (await engram(vault, ['--json', '--now', '2026-11-20T11:00:00Z', 'remember', 'The billing service retries webhooks three times.'])).json());
+    // a readable name from its first words (issue 21)
+    expect([made.path, otherPath]).toEqual(['episodic/Reset the staging database with make db-reset before every.md', 'episodic/The billing service retries webhooks three times.md']);
     // a file manager: a new name, a new sub-folder
     mkdirSync(path.join(vault, 'episodic', 'ops'));
     renameSync(path.join(vault, made.path), path.join(vault, RENAMED));
@@ -48,7 +51,7 @@ describe('a memory renamed and moved by a person', () => {
     const recalled = (await engram(vault, ['--json', '--now', '2026-11-21T11:00:00Z', 'recall', 'staging database demo'])).json();
     expect(recalled.map((r: { id: string; path: string }) => [r.id, r.path])).toEqual([[id, RENAMED]]);
     const list = (await engram(vault, ['--json', 'list'])).json();
-    expect(list.map((m: { id: string; path: string }) => [m.id, m.path]).sort()).toEqual([[id, RENAMED], [other, `episodic/${other}.md`]].sort());
+    expect(list.map((m: { id: string; path: string }) => [m.id, m.path]).sort()).toEqual([[id, RENAMED], [other, otherPath]].sort());
   });
 
   it('stays where the person put it, under their name, after consolidate and doctor --fix', async () => {
@@ -57,8 +60,25 @@ describe('a memory renamed and moved by a person', () => {
     expect(consolidated.code).toBe(0);
     const doctor = await engram(vault, ['--now', '2026-11-22T11:00:00Z', 'doctor', '--fix']);
     expect([doctor.code, doctor.stdout]).toEqual([0, 'no problems found\n']);
-    expect(notes(vault)).toEqual(['STATE.md', RENAMED, `episodic/${other}.md`].sort());
+    expect(notes(vault)).toEqual(['STATE.md', RENAMED, otherPath].sort());
     expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain(`id: ${id}\n`);
+  });
+
+  it('keeps the links to it resolving: doctor --fix points them at its new name, and link_ids keep its id', async () => {
+    // a correction written before the rename links to it by its file name then
+    renameSync(path.join(vault, RENAMED), path.join(vault, 'episodic', 'Reset staging.md'));
+    const fix = (await engram(vault, ['--json', '--now', '2026-11-21T10:00:00Z', 'remember', 'Reset the staging database with make db-reset-all before every demo.', '--supersedes', id])).json();
+    expect(readFileSync(path.join(vault, fix.path), 'utf8')).toContain(`link_ids: ["supersedes ${id}"]\n`);
+    expect(readFileSync(path.join(vault, fix.path), 'utf8')).toContain('\n[[Reset staging|supersedes]]\n');
+    // a file manager renames and moves it again: the link names a file that is gone
+    renameSync(path.join(vault, 'episodic', 'Reset staging.md'), path.join(vault, RENAMED));
+    const doctor = (await engram(vault, ['--json', 'doctor'])).json();
+    expect(doctor.findings.map((f: { check: string; path: string }) => [f.check, f.path])).toEqual([['renamed-link', fix.path]]);
+    expect((await engram(vault, ['doctor', '--fix'])).code).toBe(0);
+    const text = readFileSync(path.join(vault, fix.path), 'utf8');
+    expect([text.includes('\n[[Staging DB reset|supersedes]]\n'), text.includes(`link_ids: ["supersedes ${id}"]\n`)]).toEqual([true, true]);
+    expect((await engram(vault, ['doctor'])).stdout).toBe('no problems found\n');
+    expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain('confidence: stale\n');
   });
 
   it('is archived and brought back under its own name and sub-folder', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
@@ -41,4 +41,25 @@ export async function initVault(prefix?: string): Promise<{ dir: string; vault: 
     throw new Error(`engram init failed: ${init.stderr}`);
   }
   return { dir, vault, cleanup };
+}
+
+/** The vault-relative path of the file holding memory `id` (its frontmatter's id: file names are free, ADR 0005). */
+export function fileOf(vault: string, id: string): string {
+  const walk = (rel: string): string | null => {
+    for (const entry of readdirSync(path.join(vault, rel), { withFileTypes: true })) {
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name.startsWith('.')) continue;
+        const found = walk(child);
+        if (found) return found;
+      } else if (entry.name.endsWith('.md') && new RegExp(`^id: ["']?${id}["']?$`, 'm').test(readFileSync(path.join(vault, child), 'utf8'))) return child;
+    }
+    return null;
+  };
+  for (const folder of ['episodic', 'semantic', 'decisions', 'archive']) {
+    if (!existsSync(path.join(vault, folder))) continue;
+    const found = walk(folder);
+    if (found) return found;
+  }
+  throw new Error(`no file holds ${id} in ${vault}`);
 }

@@ -90,13 +90,15 @@ function memoryFiles(vault: string): MemoryFile[] {
       const text = readFileSync(path.join(vault, folder, name), 'utf8');
       const split = splitFrontmatter(text);
       let count = 0;
+      let id = '';
       try {
         const f = readFrontmatter(split?.yaml ?? '') as Record<string, unknown>;
         count = typeof f.access_count === 'number' ? f.access_count : 0;
+        id = typeof f.id === 'string' ? f.id : ''; // the id is the frontmatter's, whatever the file's name
       } catch {
         count = 0;
       }
-      out.push({ path: `${folder}/${name}`, id: name.slice(0, -3), accessCount: count, text });
+      out.push({ path: `${folder}/${name}`, id, accessCount: count, text });
     }
   }
   return out;

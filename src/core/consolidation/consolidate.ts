@@ -12,6 +12,10 @@ import { volatilityUpdates } from '../validation/volatility';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { frontmatterId, freePath } from '../memory-files';
+import { claimFileName, takenNames } from '../file-names';
+import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
+import { memoryTitle } from '../title';
+import { repairLinks } from '../link-repair';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
@@ -26,7 +30,7 @@ import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync
 export const PLAN_PATH = '.engram/consolidation-plan.json';
 
 export interface StepReport {
-  step: 'copies' | 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
+  step: 'copies' | 'links' | 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
   count: number;
   total?: number;
   ms: number;
@@ -114,6 +118,17 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   } catch (error) {
     skipped.add('copies', 'memory folders', reasonOf(error));
   }
+  // links whose memory was renamed outside Obsidian point at its file again (ADR 0005)
+  try {
+    const t = options.elapsed();
+    const links = await repairLinks(vault, { apply: !options.dryRun, rewritesOnly: true });
+    for (const item of links.skipped) skipped.add('links', item.path, item.reason);
+    if (links.rewritten.length > 0) {
+      steps.push({ step: 'links', count: links.rewritten.length, ms: round1(options.elapsed() - t), note: `in ${new Set(links.rewritten.map((r) => r.path)).size} notes, pointed at the files their memories have now${options.dryRun ? ': dry run' : ''}` });
+    }
+  } catch (error) {
+    skipped.add('links', 'memory folders', reasonOf(error));
+  }
   const { memories, problems, duplicates } = await vault.loadAll();
   for (const problem of problems) if (!duplicates.some((d) => d.other === problem.path)) skipped.add('read', problem.path, problem.reason);
   const previous = await lastRun(vault);
@@ -156,6 +171,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
   const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis) };
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
+  nameNewPatterns(plan.clusters, memories, problems.map((p) => p.path));
   const abstractive = options.abstractive ? await options.abstractive(plan.clusters, memories, options.dryRun) : null;
   if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
   const clusterPlanMs = options.elapsed() - t;
@@ -433,9 +449,23 @@ export const LISTED_MEMBERS = 50;
 /** How many related paths a semantic memory keeps from its members. */
 export const KEPT_PATHS = 100;
 
-/** The body of a new semantic memory: the medoid's text, then its first members as links. */
-export function semanticText(text: string, members: string[]): string {
-  const listed = members.slice(0, LISTED_MEMBERS).map((m) => `[[${m}]]`).join(' ');
+/**
+ * A readable file name for each semantic memory the plan creates (ADR 0005): its title and
+ * `(pattern)`, so it does not take the name of the episode it was made from; unique among the
+ * memory folders' names.
+ */
+function nameNewPatterns(clusters: ClusterAction[], memories: Memory[], others: string[]): void {
+  const taken = takenNames([...memories.map((m) => m.path), ...others]);
+  for (const cluster of clusters) {
+    if (cluster.action !== 'create' || cluster.path) continue;
+    const title = memoryTitle(cluster.text, 48);
+    cluster.path = `${CATEGORY_FOLDERS.semantic}/${claimFileName(title ? `${title} (pattern)` : '', cluster.id, taken)}.md`;
+  }
+}
+
+/** The body of a new semantic memory: the medoid's text, then its first members as links (by file name, `names`). */
+export function semanticText(text: string, members: string[], names: Map<string, string> = new Map()): string {
+  const listed = members.slice(0, LISTED_MEMBERS).map((m) => `[[${names.get(m) ?? m}]]`).join(' ');
   const more = members.length > LISTED_MEMBERS ? ` and ${members.length - LISTED_MEMBERS} more (each links here with decays_from)` : '';
   return `${text}\n\nConsolidated from ${members.length} episodes: ${listed}${more}`;
 }
@@ -446,14 +476,26 @@ export function semanticText(text: string, members: string[]): string {
  * A cluster whose memory cannot be written (too large even so) is reported, its members left.
  */
 async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void): Promise<void> {
+  const names = new Map<string, string>();
+  const nameOf = async (id: string): Promise<string> => {
+    if (!names.has(id)) {
+      const path = await vault.locate(id);
+      names.set(id, path ? noteName(path) : id);
+    }
+    return names.get(id)!;
+  };
   for (const cluster of plan.clusters ?? []) {
-    const path = `${CATEGORY_FOLDERS.semantic}/${cluster.id}.md`;
+    let path = cluster.path ?? `${CATEGORY_FOLDERS.semantic}/${cluster.id}.md`;
     let ready = true;
     if (cluster.action === 'create') {
       await skipped.guard('cluster', path, async () => {
         if (await vault.ports.files.stat(path)) return;
+        const located = await vault.locate(cluster.id);
+        if (located) return void (path = located); // written by the run this one completes
+        const listed = cluster.members.slice(0, LISTED_MEMBERS);
+        for (const member of listed) await nameOf(member);
         const memory: NewMemory = {
-          text: semanticText(cluster.text, cluster.members),
+          text: semanticText(cluster.text, cluster.members, names),
           category: 'semantic',
           created_at: plan.started_at,
           confidence: 'inferred',
@@ -464,7 +506,13 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
           source: 'consolidation',
           session: null,
           links: [],
-          extra: { reinforcement_count: 1, cluster_size: cluster.members.length, ...(cluster.summary ? { summary: cluster.summary } : {}) },
+          extra: {
+            reinforcement_count: 1,
+            cluster_size: cluster.members.length,
+            ...(cluster.summary ? { summary: cluster.summary } : {}),
+            // the members listed in the text, by id (their names are in the text for Obsidian)
+            [LINK_IDS_FIELD]: linkIdsValue(listed.map((target) => ({ target, kind: 'related' }))),
+          },
         };
         try {
           await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!));
@@ -485,9 +533,17 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
     }
     at?.('semantic-written');
     if (!ready) continue;
-    const link = `[[${cluster.id}]]`;
+    if (cluster.action === 'reinforce') path = (await vault.locate(cluster.id)) ?? path;
+    // the pattern by file name for Obsidian, by id in link_ids for Engram (ADR 0005)
+    const link = `[[${noteName(path)}]]`;
     for (const member of cluster.new_members) {
-      await skipped.guard('cluster', member, () => vault.update(member, (m) => (m.extra.decays_from === link ? null : { decays_from: link })));
+      await skipped.guard('cluster', member, () =>
+        vault.update(member, (m) => {
+          const ids = addLinkId(m.extra[LINK_IDS_FIELD], { target: cluster.id, kind: 'decays_from' });
+          if (m.extra.decays_from === link && !ids) return null;
+          return { decays_from: link, ...(ids ? { [LINK_IDS_FIELD]: ids } : {}) };
+        }),
+      );
     }
   }
 }

@@ -32,6 +32,11 @@ export interface ClusterAction {
   agent_role?: string | null;
   /** How the text was made, when a model wrote part of it: `abstractive (model)`. */
   summary?: string;
+  /**
+   * Where a new semantic memory is written, with its readable name (ADR 0005), decided with the
+   * plan so a resumed run writes the same file; absent in plans made before (then `<id>.md`).
+   */
+  path?: string;
 }
 
 export function semanticId(members: string[]): string {

@@ -1,0 +1,252 @@
+import { claimFileName, takenNames } from './file-names';
+import { setFrontmatterFields, splitFrontmatter, readFrontmatter, type FieldValue } from './frontmatter';
+import { contentHash, isMemoryId } from './ids';
+import { LINK_IDS_FIELD, LINK_KINDS, linkIdsValue, noteName, parseLinkIds, type LinkKind, type MemoryLink } from './links';
+import { memoryText, type Memory } from './memory';
+import { listMemoryPaths, preferredPath } from './memory-files';
+import { memoryTitle } from './title';
+import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
+
+/**
+ * Links that keep resolving when file names are free (ADR 0005). Obsidian resolves `[[Name]]`
+ * by file name and rewrites the links itself when it renames a file; a rename outside it (a
+ * file manager, git, a sync tool) leaves them pointing at a name that is gone. Engram knows the
+ * ids they meant (a memory's `link_ids`, a conflict note's `sides`, a review note's `memory`)
+ * and points them at the file that holds the id now. Links written by id (`[[mem-…]]`, before
+ * readable names) are rewritten to the file name, their ids recorded in `link_ids`.
+ * `migrateNames` gives memories named by their id (`mem-….md`) a readable name, then repairs.
+ */
+
+export interface LinkRewrite {
+  /** The note whose link changed. */
+  path: string;
+  from: string;
+  to: string;
+}
+
+export interface LinkReport {
+  /** Links pointed at the file that holds their memory now. */
+  rewritten: LinkRewrite[];
+  /** Notes whose `link_ids` gained the ids of their links. */
+  recorded: string[];
+  /** Notes written (empty on a dry run). */
+  written: string[];
+  /** Notes that changed meanwhile or could not be written: left as they were. */
+  skipped: Array<{ path: string; reason: string }>;
+}
+
+const WIKILINK = /\[\[([^\]|#\n]+)(#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g;
+
+interface Names {
+  /** The file name (without `.md`) of the file holding each id. */
+  nameOf: Map<string, string>;
+  /** Every name a link can resolve to in the memory folder (lowercase), with the id the file holds, if any. */
+  byName: Map<string, string | null>;
+}
+
+async function names(vault: Vault, renamed: Map<string, string>): Promise<Names> {
+  const nameOf = new Map<string, string>();
+  const byName = new Map<string, string | null>();
+  for (const [id, paths] of await vault.idPaths()) nameOf.set(id, renamed.get(id) ?? noteName(preferredPath(paths)));
+  const others = await listMemoryPaths(vault.ports.files, [LAYOUT.conflicts, 'review', LAYOUT.daily]);
+  for (const path of others) byName.set(noteName(path).toLowerCase(), null);
+  for (const path of await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS)) if (!byName.has(noteName(path).toLowerCase())) byName.set(noteName(path).toLowerCase(), null);
+  for (const [id, name] of nameOf) byName.set(name.toLowerCase(), id);
+  // a renamed file's old name no longer resolves
+  if (renamed.size > 0) for (const id of renamed.keys()) byName.delete(id.toLowerCase());
+  for (const [id, name] of renamed) byName.set(name.toLowerCase(), id);
+  return { nameOf, byName };
+}
+
+function baseOf(target: string): string {
+  return target.trim().replace(/\.md$/i, '').split('/').pop()!;
+}
+
+interface Rewritten {
+  text: string;
+  rewrites: Array<{ from: string; to: string }>;
+  found: MemoryLink[];
+}
+
+/**
+ * A text's wikilinks pointed at the files that hold their ids now. `expected` are the ids the
+ * note says it links to (in order); a link to a name that resolves nowhere takes the first of
+ * them (same kind) that no link of the note reaches.
+ */
+function rewriteLinks(text: string, expected: MemoryLink[], n: Names, kindOf: (label: string | undefined) => LinkKind | null, pairAny = false): Rewritten {
+  const reached = new Set<string>();
+  const seen: Array<{ base: string; id: string | null; resolves: boolean }> = [];
+  for (const m of text.matchAll(WIKILINK)) {
+    const base = baseOf(m[1]!);
+    const id = isMemoryId(base) && n.nameOf.has(base) ? base : (n.byName.get(base.toLowerCase()) ?? null);
+    const resolves = n.byName.has(base.toLowerCase()) || (isMemoryId(base) && n.nameOf.has(base));
+    if (id) reached.add(id);
+    seen.push({ base, id, resolves });
+  }
+  const waiting = expected.filter((l) => !reached.has(l.target) && n.nameOf.has(l.target));
+  const rewrites: Rewritten['rewrites'] = [];
+  const found: MemoryLink[] = [];
+  let i = 0;
+  const out = text.replace(WIKILINK, (link, target: string, sub: string | undefined, label: string | undefined) => {
+    const { id, resolves } = seen[i++]!;
+    const kind = kindOf(label);
+    let to = id;
+    if (!resolves) {
+      const at = waiting.findIndex((l) => (kind === null ? pairAny : l.kind === kind));
+      if (at < 0) return link; // a note outside the memory folder, or a memory gone: left as written
+      to = waiting.splice(at, 1)[0]!.target;
+    }
+    if (!to) return link;
+    if (kind) found.push({ target: to, kind });
+    const name = n.nameOf.get(to)!;
+    if (target === name) return link;
+    const next = `[[${name}${sub ?? ''}${label !== undefined ? `|${label}` : ''}]]`;
+    rewrites.push({ from: link, to: next });
+    return next;
+  });
+  return { text: out, rewrites, found };
+}
+
+const memoryKind = (label: string | undefined): LinkKind | null => {
+  const l = (label ?? '').trim();
+  return (LINK_KINDS as readonly string[]).includes(l) ? (l as LinkKind) : null;
+};
+
+/**
+ * Repair the links of every memory, conflict note and review note (dry run unless `apply`).
+ * `renamed` gives names files will have (a migration's dry run); `rewritesOnly` leaves notes
+ * whose links all resolve as they are (doctor, consolidation).
+ */
+export async function repairLinks(vault: Vault, options: { apply: boolean; renamed?: Map<string, string>; rewritesOnly?: boolean }): Promise<LinkReport> {
+  const n = await names(vault, options.renamed ?? new Map<string, string>());
+  const report: LinkReport = { rewritten: [], recorded: [], written: [], skipped: [] };
+  const { memories } = await vault.loadAll();
+  for (const memory of memories) await repairMemory(vault, memory, n, options.apply, report, options.rewritesOnly ?? false);
+  for (const folder of [LAYOUT.conflicts, 'review']) {
+    for (const path of await listMemoryPaths(vault.ports.files, [folder])) await repairNote(vault, path, n, options.apply, report);
+  }
+  return report;
+}
+
+async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boolean, report: LinkReport, rewritesOnly: boolean): Promise<void> {
+  const plan = (m: Memory, text: string): { text: string; rewrites: LinkRewrite[]; recorded: boolean } | null => {
+    const split = splitFrontmatter(text);
+    if (!split) return null;
+    const recorded = parseLinkIds(m.extra[LINK_IDS_FIELD]);
+    const body = rewriteLinks(m.body, recorded, n, (label) => memoryKind(label) ?? (label === undefined || label.trim() === '' ? 'related' : null));
+    const fields: Record<string, FieldValue> = {};
+    const rewrites = body.rewrites.map((r) => ({ path: m.path, ...r }));
+    const property = m.extra.decays_from;
+    const found = [...body.found];
+    if (typeof property === 'string') {
+      const prop = rewriteLinks(property, recorded.filter((l) => l.kind === 'decays_from'), n, () => 'decays_from');
+      found.push(...prop.found);
+      if (prop.text !== property) {
+        fields.decays_from = prop.text;
+        rewrites.push(...prop.rewrites.map((r) => ({ path: m.path, ...r })));
+      }
+    }
+    const ids = [...recorded];
+    for (const link of found) if (!ids.some((l) => l.target === link.target && l.kind === link.kind)) ids.push(link);
+    const grew = ids.length > recorded.length;
+    if (grew) fields[LINK_IDS_FIELD] = linkIdsValue(ids);
+    if (body.text === m.body && Object.keys(fields).length === 0) return null;
+    // a body Engram wrote (its hash matches) keeps matching: the repair is not a person's edit
+    if (body.text !== m.body && m.content_hash === contentHash(m.body)) fields.content_hash = contentHash(body.text);
+    const withBody = body.text === m.body ? text : split.head + split.yaml + split.fence + body.text;
+    return { text: Object.keys(fields).length > 0 ? setFrontmatterFields(withBody, fields) : withBody, rewrites, recorded: grew };
+  };
+  const first = await vault.readExact(memory.path);
+  if (first === null) return;
+  const planned = safePlan(() => plan(memory, first), memory.path, report);
+  // recording the ids of links that resolve is the migration's (a vault of mem-… links reads as it is)
+  if (!planned || (rewritesOnly && planned.rewrites.length === 0)) return;
+  report.rewritten.push(...planned.rewrites);
+  if (planned.recorded) report.recorded.push(memory.path);
+  if (!apply) return;
+  try {
+    await vault.ports.locks.withLock(memory.id, async () => {
+      const text = await vault.readExact(memory.path);
+      const current = text === null ? null : await vault.read(memory.path, { stable: true });
+      if (text === null || !current || current.memory.id !== memory.id) return;
+      const next = plan(current.memory, text);
+      if (!next) return;
+      await vault.ports.files.write(memory.path, next.text, { expect: text });
+      report.written.push(memory.path);
+    });
+  } catch (error) {
+    report.skipped.push({ path: memory.path, reason: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+function safePlan<T>(make: () => T, path: string, report: LinkReport): T | null {
+  try {
+    return make();
+  } catch (error) {
+    report.skipped.push({ path, reason: error instanceof Error ? error.message : String(error) });
+    return null;
+  }
+}
+
+/** A conflict or review note: its links to the memories its frontmatter names (`sides`, `memory`). */
+async function repairNote(vault: Vault, path: string, n: Names, apply: boolean, report: LinkReport): Promise<void> {
+  const text = await vault.readExact(path).catch(() => null);
+  const split = text === null ? null : splitFrontmatter(text);
+  if (text === null || !split) return;
+  let data: Record<string, unknown>;
+  try {
+    data = (readFrontmatter(split.yaml) ?? {}) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const ids = [...(Array.isArray(data.sides) ? data.sides.map(String) : []), ...(typeof data.memory === 'string' ? [data.memory] : [])].filter(isMemoryId);
+  const body = rewriteLinks(split.body, ids.map((target) => ({ target, kind: 'related' })), n, () => null, true);
+  if (body.rewrites.length === 0) return;
+  report.rewritten.push(...body.rewrites.map((r) => ({ path, ...r })));
+  if (!apply) return;
+  try {
+    await vault.ports.files.write(path, split.head + split.yaml + split.fence + body.text, { expect: text });
+    report.written.push(path);
+  } catch (error) {
+    report.skipped.push({ path, reason: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+export interface MigrationReport {
+  /** Memories named by their id, and the readable name each gets. */
+  renamed: Array<{ id: string; from: string; to: string }>;
+  links: LinkReport;
+  applied: boolean;
+}
+
+/**
+ * `engram migrate`: every memory whose file is named by its id (`mem-….md`, the layout before
+ * ADR 0005) gets its title for a name, in the same folder, and every link to it follows (dry
+ * run unless `apply`). Idempotent: a second run finds nothing named by an id and no link to fix.
+ */
+export async function migrateNames(vault: Vault, options: { apply: boolean }): Promise<MigrationReport> {
+  const { memories, problems } = await vault.loadAll();
+  const taken = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path), ...(await listMemoryPaths(vault.ports.files, [LAYOUT.conflicts, 'review', LAYOUT.daily]))]);
+  const renamed: MigrationReport['renamed'] = [];
+  for (const memory of memories) {
+    if (noteName(memory.path) !== memory.id) continue;
+    const title = memoryTitle(memoryText(memory), memory.source === 'consolidation' ? 48 : 60);
+    const name = claimFileName(memory.source === 'consolidation' && title ? `${title} (pattern)` : title, memory.id, taken);
+    if (name === memory.id) continue;
+    const folder = memory.path.slice(0, memory.path.lastIndexOf('/'));
+    renamed.push({ id: memory.id, from: memory.path, to: `${folder}/${name}.md` });
+  }
+  if (!options.apply) {
+    const links = await repairLinks(vault, { apply: false, renamed: new Map(renamed.map((r) => [r.id, noteName(r.to)])) });
+    return { renamed, links, applied: false };
+  }
+  const done: MigrationReport['renamed'] = [];
+  for (const move of renamed) {
+    await vault.ports.locks.withLock(move.id, async () => {
+      if ((await vault.locate(move.id)) !== move.from || (await vault.ports.files.stat(move.to))) return;
+      await vault.ports.files.move(move.from, move.to);
+      done.push(move);
+    });
+  }
+  return { renamed: done, links: await repairLinks(vault, { apply: true }), applied: true };
+}
