@@ -11,10 +11,11 @@ import { LAYOUT, MACHINE_GITIGNORE } from '../src/core/vault';
  * committed `.gitattributes`.
  */
 export const ATTRIBUTE_RULES = [
-  'episodic/*.md merge=engram',
-  'semantic/*.md merge=engram',
-  'decisions/*.md merge=engram',
-  'archive/*.md merge=engram',
+  // memories in the person's sub-folders too (ADR 0005); `**/` also matches no folder
+  'episodic/**/*.md merge=engram',
+  'semantic/**/*.md merge=engram',
+  'decisions/**/*.md merge=engram',
+  'archive/**/*.md merge=engram',
   // conflict notes have a frontmatter too (status, winner, resolved_at): merged by the same rules
   'conflicts/*.md merge=engram',
   // daily files only grow: both machines' lines are kept

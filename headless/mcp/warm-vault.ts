@@ -64,7 +64,6 @@ export class WarmVault {
   private watchers: FSWatcher[] = [];
   private watching = false;
   private watchFailed = false;
-  private subfolderEvent = false;
   private vectorsValue: { stamp: string; vectors: StoredVectors | null } | null = null;
   private embedderValue: { key: string; embedder: Embedder | null } | null = null;
   readonly stats: WarmStats = { opened: 0, rebuilt: 0, tables: 0, patched: 0, appended: 0 };
@@ -97,11 +96,11 @@ export class WarmVault {
     this.watching = true;
     for (const folder of MEMORY_FOLDERS) {
       try {
-        // recursive: a person's sub-folders hold memories too (ADR 0005)
-        const watcher = watch(nodePath.join(root, folder), { persistent: false, recursive: true }, (_event, name) => {
+        // the top of each memory folder; a change in a person's sub-folder (ADR 0005) is found by
+        // the listing that a change of the folders' mtimes (a move in or out) triggers
+        const watcher = watch(nodePath.join(root, folder), { persistent: false }, (_event, name) => {
           if (name === null) this.watchFailed = true;
-          else if (String(name).endsWith('.md')) this.changed.add(`${folder}/${String(name).split(nodePath.sep).join('/')}`);
-          else this.subfolderEvent = true; // a folder renamed or moved: its notes are found by the next listing
+          else if (String(name).endsWith('.md')) this.changed.add(`${folder}/${String(name)}`);
         });
         watcher.on('error', () => {
           this.watchFailed = true;
@@ -129,9 +128,7 @@ export class WarmVault {
     // nothing changed: the engine as it is, even while the documents load in the background
     if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps) return this.engineValue;
     while (this.background) await this.background;
-    const rescan = this.subfolderEvent || (stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed));
-    if (this.engineValue && this.changed.size === 0 && !rescan) return this.engineValue;
-    this.subfolderEvent = false;
+    const rescan = stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed);
     this.folderStamps = stamps;
     this.pending = this.refresh(vault, rescan);
     try {

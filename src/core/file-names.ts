@@ -10,6 +10,8 @@
 const FORBIDDEN = /[<>:"/\\|?*#^[\]]|\p{Cc}/gu;
 /** Names Windows reserves for devices, with or without an extension. */
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+/** Name new memories after their titles (off: by their ids, the layout before ADR 0005). */
+const TITLE_NAMES = false;
 /** At most this many characters before `.md` (and a number if needed): far under every system's limit of 255 bytes. */
 export const MAX_NAME_CHARS = 60;
 
@@ -50,4 +52,9 @@ export function claimFileName(title: string, fallback: string, taken: Set<string
   for (let n = 2; taken.has(nameKey(name)); n++) name = `${base} ${n}`;
   taken.add(nameKey(name));
   return name;
+}
+
+/** The file name of a new memory (remember, import, consolidation): claimFileName of its title. */
+export function newMemoryFileName(title: string, fallback: string, taken: Set<string>): string {
+  return claimFileName(TITLE_NAMES ? title : '', fallback, taken);
 }

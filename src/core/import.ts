@@ -1,7 +1,7 @@
 import { openConflict } from './conflicts';
 import { forgottenMemories } from './curation';
 import { EngramError, NotFoundError, WriteConflictError } from './errors';
-import { claimFileName } from './file-names';
+import { newMemoryFileName } from './file-names';
 import { setFrontmatterFields } from './frontmatter';
 import { deriveMemoryId, sha256Hex } from './ids';
 import { noteName, type MemoryLink } from './links';
@@ -216,7 +216,7 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
     context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
     for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
-    const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(memoryTitle(memory.text), id, context.names)}.md`;
+    const path = `${CATEGORY_FOLDERS[memory.category]}/${newMemoryFileName(memoryTitle(memory.text), id, context.names)}.md`;
     plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
   }
   linkSessions(lines, plans);

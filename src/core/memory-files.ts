@@ -182,9 +182,17 @@ export class IdIndex {
         this.rows!.set(path, [stat.size, stat.mtimeMs, id]);
         return path;
       }
+      // no id readable now (a save in progress, emptied then written): still this memory's file;
+      // the caller's stable read waits for the save and checks the id again
+      if (now === null) return path;
     }
     await this.refresh();
-    return this.candidates(id)[0] ?? null;
+    const found = this.candidates(id)[0];
+    if (found) return found;
+    // a file named by the id whose id cannot be read now (a save in progress emptied it): the
+    // caller's stable read waits for the save and checks the id
+    for (const root of MEMORY_ROOTS) if (await this.files.stat(`${root}/${id}.md`).catch(() => null)) return `${root}/${id}.md`;
+    return null;
   }
 
   /** Every id with the files holding it, fresh from the disk. */
@@ -206,7 +214,8 @@ export class IdIndex {
       }
       changed = true;
       const bytes = await this.files.read(path).catch(() => null);
-      next.set(path, [size, mtimeMs, bytes ? frontmatterId(new TextDecoder().decode(bytes)) : null]);
+      // a file caught mid-save (no id readable yet) keeps the id it had
+      next.set(path, [size, mtimeMs, (bytes ? frontmatterId(new TextDecoder().decode(bytes)) : null) ?? row?.[2] ?? null]);
     }
     if (next.size !== previous.size) changed = true;
     this.setRows(next);

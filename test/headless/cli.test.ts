@@ -205,8 +205,8 @@ Found a flaky test in the auth suite: timeout too short for CI.
         ['../outside.md', 'engram: invalid path "../outside.md": leaves the vault\n'],
         [path.join(dir, 'outside.md'), `engram: ${path.join(dir, 'outside.md')}: not inside the vault ${vault}\n`],
         ['episodic/mem-aaaaaaaaaaaa.md', 'engram: invalid path "episodic/mem-aaaaaaaaaaaa.md": resolves outside the vault\n'],
-        // a link out of the vault is never read, so the id it holds is no memory's
-        ['mem-aaaaaaaaaaaa', 'engram: no memory with id mem-aaaaaaaaaaaa\n'],
+        // named by the id: found, and refused when read
+        ['mem-aaaaaaaaaaaa', 'engram: invalid path "episodic/mem-aaaaaaaaaaaa.md": resolves outside the vault\n'],
         ['mem-bbbbbbbbbbbb', 'engram: no memory with id mem-bbbbbbbbbbbb\n'],
       ];
       for (const [ref, message] of cases) {

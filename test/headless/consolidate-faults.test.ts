@@ -173,6 +173,8 @@ describe('consolidation faults', () => {
     expect(cli(vault, ['--now', '2026-11-30T00:00:00Z', 'consolidate']).status).toBe(3);
     const show = cli(vault, ['show', 'mem-fifolink0001']);
     expect([show.status, show.stderr]).toEqual([1, 'engram: episodic/mem-fifolink0001.md: not a regular file (a FIFO)\n']);
+    const byPath = cli(vault, ['show', 'episodic/mem-fifolink0001.md']);
+    expect([byPath.status, byPath.stderr]).toEqual([1, 'engram: episodic/mem-fifolink0001.md: not a regular file (a FIFO)\n']);
   }, 60_000);
 
   it('removes the temp files killed writers left, and only those', async () => {

@@ -29,7 +29,8 @@ describe('a merge driver that cannot fail silently', () => {
   let laptop: string;
   let desk: string;
   let id: string;
-  const accessCount = (clone: string) => (readFrontmatter(splitFrontmatter(readFileSync(path.join(clone, 'episodic', `${id}.md`), 'utf8'))!.yaml) as { access_count: number }).access_count;
+  let file: string;
+  const accessCount = (clone: string) => (readFrontmatter(splitFrontmatter(readFileSync(path.join(clone, file), 'utf8'))!.yaml) as { access_count: number }).access_count;
 
   beforeEach(async () => {
     ({ dir, cleanup } = tempDir('engram-driver-'));
@@ -39,7 +40,7 @@ describe('a merge driver that cannot fail silently', () => {
     mkdirSync(seed);
     git(seed, 'init', '-q', '-b', 'main');
     expect((await engram(seed, ['init', '--git'])).code).toBe(0);
-    id = (await engram(seed, ['--json', '--now', '2026-05-01T10:00:00Z', 'remember', 'The auth suite times out on CI.'])).json().id;
+    ({ id, path: file } = (await engram(seed, ['--json', '--now', '2026-05-01T10:00:00Z', 'remember', 'The auth suite times out on CI.'])).json());
     git(seed, 'add', '-A');
     git(seed, 'commit', '-q', '-m', 'first memory');
     git(seed, 'remote', 'add', 'origin', origin);
@@ -66,7 +67,7 @@ describe('a merge driver that cannot fail silently', () => {
   test('git pull with a PATH that lacks engram merges through the driver', () => {
     expect(() => execFileSync('sh', ['-c', 'command -v engram'], { env: { PATH: BARE_PATH }, stdio: 'ignore' })).toThrow();
     const pulled = pull(desk);
-    expect(pulled).toEqual({ status: 0, output: `Auto-merging episodic/${id}.md\n` });
+    expect(pulled).toEqual({ status: 0, output: `Auto-merging ${file}\n` });
     expect(accessCount(desk)).toBe(3);
     expect(git(desk, 'ls-files', '-u')).toBe('');
   });
@@ -82,13 +83,13 @@ describe('a merge driver that cannot fail silently', () => {
     expect(doctor.code).toBe(1);
     expect(doctor.json().findings.map((f: { check: string; path: string }) => [f.check, f.path])).toEqual([
       ['git-setup', '.git/config'],
-      ['unmerged', `episodic/${id}.md`],
+      ['unmerged', file],
     ]);
     expect(doctor.json().findings[0].problem).toBe('the merge driver runs `engram` from PATH, which git started by a GUI, an IDE or cron may not have (the memory files are then left unmerged): merge.engram.driver = engram merge-file %O %A %B %P');
 
     const fixed = await engram(desk, ['doctor', '--fix']);
     expect(fixed.code).toBe(0);
-    expect(fixed.stdout).toContain(`\nunmerged   episodic/${id}.md: fixed: git left it unmerged (the merge driver did not run or failed)`);
+    expect(fixed.stdout).toContain(`\nunmerged   ${file}: fixed: git left it unmerged (the merge driver did not run or failed)`);
     expect(fixed.stdout).toMatch(/fixed 2 of 2; nothing left\n$/);
     expect(accessCount(desk)).toBe(3);
     expect(git(desk, 'ls-files', '-u')).toBe('');

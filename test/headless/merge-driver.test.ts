@@ -13,6 +13,7 @@ describe('engram init --git and the merge driver', () => {
   let cleanup: () => void;
   let vault: string;
   let id: string;
+  let file: string;
   const fields = (rel: string) => readFrontmatter(splitFrontmatter(readFileSync(path.join(vault, rel), 'utf8'))!.yaml) as Record<string, unknown>;
 
   beforeEach(async () => {
@@ -20,10 +21,10 @@ describe('engram init --git and the merge driver', () => {
     vault = path.join(dir, 'vault');
     const init = await engram(vault, ['--json', 'init', '--git']);
     expect(init.code).toBe(0);
-    expect(init.json().git).toMatchObject({ initialised: true, added_rules: expect.arrayContaining(['episodic/*.md merge=engram', 'daily/*.md merge=union']) });
+    expect(init.json().git).toMatchObject({ initialised: true, added_rules: expect.arrayContaining(['episodic/**/*.md merge=engram', 'daily/*.md merge=union']) });
     // the first branch is main whatever git's default (init.defaultBranch, git's version)
     git(vault, 'symbolic-ref', 'HEAD', 'refs/heads/main');
-    id = (await engram(vault, ['--json', '--now', '2026-05-01T10:00:00Z', 'remember', 'The auth suite times out on CI.'])).json().id;
+    ({ id, path: file } = (await engram(vault, ['--json', '--now', '2026-05-01T10:00:00Z', 'remember', 'The auth suite times out on CI.'])).json());
     git(vault, 'add', '-A');
     git(vault, 'commit', '-q', '-m', 'first memory');
     git(vault, 'branch', 'laptop');
@@ -32,8 +33,10 @@ describe('engram init --git and the merge driver', () => {
 
   it('installs the driver in the repository config, the rules in .gitattributes, machine data out of git', async () => {
     expect(git(vault, 'config', 'merge.engram.driver')).toMatch(/merge-file %O %A %B %P\n$/);
-    expect(readFileSync(path.join(vault, '.gitattributes'), 'utf8')).toContain('episodic/*.md merge=engram\nsemantic/*.md merge=engram\ndecisions/*.md merge=engram\narchive/*.md merge=engram\nconflicts/*.md merge=engram\ndaily/*.md merge=union\n');
-    expect(git(vault, 'check-attr', 'merge', `episodic/${id}.md`)).toBe(`episodic/${id}.md: merge: engram\n`);
+    expect(readFileSync(path.join(vault, '.gitattributes'), 'utf8')).toContain('episodic/**/*.md merge=engram\nsemantic/**/*.md merge=engram\ndecisions/**/*.md merge=engram\narchive/**/*.md merge=engram\nconflicts/*.md merge=engram\ndaily/*.md merge=union\n');
+    expect(git(vault, 'check-attr', 'merge', file)).toBe(`${file}: merge: engram\n`);
+    // a memory a person filed in a sub-folder merges through the driver too
+    expect(git(vault, 'check-attr', 'merge', 'episodic/ops/Staging DB reset.md')).toBe('episodic/ops/Staging DB reset.md: merge: engram\n');
     const tracked = git(vault, 'ls-files').trim().split('\n');
     expect(tracked.filter((f) => f.startsWith('.engram/')).sort()).toEqual(['.engram/.gitignore', '.engram/meta.json', '.engram/version']);
     expect(tracked).toEqual(expect.arrayContaining(['archive/.gitkeep', 'conflicts/.gitkeep', 'daily/.gitkeep', 'decisions/.gitkeep', 'semantic/.gitkeep']));
@@ -60,9 +63,9 @@ describe('engram init --git and the merge driver', () => {
     git(vault, 'checkout', '-q', main);
     const merged = tryGit(vault, 'merge', '--no-edit', 'laptop');
     expect(merged.status).toBe(0);
-    const f = fields(`episodic/${id}.md`);
+    const f = fields(file);
     expect(f).toMatchObject({ access_count: 3, last_accessed_at: '2026-05-03T08:05:00Z', activation_at: '2026-05-03T08:05:00Z', tier: 'active' });
-    expect(readFileSync(path.join(vault, 'episodic', `${id}.md`), 'utf8')).not.toMatch(/<<<<<<<|>>>>>>>/);
+    expect(readFileSync(path.join(vault, file), 'utf8')).not.toMatch(/<<<<<<<|>>>>>>>/);
     expect((await engram(vault, ['--json', 'show', id])).code).toBe(0);
   });
 
@@ -71,28 +74,28 @@ describe('engram init --git and the merge driver', () => {
     expect(git(vault, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('laptop');
     const rebased = tryGit(vault, 'rebase', 'main');
     expect(rebased.status).toBe(0);
-    expect(fields(`episodic/${id}.md`)).toMatchObject({ access_count: 3, last_accessed_at: '2026-05-03T08:05:00Z' });
+    expect(fields(file)).toMatchObject({ access_count: 3, last_accessed_at: '2026-05-03T08:05:00Z' });
   });
 
   it('a text both branches changed on the same line: markers in the body only, the frontmatter merged and readable', async () => {
-    const file = path.join(vault, 'episodic', `${id}.md`);
+    const full = path.join(vault, file);
     const main = git(vault, 'rev-parse', '--abbrev-ref', 'HEAD').trim();
     await engram(vault, ['--now', '2026-05-02T09:00:00Z', 'touch', id]);
-    writeFileSync(file, readFileSync(file, 'utf8').replace('times out on CI.', 'times out on CI since the runner upgrade.'));
+    writeFileSync(full, readFileSync(full, 'utf8').replace('times out on CI.', 'times out on CI since the runner upgrade.'));
     git(vault, 'commit', '-q', '-am', 'desk');
     git(vault, 'checkout', '-q', 'laptop');
     await engram(vault, ['--now', '2026-05-03T08:00:00Z', 'touch', id]);
-    writeFileSync(file, readFileSync(file, 'utf8').replace('times out on CI.', 'times out on CI: raise the timeout to 30 s.'));
+    writeFileSync(full, readFileSync(full, 'utf8').replace('times out on CI.', 'times out on CI: raise the timeout to 30 s.'));
     git(vault, 'commit', '-q', '-am', 'laptop');
     git(vault, 'checkout', '-q', main);
     const merged = tryGit(vault, 'merge', '--no-edit', 'laptop');
     expect(merged.status).toBe(1);
-    const text = readFileSync(file, 'utf8');
+    const text = readFileSync(full, 'utf8');
     const split = splitFrontmatter(text)!;
     expect(split.yaml).not.toMatch(/<<<<<<<|=======|>>>>>>>/);
     expect(readFrontmatter(split.yaml)).toMatchObject({ access_count: 2, last_accessed_at: '2026-05-03T08:00:00Z' });
     expect(split.body).toBe('<<<<<<< ours\nThe auth suite times out on CI since the runner upgrade.\n=======\nThe auth suite times out on CI: raise the timeout to 30 s.\n>>>>>>> theirs\n');
-    expect(git(vault, 'diff', '--name-only', '--diff-filter=U')).toBe(`episodic/${id}.md\n`);
+    expect(git(vault, 'diff', '--name-only', '--diff-filter=U')).toBe(`${file}\n`);
   });
 
   it('daily files keep both machines\' lines', async () => {

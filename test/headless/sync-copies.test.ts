@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readFrontmatter, setFrontmatterFields, splitFrontmatter } from '../../src/core/frontmatter';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, fileOf, tempDir } from '../helpers/cli';
 
 /**
  * Sync tools' conflict copies (issue 14): a copy Syncthing (or Dropbox, or Obsidian Sync)
@@ -17,19 +17,21 @@ describe('sync conflict copies', () => {
   let vault: string;
   let id: string;
   let file: string;
+  let name: string;
   beforeEach(async () => {
     ({ dir, cleanup } = tempDir());
     vault = path.join(dir, 'vault');
     await engram(vault, ['init']);
     id = (await engram(vault, ['--json', '--now', '2026-11-20T10:00:00Z', 'remember', 'The staging database is restored every Sunday.', '--tags', 'staging'])).json().id;
-    file = path.join(vault, 'episodic', `${id}.md`);
+    name = path.basename(fileOf(vault, id), '.md'); // whatever its file is named (issue 21)
+    file = path.join(vault, 'episodic', `${name}.md`);
     await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', id]);
   });
   afterEach(() => cleanup());
 
   /** What the other machine had: two more touches and a tag; this machine then touches once more. */
   function makeSyncthingCopy(): string {
-    const copy = path.join(vault, 'episodic', `${id}.sync-conflict-20261128-101500-ABCDEFG.md`);
+    const copy = path.join(vault, 'episodic', `${name}.sync-conflict-20261128-101500-ABCDEFG.md`);
     writeFileSync(copy, setFrontmatterFields(readFileSync(file, 'utf8'), { access_count: 3, last_accessed_at: '2026-11-27T09:00:00Z', tags: ['staging', 'backups'] }));
     return copy;
   }
@@ -48,7 +50,7 @@ describe('sync conflict copies', () => {
     expect(fields(kept)).toMatchObject({ access_count: 3 });
     const log = readFileSync(path.join(vault, '.engram', 'sync-copies.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(log).toEqual([
-      { at: NOW, id, kept: `episodic/${id}.md`, moved: [{ from: `episodic/${path.basename(copy)}`, to: `.engram/sync-copies/episodic/${path.basename(copy)}`, kind: 'Syncthing conflict copy' }], skipped: [], clashes: [], body_conflicts: 0 },
+      { at: NOW, id, kept: `episodic/${name}.md`, moved: [{ from: `episodic/${path.basename(copy)}`, to: `.engram/sync-copies/episodic/${path.basename(copy)}`, kind: 'Syncthing conflict copy' }], skipped: [], clashes: [], body_conflicts: 0 },
     ]);
     expect((await engram(vault, ['--json', 'stats'])).json().invalid).toEqual([]);
     // nothing left to do
@@ -63,33 +65,33 @@ describe('sync conflict copies', () => {
     expect(found.json().findings).toEqual([
       {
         check: 'duplicate-id',
-        path: `episodic/${id}.md`,
+        path: `episodic/${name}.md`,
         problem: `2 files hold ${id}: episodic/${path.basename(copy)} (Syncthing conflict copy)`,
-        fix: `merge them into episodic/${id}.md (no-base rules) and move the copies to .engram/sync-copies/`,
+        fix: `merge them into episodic/${name}.md (no-base rules) and move the copies to .engram/sync-copies/`,
       },
     ]);
     const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
     expect(fixed.code).toBe(0);
     expect(fixed.json()).toMatchObject({ fixed: 1, remaining: 0 });
     expect(fields(file)).toMatchObject({ access_count: 3, tags: ['staging', 'backups'] });
-    expect(readdirSync(path.join(vault, 'episodic'))).toEqual([`${id}.md`]);
+    expect(readdirSync(path.join(vault, 'episodic'))).toEqual([`${name}.md`]);
     expect((await engram(vault, ['--now', NOW, 'doctor'])).stdout).toBe('no problems found\n');
   });
 
   it('a Dropbox copy whose text differs keeps both texts in the memory, between markers, for a person', async () => {
-    const copy = path.join(vault, 'episodic', `${id} (Laptop's conflicted copy 2026-11-28).md`);
+    const copy = path.join(vault, 'episodic', `${name} (Laptop's conflicted copy 2026-11-28).md`);
     writeFileSync(copy, readFileSync(file, 'utf8').replace('every Sunday.', 'every Saturday night.'));
     await engram(vault, ['--now', NOW, 'doctor', '--fix']);
     expect(splitFrontmatter(readFileSync(file, 'utf8'))!.body).toBe(
-      `<<<<<<< episodic/${id}.md\nThe staging database is restored every Sunday.\n=======\nThe staging database is restored every Saturday night.\n>>>>>>> episodic/${path.basename(copy)}\n`,
+      `<<<<<<< episodic/${name}.md\nThe staging database is restored every Sunday.\n=======\nThe staging database is restored every Saturday night.\n>>>>>>> episodic/${path.basename(copy)}\n`,
     );
     const left = (await engram(vault, ['--json', '--now', NOW, 'doctor'])).json();
-    expect(left.findings.map((f: { check: string; path: string }) => [f.check, f.path])).toEqual([['conflict-markers', `episodic/${id}.md`]]);
+    expect(left.findings.map((f: { check: string; path: string }) => [f.check, f.path])).toEqual([['conflict-markers', `episodic/${name}.md`]]);
     expect(left.findings[0].fix).toBeUndefined();
   });
 
   it('the same memory in two folders (archived on one machine, used on the other) is one memory again', async () => {
-    const archived = path.join(vault, 'archive', `${id}.md`);
+    const archived = path.join(vault, 'archive', `${name}.md`);
     writeFileSync(archived, setFrontmatterFields(readFileSync(file, 'utf8'), { tier: 'archive' }));
     await engram(vault, ['--now', '2026-11-28T08:00:00Z', 'touch', id]);
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
