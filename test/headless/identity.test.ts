@@ -76,7 +76,7 @@ describe('a memory renamed and moved by a person', () => {
     const text = readFileSync(path.join(vault, fix.path), 'utf8');
     expect([text.includes('\n[[Staging DB reset|supersedes]]\n'), text.includes(`link_ids: ["supersedes ${id}"]\n`)]).toEqual([true, true]);
     expect((await engram(vault, ['doctor'])).stdout).toBe('no problems found\n');
-    expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain('confidence: stale\n');
+    expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain(`superseded_by: ${fix.id}\n`);
   });
 
   it('is archived and brought back under its own name and sub-folder', async () => {

@@ -40,8 +40,9 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // main.js since issue 21 (store review: no code outside the reviewed release files), which
   // takes main.js to 1,298.8 KB: 2.6x, 793 KB over the 505.5 KB guard. The guard stays on the
   // plugin's own code (main.js less the worker's text), and the whole file has its own ceiling.
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(508_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_300_000);
+  // 513.7 KB with links by name and link_ids, the link repair consolidation runs and readable-name rules (issue 21 core: +5.7 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(515_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_307_000);
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
