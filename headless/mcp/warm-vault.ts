@@ -38,7 +38,18 @@ import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
 interface Known {
   size: number;
   mtimeMs: number;
+  /**
+   * The inode and the change time, when a stat gave them (a listing gives size and mtime only):
+   * a file replaced by a rename, or rewritten with its size and mtime kept (a copy that keeps
+   * times, doctor --fix), changes one of them, and neither can be set back by a program.
+   */
+  ino?: number;
+  ctimeMs?: number;
 }
+
+/** Whether a file is the one known: size, mtime, and the inode and change time when known (else it is read again). */
+const same = (known: Known | undefined, stat: Known): boolean =>
+  known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.ino === stat.ino && known.ctimeMs === stat.ctimeMs;
 
 export interface WarmStats {
   /** Engines opened from the snapshot, indexes rebuilt, tables rebuilt, rows patched, memories appended. */
@@ -222,7 +233,7 @@ export class WarmVault {
       const stat = statOf(nodePath.join(this.current!.root, path));
       const at = position.get(path);
       const known = this.known.get(path);
-      if (stat && known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) continue;
+      if (stat && same(known, stat)) continue;
       const doc = stat ? await readDoc(vault, path) : null;
       if (stat) this.known.set(path, stat);
       else this.known.delete(path);
@@ -310,7 +321,7 @@ async function readDoc(vault: Vault, path: string): Promise<RecallDoc | null> {
 function statOf(path: string): Known | null {
   try {
     const s = statSync(path);
-    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs } : null;
+    return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs } : null;
   } catch {
     return null;
   }

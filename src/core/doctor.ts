@@ -1,6 +1,7 @@
 import { PLAN_PATH } from './consolidation/consolidate';
 import { repairLinks } from './link-repair';
 import { pruneVerdict, degreeOf } from './consolidation/prune';
+import { forgottenMemories } from './curation';
 import { contentHash } from './ids';
 import { readConflictNote } from './consolidation/conflicts';
 import { loadVectors } from './embeddings/store';
@@ -161,7 +162,9 @@ export async function examineVault(vault: Vault, options: DoctorOptions): Promis
   }
   await archivedAlive(vault, memories, options, findings);
 
-  // 3. links to memories that exist nowhere (not even in archive/)
+  // 3. links to memories that exist nowhere (not even in archive/, nor among the forgotten:
+  // engram forget keeps those recoverable, and their links stand)
+  for (const forgotten of await forgottenMemories(vault)) known.add(forgotten.id);
   for (const memory of memories) {
     const targets = new Set([...memory.links.map((l) => l.target), ...Object.keys(memory.co_access)]);
     const missing = [...targets].filter((id) => id !== memory.id && !known.has(id)).sort();

@@ -91,6 +91,16 @@ describe('engram doctor', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
+  it('a link to a memory forgotten with plain forget (kept in .engram/forgotten, recoverable) is no missing link', async () => {
+    const a = await remember('The release train leaves on Tuesdays.');
+    const b = await remember('Hotfixes skip the release train.');
+    await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', a, b]); // co-accessed: each links the other
+    expect((await engram(vault, ['--now', '2026-11-22T10:00:00Z', 'forget', b])).code).toBe(0);
+    expect(readFileSync(path.join(vault, 'episodic', `${a}.md`), 'utf8')).toContain(`co_access: {"${b}": 1}`);
+    const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
+    expect([found.code, found.json().findings]).toEqual([0, []]);
+  });
+
   it('finds nothing wrong after ordinary use: init, remember, recall (the catalog keeps no tags, paths or recalls, and doctor compares only what it keeps)', async () => {
     await engram(vault, ['remember', 'alpha beta gamma']);
     await engram(vault, ['--now', NOW, 'remember', 'The deploy script lives in ops/deploy.sh.', '--tags', 'ops,deploy']);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -142,6 +142,21 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     expect((await data('recall', { query: 'airship hangar door' }))[0]).toMatchObject({ id, text: 'The airship hangar door was fixed in March.' });
     await engram(vault, ['forget', '--purge', id]);
     expect(await data('recall', { query: 'airship hangar door' })).toEqual([]);
+  });
+
+  it('sees a file replaced with a text of the same size and modification time (a copy keeping times, doctor --fix)', async () => {
+    const made = await engram(vault, ['--json', '--now', NOW, 'remember', 'The blimp mooring mast is painted red.']);
+    const { id, path: rel } = made.json();
+    const file = path.join(vault, rel);
+    expect((await data('recall', { query: 'blimp mooring mast' })).map((r: { id: string; text: string }) => [r.id, r.text])).toEqual([[id, 'The blimp mooring mast is painted red.']]);
+    const { mtime, size } = statSync(file);
+    const replaced = read(rel).replace('is painted red.', 'is painted tan.');
+    expect(Buffer.byteLength(replaced)).toBe(size);
+    writeFileSync(`${file}.new`, replaced);
+    utimesSync(`${file}.new`, mtime, mtime);
+    renameSync(`${file}.new`, file);
+    expect(statSync(file)).toMatchObject({ size, mtimeMs: mtime.getTime() });
+    expect((await data('recall', { query: 'blimp mooring mast' })).map((r: { id: string; text: string }) => [r.id, r.text])).toEqual([[id, 'The blimp mooring mast is painted tan.']]);
   });
 
   it('takes remember\'s tags as a list or as the CLI\'s "a,b"; list\'s memories are the elements of engram --json list', async () => {
