@@ -2,6 +2,9 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { buildServer } from '../../headless/mcp/server';
+import { WarmVault } from '../../headless/mcp/warm-vault';
 import { readFrontmatter, splitFrontmatter } from '../../src/core/frontmatter';
 import { initVault } from '../helpers/cli';
 import { memoryNote } from '../helpers/memory-ports';
@@ -9,7 +12,9 @@ import { memoryNote } from '../helpers/memory-ports';
 /**
  * What each MCP tool does to the vault, seen as an agent host sees it: the SDK's Client over
  * stdio against the built `engram mcp`, then the files on disk. Defaults and limits are the
- * documented ones (README, Agents over MCP).
+ * documented ones (README, Agents over MCP). The same tests run again with the client linked to
+ * the server in this process (the SDK's in-memory transport): the same tools, and a mutation of
+ * them is seen (npm run mutate runs the in-process ones).
  */
 
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
@@ -29,25 +34,48 @@ function writeMemory(vault: string, n: number, text: string, daysAgo: number, ex
   return rel;
 }
 
-async function connect(vault: string): Promise<Client> {
+type Connect = (vault: string) => Promise<{ client: Client; close: () => Promise<void> }>;
+
+const overStdio: Connect = async (vault) => {
   const client = new Client({ name: 'engram-effects-test', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [ENGRAM, '--vault', vault, '--now', NOW, 'mcp'], stderr: 'ignore' }));
-  return client;
-}
+  return { client, close: () => client.close() };
+};
 
-describe('engram mcp: every tool\'s effect on the vault (SDK client over stdio)', () => {
+const inProcess: Connect = async (vault) => {
+  const warm = new WarmVault({ vault, now: NOW, cwd: process.cwd(), env: {} });
+  const server = buildServer(warm, 'test');
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'engram-effects-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+      warm.close();
+    },
+  };
+};
+
+describe.each([
+  ['SDK client over stdio', overStdio],
+  ['SDK client in process', inProcess],
+])('engram mcp: every tool\'s effect on the vault (%s)', (_how, connect: Connect) => {
   let vault: string;
   let cleanup: () => void;
   let client: Client;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
     ({ vault, cleanup } = await initVault());
     // 55 memories about zebra crossings, each on its own street, 10 days old (warm)
     for (let n = 0; n < 55; n++) writeMemory(vault, n, `The zebra crossing on ${WORDS[n % 20]} street ${n} was repainted.`, 10);
-    client = await connect(vault);
+    ({ client, close } = await connect(vault));
   });
   afterAll(async () => {
-    await client.close();
+    await close();
     cleanup();
   });
 
@@ -98,7 +126,7 @@ describe('engram mcp: every tool\'s effect on the vault (SDK client over stdio)'
     expect(fields(`episodic/${other}.md`).access_count).toBe(0);
   });
 
-  it('context touches the memories it includes; peek: true does not', async () => {
+  it('context touches nothing it shows (injection is not use, SPEC §9), with or without peek', async () => {
     const peek = await call('context', { query: 'the kestrel street zebra crossing', peek: true });
     const peeked = JSON.parse(peek.content[1]!.text).included as string[];
     expect(peeked[0]).toBe(id(10)); // "kestrel street 10"
@@ -106,8 +134,7 @@ describe('engram mcp: every tool\'s effect on the vault (SDK client over stdio)'
     const before = counts();
     const used = JSON.parse((await call('context', { query: 'the kestrel street zebra crossing' })).content[1]!.text).included as string[];
     expect(used).toEqual(peeked);
-    expect(counts()).toEqual(before.map(([m, n]) => [m, (n as number) + 1]));
-    expect(fields(`episodic/${id(10)}.md`)).toMatchObject({ access_count: 1, last_accessed_at: NOW });
+    expect(counts()).toEqual(before);
   });
 
   it('edit counts as a use; an edit that changes nothing is not one', async () => {
@@ -131,19 +158,23 @@ describe('engram mcp: every tool\'s effect on the vault (SDK client over stdio)'
   });
 });
 
-describe('engram mcp consolidate: a dry run unless apply is true', () => {
+describe.each([
+  ['SDK client over stdio', overStdio],
+  ['SDK client in process', inProcess],
+])('engram mcp consolidate: a dry run unless apply is true (%s)', (_how, connect: Connect) => {
   let vault: string;
   let cleanup: () => void;
   let client: Client;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
     ({ vault, cleanup } = await initVault());
     writeMemory(vault, 1, 'A passing remark about the build cache.', 100); // 0.5^(100/7): pruned
     writeMemory(vault, 2, 'The deploy pipeline was green today.', 1);
-    client = await connect(vault);
+    ({ client, close } = await connect(vault));
   });
   afterAll(async () => {
-    await client.close();
+    await close();
     cleanup();
   });
 

@@ -1,0 +1,12 @@
+// Stryker's global setup: the suite's (git isolated, dist/ built), but the build only once per
+// sandbox: Stryker runs jest once per mutant, and a build per run would cost more than the tests.
+// dist/ holds no active mutant (the core tests that spawn it check what they build from it).
+const { existsSync } = require('node:fs');
+const path = require('node:path');
+const setup = require('./global-setup.cjs');
+
+module.exports = async () => {
+  if (!existsSync(path.join(__dirname, '..', 'dist', 'lib.js'))) return setup();
+  process.env.GIT_CONFIG_GLOBAL = path.join(__dirname, 'fixtures', 'gitconfig');
+  process.env.GIT_CONFIG_NOSYSTEM = '1';
+};
