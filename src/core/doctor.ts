@@ -12,7 +12,7 @@ import { CLASH_FIELD } from './merge/fields';
 import { COPIES_FOLDER, copyKind, findDuplicates, mergeDuplicates } from './merge/sync-copies';
 import { staleCatalogRows, CATALOG_PATH } from './recall/catalog';
 import { SNAPSHOT_PATH } from './recall/snapshot';
-import { splitFrontmatter } from './frontmatter';
+import { setFrontmatterFields, splitFrontmatter } from './frontmatter';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
 /**
@@ -151,6 +151,13 @@ export async function examineVault(vault: Vault, options: DoctorOptions): Promis
         continue;
       }
       memories.push(memory);
+      try {
+        // what every touch writes: a frontmatter Engram cannot edit without changing other fields
+        // (a key named __proto__, an indented top-level mapping) makes touches and cites fail
+        setFrontmatterFields(text, { access_count: memory.access_count + 1, last_accessed_at: memory.last_accessed_at, activation: memory.activation, counted_by: 'm-000000000000' });
+      } catch (error) {
+        findings.push({ check: 'unreadable', path, problem: `Engram cannot record a use of it: ${(error as Error).message.split('\n')[0]}` });
+      }
       if (hasMarkers(memory.body)) {
         findings.push({ check: 'conflict-markers', path, problem: 'conflict markers in the text: both sides changed the same lines; keep the right words and remove the <<<<<<< ======= >>>>>>> lines' });
       }

@@ -101,6 +101,19 @@ describe('engram doctor', () => {
     expect([found.code, found.json().findings]).toEqual([0, []]);
   });
 
+  it('names a memory whose frontmatter touches cannot edit (an indented top-level mapping)', async () => {
+    const a = await remember('The release train leaves on Tuesdays.');
+    const file = path.join(vault, 'episodic', `${a}.md`);
+    const text = readFileSync(file, 'utf8');
+    const yaml = splitFrontmatter(text)!.yaml;
+    writeFileSync(file, text.replace(yaml, yaml.split('\n').map((l) => (l === '' ? l : `  ${l}`)).join('\n')));
+    const touched = await engram(vault, ['touch', a]);
+    expect(touched.code).toBe(1);
+    const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
+    expect(found.json().findings.map((f: { check: string; path: string; problem: string }) => [f.check, f.path, f.problem.split(':')[0]])).toEqual([['unreadable', `episodic/${a}.md`, 'Engram cannot record a use of it']]);
+    expect(found.code).toBe(1);
+  });
+
   it('finds nothing wrong after ordinary use: init, remember, recall (the catalog keeps no tags, paths or recalls, and doctor compares only what it keeps)', async () => {
     await engram(vault, ['remember', 'alpha beta gamma']);
     await engram(vault, ['--now', NOW, 'remember', 'The deploy script lives in ops/deploy.sh.', '--tags', 'ops,deploy']);
