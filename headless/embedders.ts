@@ -24,7 +24,13 @@ export const TRANSFORMERS_INSTALL =
   'run  ONNXRUNTIME_NODE_INSTALL=skip npm install -g @huggingface/transformers  (the variable skips a download of CUDA files ' +
   'from outside the npm registry; the CPU runtime comes with the package), or use an HTTP embedder ("kind": "http") instead';
 
-export async function loadTransformers(importer: (name: string) => Promise<unknown> = (name) => import(name)): Promise<unknown> {
+/** import() of a package: the launcher's (dist/engram.js runs the bundle in a vm.Script, where import() has no loader), or the plain one. */
+function importPackage(name: string): Promise<unknown> {
+  const launcherImport = (globalThis as Record<symbol, unknown>)[Symbol.for('engram.import')];
+  return typeof launcherImport === 'function' ? (launcherImport as (n: string) => Promise<unknown>)(name) : import(name);
+}
+
+export async function loadTransformers(importer: (name: string) => Promise<unknown> = importPackage): Promise<unknown> {
   for (const name of TRANSFORMERS_PACKAGES) {
     try {
       return await importer(name);

@@ -17,6 +17,13 @@ import { Script } from 'node:vm';
  */
 
 const bundle = nodePath.join(__dirname, 'engram-cli.js');
+/**
+ * import() inside a vm.Script has no loader on Node 20 ('A dynamic import callback was not
+ * specified'; the main-context loader is experimental and warns there). The bundle loads its
+ * optional runtimes (transformers.js) through this importer instead: the launcher is an ordinary
+ * module, beside the bundle, so names resolve from the same place.
+ */
+(globalThis as Record<symbol, unknown>)[Symbol.for('engram.import')] = (name: string): Promise<unknown> => import(name);
 const source = readFileSync(bundle, 'utf8');
 const cacheFile = cachePath();
 let cached: Buffer | undefined;

@@ -200,7 +200,7 @@ describe('curation from the CLI', () => {
       const missing = await run(['history', m.id, '9']);
       expect([missing.code, missing.stderr.split('\n')[0]]).toEqual([1, `engram: history: ${m.id} has versions 1 to 5, not 9`]);
       const empty = await run(['edit', m.id, '']);
-      expect([empty.code, empty.stderr.split('\n')[0]]).toEqual([2, 'engram: edit: give the text as an argument, or - to read standard input']);
+      expect([empty.code, empty.stderr.split('\n')[0]]).toEqual([2, 'engram: edit: the text is empty (give the text, or - to read standard input)']);
     });
 
     it('refuses a text over the size limit, naming the limit, and writes nothing', async () => {

@@ -155,7 +155,7 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     writeFileSync(`${file}.new`, replaced);
     utimesSync(`${file}.new`, mtime, mtime);
     renameSync(`${file}.new`, file);
-    expect(statSync(file)).toMatchObject({ size, mtimeMs: mtime.getTime() });
+    expect([statSync(file).size, Math.round(statSync(file).mtimeMs)]).toEqual([size, mtime.getTime()]);
     expect((await data('recall', { query: 'blimp mooring mast' })).map((r: { id: string; text: string }) => [r.id, r.text])).toEqual([[id, 'The blimp mooring mast is painted tan.']]);
   });
 
