@@ -1,9 +1,9 @@
 import { LIST_SORTS, forgetMemory, type ForgetResult, type PurgeResult, listMemories, markMemories, purgeMemory, restoreMemory, type ListEntry, type ListFilter, type ListSort, type MarkChange } from '../src/core/curation';
-import { NotFoundError, UsageError } from '../src/core/errors';
+import { UsageError } from '../src/core/errors';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type Tier } from '../src/core/settings';
 import { MS_PER_DAY, parseTimestamp } from '../src/core/time';
 import { useMemories } from '../src/core/touch';
-import { editText, memoryHistory, revertTo, type MemoryVersion } from '../src/core/versions';
+import { editText, memoryHistory, revertTo, versionOf, type MemoryVersion } from '../src/core/versions';
 import type { Command, CommandContext } from './command';
 import { ARGUMENT_RANGES, wholeNumberIn } from '../src/core/arguments';
 import { memoryRef, oneOf, print, resolveIds, textArgument, warnUnreadable } from './command-kit';
@@ -46,7 +46,11 @@ function formatTable(entries: ListEntry[]): string {
 function formatHistory(id: string, versions: MemoryVersion[]): string {
   return [
     `${id}: ${versions.length} ${versions.length === 1 ? 'version' : 'versions'} (engram history ${id} N shows one; engram revert ${id} N restores it)`,
-    ...versions.map((v) => `  ${String(v.n).padStart(3)}  ${v.at}  ${v.reason}${v.by ? ` (${v.by})` : ''}${v.recorded ? '' : ' [current, not yet recorded]'}\n       ${preview(v.body, 90)}`),
+    ...versions.map((v) =>
+      v.damaged
+        ? `  ${String(v.n).padStart(3)}  DAMAGED RECORD: ${v.damaged}`
+        : `  ${String(v.n).padStart(3)}  ${v.at}  ${v.reason}${v.by ? ` (${v.by})` : ''}${v.recorded ? '' : ' [current, not yet recorded]'}\n       ${preview(v.body, 90)}`,
+    ),
   ].join('\n');
 }
 
@@ -184,7 +188,10 @@ export const CURATION_COMMANDS: Record<string, Command> = {
     args: 'ID|PATH [N]',
     arity: [1, 2],
     summary: "a memory's versions, oldest first; with N, version N's text exactly",
-    details: 'json: [{"n", "at", "hash", "reason", "by", "body", "recorded"}]; with N, that one version',
+    details:
+      'A version whose record cannot be read is listed in its place as DAMAGED RECORD with its path\n' +
+      '(its number kept), named on stderr, and the exit status is 1; engram doctor reports it too.\n' +
+      'json: [{"n", "at", "hash", "reason", "by", "body", "recorded", "damaged"?}]; with N, that one version',
     options: {},
     async run(context) {
       const runtime = openVault(context.runtime);
@@ -192,13 +199,16 @@ export const CURATION_COMMANDS: Record<string, Command> = {
       const versions = await memoryHistory(runtime.vault, id);
       if (context.args[1] !== undefined) {
         const n = wholeNumberIn(context.args[1], ARGUMENT_RANGES.version, 'history N');
-        const version = versions[n - 1];
-        if (!version) throw new NotFoundError(`history: ${id} has versions 1 to ${versions.length}, not ${n}`);
+        const version = versionOf(versions, id, n, 'history');
         if (context.json) return print(context, version, () => '');
         context.io.stdout(version.body);
         return 0;
       }
-      return print(context, versions, () => formatHistory(id, versions));
+      print(context, versions, () => formatHistory(id, versions));
+      // a damaged record is listed in its place and heard of: exit 1, its path on stderr
+      const damaged = versions.filter((v) => v.damaged);
+      for (const v of damaged) context.io.stderr(`engram: history: version ${v.n} of ${id} cannot be read: ${v.damaged}\n`);
+      return damaged.length > 0 ? 1 : 0;
     },
   },
 

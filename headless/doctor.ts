@@ -206,7 +206,7 @@ async function unmergedMemories(runtime: Runtime, fix: boolean, reported: Set<st
   return findings;
 }
 
-const ORDER: Check[] = ['git-setup', 'unmerged', 'duplicate-id', 'conflict-markers', 'unreadable', 'merge-clash', 'archived-alive', 'missing-link', 'renamed-link', 'interrupted-consolidation', 'stale-cache', 'stale-lock', 'temp-file'];
+const ORDER: Check[] = ['git-setup', 'unmerged', 'duplicate-id', 'conflict-markers', 'unreadable', 'merge-clash', 'archived-alive', 'missing-link', 'renamed-link', 'damaged-version', 'interrupted-consolidation', 'stale-cache', 'stale-lock', 'temp-file'];
 
 export async function runDoctor(runtime: Runtime, env: Record<string, string | undefined>, fix: boolean): Promise<Finding[]> {
   const notes = await examineVault(runtime.vault, {

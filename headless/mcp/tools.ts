@@ -19,7 +19,7 @@ import { vaultStats } from '../../src/core/stats';
 import { currentTier } from '../../src/core/tiers';
 import { useMemories } from '../../src/core/touch';
 import { LAYOUT } from '../../src/core/vault';
-import { editText, memoryHistory, revertTo } from '../../src/core/versions';
+import { editText, memoryHistory, revertTo, versionOf } from '../../src/core/versions';
 import { parseWhen } from '../curation-commands';
 import { GitCli } from '../git';
 import type { WarmVault } from './warm-vault';
@@ -287,9 +287,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
       const [checked] = await checkIds(warm, [ref]);
       const versions = await memoryHistory(vault, checked!);
       if (version === undefined) return json(versions);
-      const one = versions[wholeNumberIn(version, ARGUMENT_RANGES.version, 'version') - 1];
-      if (!one) throw new NotFoundError(`history: ${checked} has versions 1 to ${versions.length}, not ${version}`);
-      return json(one);
+      return json(versionOf(versions, checked!, wholeNumberIn(version, ARGUMENT_RANGES.version, 'version'), 'history'));
     },
   );
 

@@ -13,6 +13,7 @@ import { COPIES_FOLDER, copyKind, findDuplicates, mergeDuplicates } from './merg
 import { staleCatalogRows, CATALOG_PATH } from './recall/catalog';
 import { SNAPSHOT_PATH } from './recall/snapshot';
 import { setFrontmatterFields, splitFrontmatter } from './frontmatter';
+import { damagedRecords, versionedIds } from './versions';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
 /**
@@ -37,7 +38,9 @@ export type Check =
   | 'temp-file'
   | 'git-setup'
   /** a memory file git left unmerged without markers (the merge driver did not run) */
-  | 'unmerged';
+  | 'unmerged'
+  /** a record of a memory's earlier text that does not read back (finding 13 of issue 22) */
+  | 'damaged-version';
 
 export interface Finding {
   check: Check;
@@ -194,6 +197,14 @@ export async function examineVault(vault: Vault, options: DoctorOptions): Promis
     const finding: Finding = { check: 'renamed-link', path, problem: `${changes.length === 1 ? 'a link names' : `${changes.length} links name`} a file that was renamed or moved: ${changes.join(', ')}`, fix: 'point them at the file that holds the memory now' };
     if (options.fix) finding.fixed = links.written.includes(path);
     findings.push(finding);
+  }
+
+  // 3c. version records that do not read back: history shows them in place, a person decides
+  // (the record is never rewritten; restore it from a backup or the other clone, or remove it)
+  for (const id of await versionedIds(vault)) {
+    for (const damaged of await damagedRecords(vault, id)) {
+      findings.push({ check: 'damaged-version', path: damaged.path, problem: `a version of ${id} cannot be read: ${damaged.problem}; engram history ${id} shows it in its place (restore the file from a backup or another clone)` });
+    }
   }
 
   // 4. an interrupted consolidation, caches that contradict the notes

@@ -239,7 +239,7 @@ async function findImported(vault: Vault, byId: Map<string, Memory>, taken: Set<
     if (!existing || existing.category !== memory.category) continue;
     if (memoryText(existing) === text || existing.created_at === memory.created_at) return { memory: existing, key, freeId: id };
     const first = (await memoryHistory(vault, id).catch(() => []))[0];
-    if (first && bodyText(first.body) === text) return { memory: existing, key, freeId: id };
+    if (first && !first.damaged && bodyText(first.body) === text) return { memory: existing, key, freeId: id };
   }
 }
 

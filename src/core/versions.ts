@@ -49,6 +49,20 @@ export interface MemoryVersion {
   body: string;
   /** False for the current body when no version records it yet. */
   recorded: boolean;
+  /**
+   * Set when the record of this version cannot be read (torn, edited by hand, truncated by a
+   * sync tool): its path and what is wrong. Its body is then '' and it cannot be shown or
+   * reverted to; it keeps its number, so the versions after it keep theirs.
+   */
+  damaged?: string;
+}
+
+/** A version record that does not read back: kept in place (never rewritten), reported with its path. */
+export interface DamagedRecord {
+  path: string;
+  /** The sequence number its file name gives (0 when the name has none). */
+  seq: number;
+  problem: string;
 }
 
 /** Why a content change is made, recorded with the version. */
@@ -88,21 +102,76 @@ function recordName(record: VersionRecord): string {
   return `${String(record.seq).padStart(6, '0')}-${record.at.replace(/[-:.]/g, '')}-${record.hash}.json`;
 }
 
-async function readRecords(vault: Vault, id: string): Promise<VersionRecord[]> {
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The sequence number a record's file name starts with (0 when it has none). */
+function seqOfName(name: string): number {
+  const m = /^(\d{1,9})-/.exec(name);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Why a record's text is not a version record of `id`, or null when it is one. */
+function recordProblem(text: string, id: string): string | null {
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    return 'it is not valid JSON (cut short, or edited by hand)'; // the engine's message differs between Node versions
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'it is not a JSON object';
+  const r = record as Partial<VersionRecord>;
+  if (r.format !== 1) return `format is ${JSON.stringify(r.format ?? null)}, not 1`;
+  if (r.id !== id) return `it names ${JSON.stringify(r.id ?? null)}, not ${id}`;
+  if (typeof r.seq !== 'number' || !Number.isInteger(r.seq) || r.seq < 1) return 'seq is not a whole number';
+  for (const key of ['at', 'hash', 'reason', 'body'] as const) if (typeof r[key] !== 'string') return `${key} is not a string`;
+  if (r.by !== null && typeof r.by !== 'string') return 'by is neither a string nor null';
+  return null;
+}
+
+/** One entry per record file, in the order they were recorded: the record, or what is wrong with it. */
+type RecordEntry = { record: VersionRecord; damaged?: undefined } | { record?: undefined; damaged: DamagedRecord };
+
+async function readRecords(vault: Vault, id: string): Promise<RecordEntry[]> {
   const folder = folderOf(id);
   const names = (await vault.ports.files.list(folder)).filter((n) => n.endsWith('.json')).sort();
-  const records: VersionRecord[] = [];
+  const entries: RecordEntry[] = [];
   for (const name of names) {
-    const text = await vault.readText(`${folder}/${name}`);
-    if (text === null) continue;
+    const path = `${folder}/${name}`;
+    let text: string;
     try {
-      const record = JSON.parse(text) as VersionRecord;
-      if (record.format === 1 && typeof record.body === 'string' && typeof record.seq === 'number') records.push(record);
-    } catch {
-      // a damaged record is skipped: the others still stand
+      const bytes = await vault.ports.files.read(path);
+      if (bytes === null) continue; // removed since the listing
+      text = strictUtf8.decode(bytes);
+    } catch (error) {
+      entries.push({ damaged: { path, seq: seqOfName(name), problem: `it cannot be read (${error instanceof Error ? error.message : String(error)})` } });
+      continue;
     }
+    const problem = recordProblem(text, id);
+    if (problem) entries.push({ damaged: { path, seq: seqOfName(name), problem } });
+    else entries.push({ record: JSON.parse(text) as VersionRecord });
   }
-  return records;
+  return entries;
+}
+
+/** The highest sequence number recorded, damaged records included (a new record never reuses one). */
+function lastSeq(entries: RecordEntry[]): number {
+  return entries.reduce((max, e) => Math.max(max, e.record ? e.record.seq : e.damaged.seq), 0);
+}
+
+/** Every damaged version record of a memory (for doctor). */
+export async function damagedRecords(vault: Vault, id: string): Promise<DamagedRecord[]> {
+  return (await readRecords(vault, id)).flatMap((e) => (e.damaged ? [e.damaged] : []));
+}
+
+/** The ids that have a folder of version records. */
+export async function versionedIds(vault: Vault): Promise<string[]> {
+  const { files } = vault.ports;
+  const folders = files.folders ? await files.folders(VERSIONS_FOLDER) : [];
+  return folders.filter((name) => /^mem-[a-z0-9]{12}$/.test(name)).sort();
+}
+
+function describeDamage(d: DamagedRecord): string {
+  return `${d.path}: ${d.problem}`;
 }
 
 async function writeRecord(vault: Vault, record: VersionRecord): Promise<void> {
@@ -115,22 +184,26 @@ async function writeRecord(vault: Vault, record: VersionRecord): Promise<void> {
   }
 }
 
-function toVersion(record: VersionRecord, n: number): MemoryVersion {
+function toVersion(entry: RecordEntry, n: number): MemoryVersion {
+  if (entry.damaged) {
+    return { n, at: '', hash: '', reason: 'damaged record', by: null, body: '', recorded: true, damaged: describeDamage(entry.damaged) };
+  }
+  const record = entry.record;
   return { n, at: record.at, hash: record.hash, reason: record.reason, by: record.by, body: record.body, recorded: true };
 }
 
-/** The current body as a version, when the records do not end with it. */
-async function unrecordedCurrent(vault: Vault, memory: Memory, records: VersionRecord[]): Promise<VersionRecord | null> {
-  const last = records[records.length - 1];
-  if (last && last.body === memory.body) return null;
+/** The current body as a version, when the records do not end with it (a damaged last record does not: its text is unknown). */
+async function unrecordedCurrent(vault: Vault, memory: Memory, entries: RecordEntry[]): Promise<VersionRecord | null> {
+  const last = entries[entries.length - 1];
+  if (last?.record && last.record.body === memory.body) return null;
   const hash = contentHash(memory.body);
-  const untouched = records.length === 0 && memory.content_hash === hash;
+  const untouched = entries.length === 0 && memory.content_hash === hash;
   let at = memory.created_at;
   if (!untouched) {
     const stat = await vault.ports.files.stat(memory.path);
     at = stat ? formatTimestamp(Math.floor(stat.mtimeMs / 1000) * 1000) : formatTimestamp(vault.now());
   }
-  return { format: 1, id: memory.id, seq: (last?.seq ?? 0) + 1, at, hash, reason: untouched ? 'created' : 'changed outside Engram', by: null, body: memory.body };
+  return { format: 1, id: memory.id, seq: lastSeq(entries) + 1, at, hash, reason: untouched ? 'created' : 'changed outside Engram', by: null, body: memory.body };
 }
 
 async function readMemory(vault: Vault, id: string): Promise<{ memory: Memory; text: string }> {
@@ -141,13 +214,24 @@ async function readMemory(vault: Vault, id: string): Promise<{ memory: Memory; t
   return loaded;
 }
 
-/** Every version of a memory, oldest first, numbered from 1; the last one is the current body. */
+/**
+ * Every version of a memory, oldest first, numbered from 1; the last one is the current body. A
+ * damaged record stays in its place, marked `damaged` (with its path), so no number shifts.
+ */
 export async function memoryHistory(vault: Vault, id: string): Promise<MemoryVersion[]> {
   const { memory } = await readMemory(vault, id);
-  const records = await readRecords(vault, id);
-  const current = await unrecordedCurrent(vault, memory, records);
-  const all = current ? [...records, current] : records;
-  return all.map((record, i) => ({ ...toVersion(record, i + 1), recorded: record !== current }));
+  const entries = await readRecords(vault, id);
+  const current = await unrecordedCurrent(vault, memory, entries);
+  const all: RecordEntry[] = current ? [...entries, { record: current }] : entries;
+  return all.map((entry, i) => ({ ...toVersion(entry, i + 1), recorded: entry.record !== current }));
+}
+
+/** Version n of a history, refused with the record's path when it is damaged or missing. */
+export function versionOf(history: MemoryVersion[], id: string, n: number, command: string): MemoryVersion {
+  const version = history[n - 1];
+  if (!version) throw new NotFoundError(`${command}: ${id} has versions 1 to ${history.length}, not ${n}`);
+  if (version.damaged) throw new MemoryParseError(version.damaged.slice(0, version.damaged.indexOf(': ')), `version ${n} of ${id} cannot be read: ${version.damaged.slice(version.damaged.indexOf(': ') + 2)}`);
+  return version;
 }
 
 /**
@@ -168,9 +252,9 @@ export async function changeBody(
   return vault.ports.locks.withLock(id, async () => {
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const { memory, text } = await readMemory(vault, id);
-      const records = await readRecords(vault, id);
-      const current = await unrecordedCurrent(vault, memory, records);
-      const currentNumber = records.length + (current ? 1 : 0);
+      const entries = await readRecords(vault, id);
+      const current = await unrecordedCurrent(vault, memory, entries);
+      const currentNumber = entries.length + (current ? 1 : 0);
       const body = change(memory);
       if (body === null || body === memory.body) return { id, path: memory.path, version: currentNumber, changed: false };
       const split = splitFrontmatter(text)!;
@@ -194,7 +278,7 @@ export async function changeBody(
         if (error instanceof WriteConflictError) continue;
         throw error;
       }
-      const seq = (current?.seq ?? records[records.length - 1]?.seq ?? 0) + 1;
+      const seq = (current?.seq ?? lastSeq(entries)) + 1;
       await writeRecord(vault, { format: 1, id, seq, at: formatTimestamp(vault.now()), hash, reason: meta.reason, by: meta.by ?? null, body });
       return { id, path: memory.path, version: currentNumber + 1, changed: true };
     }
@@ -247,10 +331,9 @@ export interface RevertResult extends ChangeResult {
  */
 export async function revertTo(vault: Vault, id: string, n: number, meta: Partial<ChangeMeta> = {}): Promise<RevertResult> {
   const history = await memoryHistory(vault, id);
-  const target = history[n - 1];
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`revert: N must be a version number (1, 2, ...), got ${n}`);
   // a version that does not exist is missing, not a usage error (exit 1, as for a missing memory)
-  if (!target) throw new NotFoundError(`revert: ${id} has versions 1 to ${history.length}, not ${n}`);
+  const target = versionOf(history, id, n, 'revert');
   const dropped: string[] = [];
   for (const m of target.body.matchAll(/\[\[(mem-[a-z0-9]{12})(?:\|[^\]\n]*)?\]\]/g)) {
     const other = m[1]!;

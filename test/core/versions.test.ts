@@ -1,4 +1,5 @@
 import { remember } from '../../src/core/remember';
+import { examineVault } from '../../src/core/doctor';
 import { changeBody, deleteHistory, editText, memoryHistory, removeLinks, replaceText, revertTo, splitLinkBlock } from '../../src/core/versions';
 import { at, memoryVault } from '../helpers/memory-ports';
 
@@ -96,6 +97,54 @@ describe('versions', () => {
     await changeBody(vault, id, (m) => replaceText(m.body, 'Changed.'), { reason: 'edit' });
     expect(files.files.get(path)).toContain('access_count: 7\n');
     expect(files.files.get(path)).toContain('---\nChanged.\n');
+  });
+
+  it('a damaged version record keeps its place, is named with its path, and is never reused (issue 22, finding 13)', async () => {
+    const { vault, files, clock, id } = await setup();
+    clock.ms = at('2026-11-02T09:00:00Z');
+    await editText(vault, id, 'Second text.');
+    clock.ms = at('2026-11-03T09:00:00Z');
+    await editText(vault, id, 'Third text.');
+    const names = [...files.files.keys()].filter((p) => p.startsWith(`.engram/versions/${id}/`)).sort();
+    expect(names).toHaveLength(3);
+    const second = names[1]!;
+    files.files.set(second, '{"format":1,"id":"' + id + '","seq":2,"bo');
+    const history = await memoryHistory(vault, id);
+    expect(history.map((v) => [v.n, v.reason, v.body.slice(0, 12), v.damaged ?? null])).toEqual([
+      [1, 'changed outside Engram', 'Retries use ', null],
+      [2, 'damaged record', '', `${second}: it is not valid JSON (cut short, or edited by hand)`],
+      [3, 'edit', 'Third text.\n', null],
+    ]);
+    await expect(revertTo(vault, id, 2)).rejects.toThrow(`${second}: version 2 of ${id} cannot be read: it is not valid JSON (cut short, or edited by hand)`);
+    expect((await revertTo(vault, id, 1)).version).toBe(4);
+    // nothing was rewritten or removed, and sequence numbers run on
+    expect(files.files.get(second)).toBe('{"format":1,"id":"' + id + '","seq":2,"bo');
+    expect([...files.files.keys()].filter((p) => p.startsWith(`.engram/versions/${id}/`)).sort().map((p) => p.split('/').pop()!.slice(0, 6))).toEqual(['000001', '000002', '000003', '000004']);
+    const findings = await examineVault(vault, { fix: false });
+    expect(findings.filter((f) => f.check === 'damaged-version')).toEqual([
+      {
+        check: 'damaged-version',
+        path: second,
+        problem: `a version of ${id} cannot be read: it is not valid JSON (cut short, or edited by hand); engram history ${id} shows it in its place (restore the file from a backup or another clone)`,
+      },
+    ]);
+  });
+
+  it('when the last record is damaged, the next change records the current text first under a new number: nothing is lost', async () => {
+    const { vault, files, id, path } = await setup();
+    await editText(vault, id, 'Second text.');
+    const names = [...files.files.keys()].filter((p) => p.startsWith(`.engram/versions/${id}/`)).sort();
+    const last = names[1]!;
+    files.files.set(last, JSON.stringify({ format: 1, id, seq: 2, at: 'x', hash: 'y', reason: 'edit', by: null, body: 42 }));
+    await editText(vault, id, 'Third text.');
+    const history = await memoryHistory(vault, id);
+    expect(history.map((v) => [v.n, v.reason, v.body.split('\n')[0], v.damaged ?? null])).toEqual([
+      [1, 'changed outside Engram', 'Retries use exponential backoff from 200 ms.', null],
+      [2, 'damaged record', '', `${last}: body is not a string`],
+      [3, 'changed outside Engram', 'Second text.', null],
+      [4, 'edit', 'Third text.', null],
+    ]);
+    expect(files.files.get(path)!.endsWith('---\nThird text.\n\n' + files.files.get(path)!.split('Third text.\n\n')[1])).toBe(true);
   });
 
   it('deleteHistory removes every recorded version', async () => {

@@ -203,6 +203,35 @@ describe('curation from the CLI', () => {
       expect([empty.code, empty.stderr.split('\n')[0]]).toEqual([2, 'engram: edit: the text is empty (give the text, or - to read standard input)']);
     });
 
+    it('a damaged version record: history lists it in its place and exits 1 naming its path; doctor reports it (issue 22, finding 13)', async () => {
+      const m = await remember('The cache keeps ten entries.');
+      await run(['edit', m.id, 'The cache keeps twenty entries.'], '2026-11-02T10:00:00Z');
+      await run(['edit', m.id, 'The cache keeps thirty entries.'], '2026-11-03T10:00:00Z');
+      const folder = path.join(vault, '.engram', 'versions', m.id);
+      const names = readdirSync(folder).sort();
+      const rel = `.engram/versions/${m.id}/${names[1]}`;
+      writeFileSync(path.join(folder, names[1]!), '{"format":1,"id":"x","se');
+      const human = await run(['history', m.id]);
+      expect(human.code).toBe(1);
+      expect(human.stdout.split('\n').map((l) => l.trimEnd())).toEqual([
+        `${m.id}: 3 versions (engram history ${m.id} N shows one; engram revert ${m.id} N restores it)`,
+        '    1  2026-11-01T10:00:00Z  created',
+        '       The cache keeps ten entries.',
+        `    2  DAMAGED RECORD: ${rel}: it is not valid JSON (cut short, or edited by hand)`,
+        '    3  2026-11-03T10:00:00Z  edit',
+        '       The cache keeps thirty entries.',
+        '',
+      ]);
+      expect(human.stderr).toBe(`engram: history: version 2 of ${m.id} cannot be read: ${rel}: it is not valid JSON (cut short, or edited by hand)\n`);
+      const one = await run(['history', m.id, '2']);
+      expect([one.code, one.stderr]).toEqual([1, `engram: ${rel}: version 2 of ${m.id} cannot be read: it is not valid JSON (cut short, or edited by hand)\n`]);
+      expect((await run(['history', m.id, '3'])).stdout).toBe('The cache keeps thirty entries.\n');
+      const doctor = await run(['doctor']);
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toContain(rel);
+      expect(doctor.stdout).toContain(`a version of ${m.id} cannot be read: it is not valid JSON (cut short, or edited by hand)`);
+    });
+
     it('refuses a text over the size limit, naming the limit, and writes nothing', async () => {
       const m = await remember('Short.');
       const before = read(m.path);
