@@ -141,12 +141,12 @@ function scalarLineEdit(yaml: string, fields: Record<string, FieldValue>, crlf: 
       if (line.startsWith(`${key}:`)) at.push(i);
     });
     if (at.length === 0) {
-      if (key in before) return null;
+      if (hasOwn(before, key)) return null;
       appended.push(`${key}: ${renderFieldValue(value)}`);
       continue;
     }
     if (at.length > 1) return null;
-    if (sameValue(before[key], value)) continue;
+    if (sameValue(valueOf(before, key), value)) continue;
     const i = at[0]!;
     const line = lines[i]!;
     const cr = line.endsWith('\r') ? '\r' : '';
@@ -172,7 +172,7 @@ function scalarLineEdit(yaml: string, fields: Record<string, FieldValue>, crlf: 
   if (typeof after !== 'object' || after === null || Array.isArray(after)) return null;
   const now = after as Record<string, unknown>;
   for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
-    if (!sameValue(now[key], key in fields ? fields[key] : before[key])) return null;
+    if (!sameValue(valueOf(now, key), hasOwn(fields, key) ? fields[key] : valueOf(before, key))) return null;
   }
   return out;
 }
@@ -190,9 +190,9 @@ function surgicalEdit(yaml: string, doc: Document, before: Record<string, unknow
       continue;
     }
     const node = pair.value as Node | null;
-    if (sameValue(before[key], value)) continue;
+    if (sameValue(valueOf(before, key), value)) continue;
     if (node && 'anchor' in node && typeof node.anchor === 'string' && node.range) {
-      anchored.push({ anchor: node.anchor, old: isScalar(node) && !node.tag ? yaml.slice(node.range[0], node.range[1]) : JSON.stringify(before[key]) });
+      anchored.push({ anchor: node.anchor, old: isScalar(node) && !node.tag ? yaml.slice(node.range[0], node.range[1]) : JSON.stringify(valueOf(before, key)) });
     }
     const own = node && !(node as { anchor?: string }).anchor && !(node as { tag?: string }).tag ? inPlace(yaml, node, value, eol) : null;
     if (own) edits.push(...own);
@@ -216,10 +216,21 @@ function surgicalEdit(yaml: string, doc: Document, before: Record<string, unknow
   let out = yaml;
   for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   if (appended.length > 0) {
+    // a top-level mapping indented as a whole (`  id: …` on every line) takes new fields at its indentation
+    const indent = topIndent(yaml, map);
     if (out.length > 0 && !out.endsWith('\n')) out += eol;
-    out += appended.join(eol) + eol;
+    out += appended.map((line) => indent + line).join(eol) + eol;
   }
   return out;
+}
+
+/** The indentation of a top-level mapping's first key ('' for the usual unindented frontmatter). */
+function topIndent(yaml: string, map: unknown): string {
+  if (!map || !isMap(map) || map.items.length === 0) return '';
+  const key = map.items[0]!.key as Node | null;
+  if (!key || !isScalar(key) || !key.range) return '';
+  const indent = yaml.slice(yaml.lastIndexOf('\n', key.range[0] - 1) + 1, key.range[0]);
+  return /^[ ]+$/.test(indent) ? indent : '';
 }
 
 /**
@@ -244,7 +255,7 @@ function blockMapEdit(yaml: string, node: YAMLMap, value: Record<string, number>
   const items = node.items;
   if (items.length === 0 || !items.every((p) => isScalar(p.key) && p.key.range && isScalar(p.value) && p.value.range && !p.value.anchor && !p.value.tag)) return null;
   const byKey = new Map(items.map((p) => [String((p.key as Scalar).value), p.value as Scalar]));
-  if ([...byKey.keys()].some((k) => !(k in value))) return null; // a removal: the whole value is rewritten
+  if ([...byKey.keys()].some((k) => !hasOwn(value, k))) return null; // a removal: the whole value is rewritten
   const edits: Edit[] = [];
   const added: string[] = [];
   const firstKey = items[0]!.key as Scalar;
@@ -301,9 +312,23 @@ function verify(yaml: string, before: Record<string, unknown>, fields: Record<st
   if (typeof after !== 'object' || after === null || Array.isArray(after)) return false;
   const now = after as Record<string, unknown>;
   for (const key of new Set([...Object.keys(before), ...Object.keys(now)])) {
-    if (!sameValue(now[key], key in fields ? fields[key] : before[key])) return false;
+    if (!sameValue(valueOf(now, key), hasOwn(fields, key) ? fields[key] : valueOf(before, key))) return false;
   }
   return true;
+}
+
+/**
+ * Whether a mapping has a key of its own. A frontmatter may hold any key, `__proto__`,
+ * `constructor` or `toString` included: `key in object` would find those on every object's
+ * prototype and take them for fields (issue 22, finding 15).
+ */
+function hasOwn(object: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(object, key);
+}
+
+/** A mapping's own value for a key (undefined when it has none, whatever its prototype holds). */
+function valueOf(object: Record<string, unknown>, key: string): unknown {
+  return hasOwn(object, key) ? object[key] : undefined;
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -365,7 +390,7 @@ export function removeFrontmatterFields(text: string, keys: string[]): string {
   if (!split) throw new Error('no frontmatter');
   const parsed = readFrontmatter(split.yaml);
   const before = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  const present = keys.filter((key) => key in before);
+  const present = keys.filter((key) => hasOwn(before, key));
   if (present.length === 0) return text;
   const expected = { ...before };
   for (const key of present) delete expected[key];

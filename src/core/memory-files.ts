@@ -78,7 +78,12 @@ const ID_LINE = /^id:[ \t]*(["']?)(mem-[a-z0-9]{12})\1[ \t]*(?:#.*)?$/m;
 export function frontmatterId(text: string): string | null {
   const split = splitFrontmatter(text);
   if (!split) return null;
-  const id = ID_LINE.exec(split.yaml)?.[2];
+  let id = ID_LINE.exec(split.yaml)?.[2];
+  if (!id) {
+    // a top-level mapping indented as a whole: its id line has the indentation of its first key
+    const indent = /^(?:[ \t]*(?:#.*)?\r?\n)*( +)[^\s#]/.exec(split.yaml)?.[1];
+    if (indent) id = new RegExp(`^${indent}id:[ \\t]*(["']?)(mem-[a-z0-9]{12})\\1[ \\t]*(?:#.*)?$`, 'm').exec(split.yaml)?.[2];
+  }
   return id && isMemoryId(id) ? id : null;
 }
 

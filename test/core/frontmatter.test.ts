@@ -95,6 +95,28 @@ describe('setFrontmatterFields', () => {
     expect(setFrontmatterFields(note, { agent_role: 'a: b' })).toBe('---\nagent_role: "a: b"\n---\n');
   });
 
+  it('edits a frontmatter holding keys named __proto__, constructor or toString: only the named fields change (issue 22, finding 15)', () => {
+    const text = '---\n__proto__: hello\nconstructor: world\ntoString: [a, b]\nid: mem-abc123def456\naccess_count: 3\n---\nBody.\n';
+    const out = setFrontmatterFields(text, { access_count: 4, counted_by: 'm-000000000001' });
+    expect(out).toBe('---\n__proto__: hello\nconstructor: world\ntoString: [a, b]\nid: mem-abc123def456\naccess_count: 4\ncounted_by: m-000000000001\n---\nBody.\n');
+    // the document path (a block collection forces it) takes them as ordinary keys too
+    const block = '---\nconstructor: world\n__proto__: hello\nco_access:\n  mem-aaaaaaaaaaaa: 1\naccess_count: 3\n---\nBody.\n';
+    expect(setFrontmatterFields(block, { co_access: { 'mem-aaaaaaaaaaaa': 2 }, access_count: 4, counted_by: 'm-000000000001' })).toBe(
+      '---\nconstructor: world\n__proto__: hello\nco_access:\n  mem-aaaaaaaaaaaa: 2\naccess_count: 4\ncounted_by: m-000000000001\n---\nBody.\n',
+    );
+  });
+
+  it('edits a top-level mapping indented as a whole, appending new fields at its indentation (issue 22, finding 15)', () => {
+    const text = '---\n  id: mem-abc123def456\n  access_count: 3  # uses\n  tags: [x]\n---\nBody.\n';
+    expect(setFrontmatterFields(text, { access_count: 4, counted_by: 'm-000000000001' })).toBe('---\n  id: mem-abc123def456\n  access_count: 4  # uses\n  tags: [x]\n  counted_by: m-000000000001\n---\nBody.\n');
+  });
+
+  it('refuses, naming the fields, a frontmatter written as one flow mapping (new fields cannot be appended to it)', () => {
+    expect(() => setFrontmatterFields('---\n{id: mem-abc123def456, access_count: 3}\n---\nBody.\n', { access_count: 4, counted_by: 'm-000000000001' })).toThrow(
+      'cannot set access_count, counted_by without changing other fields of this frontmatter; edit it by hand',
+    );
+  });
+
   it('refuses notes without valid frontmatter', () => {
     expect(() => setFrontmatterFields('just text', { a: 1 })).toThrow('no frontmatter');
     expect(() => setFrontmatterFields('---\na: [1\n---\n', { a: 1 })).toThrow(/^invalid YAML/);

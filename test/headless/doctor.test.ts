@@ -101,14 +101,40 @@ describe('engram doctor', () => {
     expect([found.code, found.json().findings]).toEqual([0, []]);
   });
 
-  it('names a memory whose frontmatter touches cannot edit (an indented top-level mapping)', async () => {
+  it('touch and cite use a memory whose frontmatter is indented or holds __proto__/constructor/toString keys, changing only their fields (issue 22, finding 15)', async () => {
+    const a = await remember('The release train leaves on Tuesdays.');
+    const b = await remember('Builds run on the arm runners.');
+    const fileA = path.join(vault, 'episodic', `${a}.md`);
+    const fileB = path.join(vault, 'episodic', `${b}.md`);
+    const textA = readFileSync(fileA, 'utf8');
+    const yamlA = splitFrontmatter(textA)!.yaml;
+    writeFileSync(fileA, textA.replace(yamlA, yamlA.split('\n').map((l) => (l === '' ? l : `  ${l}`)).join('\n')));
+    writeFileSync(fileB, readFileSync(fileB, 'utf8').replace('---\n', '---\n__proto__: hello\nconstructor: world\ntoString: x\n'));
+    const before = [readFileSync(fileA, 'utf8'), readFileSync(fileB, 'utf8')];
+    expect((await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', a, b])).code).toBe(0);
+    expect((await engram(vault, ['--now', '2026-11-21T11:00:00Z', 'cite', a, b])).code).toBe(0);
+    // every line but the counting fields' is the same, in the same place; new fields at the mapping's indentation
+    const counting = /^\s*(last_accessed_at|access_count|activation|activation_at|counted_by|co_access|tier):/;
+    for (const [i, file] of [fileA, fileB].entries()) {
+      const after = readFileSync(file, 'utf8');
+      expect(after.split('\n').filter((l) => !counting.test(l))).toEqual(before[i]!.split('\n').filter((l) => !counting.test(l)));
+      expect(after).toContain(i === 0 ? '\n  access_count: 1\n' : '\naccess_count: 1\n');
+      expect(after).toContain(i === 0 ? '\n  activation_at: "2026-11-21T11:00:00Z"\n' : '\nactivation_at: "2026-11-21T11:00:00Z"\n');
+      expect(after).toMatch(i === 0 ? /\n {2}counted_by: m-[0-9a-f]{12}\n---\n/ : /\ncounted_by: m-[0-9a-f]{12}\n---\n/);
+    }
+    expect(fields(fileB)).toMatchObject({ constructor: 'world', toString: 'x', access_count: 1 });
+    const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
+    expect([found.code, found.json().findings]).toEqual([0, []]);
+  });
+
+  it('names a memory whose frontmatter touches cannot edit (one flow mapping), and touch says which fields it could not set', async () => {
     const a = await remember('The release train leaves on Tuesdays.');
     const file = path.join(vault, 'episodic', `${a}.md`);
     const text = readFileSync(file, 'utf8');
     const yaml = splitFrontmatter(text)!.yaml;
-    writeFileSync(file, text.replace(yaml, yaml.split('\n').map((l) => (l === '' ? l : `  ${l}`)).join('\n')));
+    writeFileSync(file, text.replace(yaml, `{${yaml.trim().split('\n').join(', ')}}\n`));
     const touched = await engram(vault, ['touch', a]);
-    expect(touched.code).toBe(1);
+    expect([touched.code, touched.stderr]).toEqual([1, `engram: episodic/${a}.md: cannot set activation, activation_at, tier, access_count, last_accessed_at, counted_by without changing other fields of this frontmatter; edit it by hand\n`]);
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
     expect(found.json().findings.map((f: { check: string; path: string; problem: string }) => [f.check, f.path, f.problem.split(':')[0]])).toEqual([['unreadable', `episodic/${a}.md`, 'Engram cannot record a use of it']]);
     expect(found.code).toBe(1);
