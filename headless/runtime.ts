@@ -1,4 +1,5 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import { UsageError, EngramError } from '../src/core/errors';
 import type { Ports, Random, TokenCounter } from '../src/core/ports';
@@ -98,6 +99,20 @@ export function loadSettings(root: string): EngramSettings {
   return resolveSettings(parsed, LAYOUT.config);
 }
 
+/**
+ * Where this vault is opened from (Ports.place): the host name and the folder's real path. A
+ * copy of the vault elsewhere, on this machine or another, is another place.
+ */
+export function placeOf(root: string): string {
+  let real = root;
+  try {
+    real = realpathSync(root);
+  } catch {
+    // not there yet (init creates it): its path as given
+  }
+  return `${hostname()}\n${nodePath.resolve(real)}`;
+}
+
 export interface Runtime {
   vault: Vault;
   root: string;
@@ -120,6 +135,7 @@ export function openVault(options: RuntimeOptions, requireInit = true): Runtime 
     clock: { now: () => fixed ?? Date.now() },
     random,
     tokens: lazyTokenCounter(),
+    place: placeOf(root),
   };
   return { vault: new Vault(ports, requireInit ? loadSettings(root) : resolveSettings(undefined)), root, files };
 }

@@ -94,4 +94,12 @@ export interface Ports {
   clock: Clock;
   random: Random;
   tokens: TokenCounter;
+  /**
+   * Where the vault is opened from: a text that differs between two machines, and between a
+   * vault and a copy of its folder (the CLI: the host name and the vault's real path; the
+   * plugin: a token kept in the app's local storage, which is never copied with the vault).
+   * The machine stamp is drawn again when it changes (machine.ts). Absent: the stamp is kept
+   * wherever the folder goes.
+   */
+  place?: string;
 }

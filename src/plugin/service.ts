@@ -60,6 +60,9 @@ export class EngramService {
         },
       },
     };
+    // read when a count is first written (never before set-up): this device's place (machine.ts)
+    const app = this.app;
+    Object.defineProperty(ports, 'place', { get: () => devicePlace(app), enumerable: true });
     return new Vault(ports, settings, { locator: (id) => this.locator?.(id) ?? null });
   }
 
@@ -249,4 +252,21 @@ export function folderUrl(resource: string): string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const PLACE_KEY = 'engram-place';
+
+/**
+ * Where this device opens the vault (Ports.place): a token drawn once and kept in the app's
+ * local storage, which belongs to this device and this vault and is never copied with the
+ * vault's folder. A vault copied or synced with its `.engram/` to another device gets its own
+ * machine stamp there.
+ */
+export function devicePlace(app: App): string {
+  let token: unknown = app.loadLocalStorage(PLACE_KEY);
+  if (typeof token !== 'string' || !/^[0-9a-f]{24}$/.test(token)) {
+    token = Array.from({ length: 24 }, () => Math.floor(Math.random() * 16).toString(16)).join('');
+    app.saveLocalStorage(PLACE_KEY, token);
+  }
+  return `obsidian\n${token as string}`;
 }

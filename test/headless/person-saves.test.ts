@@ -9,6 +9,8 @@ import { useMemories } from '../../src/core/touch';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
 import { engram, initVault } from '../helpers/cli';
+import { placeStamp } from '../../src/core/machine';
+import { placeOf } from '../../headless/runtime';
 
 /**
  * A person's editor saves in place (truncate, then one or more writes) and takes none of our
@@ -36,7 +38,7 @@ describe('a person saving a note while Engram writes it', () => {
   let vault: string;
   beforeEach(async () => {
     ({ vault, cleanup } = await initVault());
-    writeFileSync(path.join(vault, '.engram', 'machine-id'), `${MACHINE}\n`);
+    writeFileSync(path.join(vault, '.engram', 'machine-id'), `${MACHINE} ${placeStamp(placeOf(vault))}\n`);
   });
   afterEach(() => cleanup());
 
