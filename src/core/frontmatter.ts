@@ -55,7 +55,8 @@ export class FrontmatterLimitError extends Error {}
 export function readFrontmatter(yaml: string): unknown {
   let data: unknown;
   try {
-    data = loadYaml(yaml, { schema: CORE_SCHEMA });
+    data = readFlatFrontmatter(yaml);
+    if (data === undefined) data = loadYaml(yaml, { schema: CORE_SCHEMA });
   } catch (error) {
     if (error instanceof RangeError) throw new FrontmatterLimitError(`frontmatter nested deeper than ${FRONTMATTER_DEPTH} levels`);
     throw error;
@@ -69,6 +70,76 @@ export function readFrontmatter(yaml: string): unknown {
   };
   walk(data, 0);
   return data;
+}
+
+/** A top-level field line as Engram writes it: a key at the margin, one space, a value. */
+const FIELD_LINE = /^([A-Za-z_][\w-]*): (.+)$/;
+/** A JSON string (control characters are refused before): YAML reads such a double-quoted scalar as JSON does. */
+const QUOTED = '"(?:[^"\\\\]|\\\\["\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*"';
+const QUOTED_VALUE = new RegExp(`^${QUOTED}$`);
+const QUOTED_LIST = new RegExp(`^\\[(?:${QUOTED}(?:, ${QUOTED})*)?\\]$`);
+/** A decimal without exponent or leading zeros, its integer part at most 15 digits: YAML's int or float, as Number reads it. */
+const NUMBER = '-?(?:0|[1-9]\\d{0,14})(?:\\.\\d{1,20})?';
+const NUMBER_VALUE = new RegExp(`^${NUMBER}$`);
+/** js-yaml reads the integer -0 as 0 (Number and JSON: -0). */
+const MINUS_ZERO = /: -0[,}]/;
+const NUMBER_MAP = new RegExp(`^\\{(?:${QUOTED}: ${NUMBER}(?:, ${QUOTED}: ${NUMBER})*)?\\}$`);
+/** A plain scalar the core schema reads as a string: a letter first, no indicator, not a null or boolean word. */
+const PLAIN_STRING = /^[A-Za-z_][\w.\-/]*(?: [\w.\-/]+)*$/;
+const PLAIN_NOT_STRING = /^(?:null|true|false)$/i;
+
+/** Characters that make js-yaml refuse a document or read lines differently (and tabs, carriage returns, surrogates). */
+function hasUnusualCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 ? c !== 0x0a : c >= 0x7f && (c <= 0x9f || c === 0x2028 || c === 0x2029 || (c >= 0xd800 && c <= 0xdfff) || c === 0xfeff || c >= 0xfffe)) return true;
+  }
+  return false;
+}
+
+/**
+ * The frontmatter Engram writes, read without a YAML parser: one `key: value` line per field,
+ * each value a plain word or phrase, a decimal, true / false / null, a double-quoted string
+ * without control characters, a list of such strings, or a map of such strings to decimals.
+ * What it returns is what js-yaml's core schema returns for the same text (the test compares
+ * them); any other shape (a comment, an indented line, a repeated key, an exponent, a
+ * single-quoted string...) gives undefined and the YAML parser reads it. Reading a memory is
+ * most of a first run, an import's check of what it writes, and a consolidation: js-yaml was
+ * 60 % of parsing a memory file.
+ */
+export function readFlatFrontmatter(yaml: string): Record<string, unknown> | undefined {
+  if (yaml === '' || hasUnusualCharacter(yaml) || yaml.includes('__proto__')) return undefined;
+  const data: Record<string, unknown> = {};
+  const end = yaml.endsWith('\n') ? yaml.length - 1 : yaml.length;
+  if (end === 0) return undefined;
+  for (let start = 0; start < end; ) {
+    let stop = yaml.indexOf('\n', start);
+    if (stop < 0 || stop > end) stop = end;
+    const m = FIELD_LINE.exec(yaml.slice(start, stop));
+    start = stop + 1;
+    // a repeated key is an error to YAML; a key such as NULL is read as null, then "null"
+    if (!m || Object.prototype.hasOwnProperty.call(data, m[1]!) || PLAIN_NOT_STRING.test(m[1]!)) return undefined;
+    const value = flatValue(m[2]!);
+    if (value === undefined) return undefined;
+    data[m[1]!] = value;
+  }
+  return data;
+}
+
+function flatValue(text: string): unknown {
+  const first = text.charCodeAt(0);
+  if (first === 0x22 /* " */) return QUOTED_VALUE.test(text) ? (JSON.parse(text) as string) : undefined;
+  if (first === 0x5b /* [ */) return QUOTED_LIST.test(text) ? (JSON.parse(text) as string[]) : undefined;
+  if (first === 0x7b /* { */) {
+    if (!NUMBER_MAP.test(text) || MINUS_ZERO.test(text)) return undefined;
+    const map = JSON.parse(text) as Record<string, number>;
+    // a repeated key is an error to YAML; JSON keeps the last
+    return (text.match(/": /g)?.length ?? 0) === Object.keys(map).length ? map : undefined;
+  }
+  if (NUMBER_VALUE.test(text)) return text === '-0' ? undefined : Number(text);
+  if (text === 'null') return null;
+  if (text === 'true' || text === 'false') return text === 'true';
+  return PLAIN_STRING.test(text) && !PLAIN_NOT_STRING.test(text) ? text : undefined;
 }
 
 export type FieldValue = string | number | boolean | null | string[] | Record<string, number>;
