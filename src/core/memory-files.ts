@@ -159,6 +159,8 @@ const ID_INDEX_FORMAT = 1;
 export class IdIndex {
   private rows: Map<string, Row> | null = null;
   private byId = new Map<string, string[]>();
+  /** ids.json as read for findInCacheText (null: none), until the rows are parsed. */
+  private cacheText: string | null | undefined = undefined;
 
   constructor(private readonly files: FileStore) {}
 
@@ -174,7 +176,13 @@ export class IdIndex {
    * and the files that changed read again.
    */
   async find(id: string): Promise<string | null> {
-    if (!this.rows) await this.loadCache();
+    if (!this.rows) {
+      // a command that looks up a few ids reads only their rows: parsing every row and
+      // indexing them was most of what a cold touch spent finding its file
+      const found = await this.findInCacheText(id);
+      if (found !== undefined) return found;
+      await this.loadCache();
+    }
     for (const path of this.candidates(id)) {
       const row = this.rows!.get(path);
       const stat = await this.files.stat(path).catch(() => null);
@@ -198,6 +206,40 @@ export class IdIndex {
     // caller's stable read waits for the save and checks the id
     for (const root of MEMORY_ROOTS) if (await this.files.stat(`${root}/${id}.md`).catch(() => null)) return `${root}/${id}.md`;
     return null;
+  }
+
+  /**
+   * find() before the cache is parsed: the rows of ids.json that hold `id` (each row ends with
+   * `,"ID"]`, which no escaped path can contain, and starts at the `["` before it), and the
+   * preferred of them when its file still has the size and mtime of its row, as find() would
+   * trust it. undefined when this cannot answer alone (no cache, a file written since, no
+   * row): find() then does what it always did.
+   */
+  private async findInCacheText(id: string): Promise<string | null | undefined> {
+    if (!isMemoryId(id)) return undefined;
+    if (this.cacheText === undefined) {
+      const bytes = await this.files.read(ID_INDEX_PATH).catch(() => null);
+      this.cacheText = bytes ? new TextDecoder().decode(bytes) : null;
+    }
+    const text = this.cacheText;
+    if (text === null || !text.startsWith(`{"format":${ID_INDEX_FORMAT},"rows":[`)) return undefined;
+    const rows = new Map<string, Row>();
+    const tail = `,"${id}"]`;
+    try {
+      for (let at = text.indexOf(tail); at >= 0; at = text.indexOf(tail, at + 1)) {
+        const start = text.lastIndexOf('["', at);
+        const [path, size, mtimeMs] = JSON.parse(text.slice(start, at + tail.length)) as [string, number, number, string];
+        rows.set(path, [size, mtimeMs, id]);
+      }
+    } catch {
+      return undefined;
+    }
+    const paths = [...rows.keys()];
+    if (paths.length === 0) return undefined;
+    const path = paths.length > 1 ? preferredPath(paths) : paths[0]!;
+    const stat = await this.files.stat(path).catch(() => null);
+    const row = rows.get(path)!;
+    return stat && stat.size === row[0] && stat.mtimeMs === row[1] ? path : undefined;
   }
 
   /** Every id with the files holding it, fresh from the disk. */
@@ -236,8 +278,14 @@ export class IdIndex {
   private async loadCache(): Promise<void> {
     const rows = new Map<string, Row>();
     try {
-      const bytes = await this.files.read(ID_INDEX_PATH);
-      const cache = bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as IdCacheFile) : null;
+      // the text findInCacheText read, when it did
+      let text = this.cacheText;
+      if (text === undefined) {
+        const bytes = await this.files.read(ID_INDEX_PATH);
+        text = bytes ? new TextDecoder().decode(bytes) : null;
+      }
+      this.cacheText = null;
+      const cache = text ? (JSON.parse(text) as IdCacheFile) : null;
       if (cache?.format === ID_INDEX_FORMAT && Array.isArray(cache.rows)) {
         for (const [path, size, mtimeMs, id] of cache.rows) rows.set(path, [size, mtimeMs, id]);
       }

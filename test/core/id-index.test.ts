@@ -1,0 +1,60 @@
+import { ID_INDEX_PATH, IdIndex } from '../../src/core/memory-files';
+import { MemoryFileStore } from '../helpers/memory-ports';
+
+/** A note holding `id` in its frontmatter, `pad` characters of body (a size change is a rewrite). */
+const note = (id: string, pad = 0): string => `---\nid: ${id}\ncategory: episodic\n---\nWords${'.'.repeat(pad)}\n`;
+
+/** A store whose reads are counted by path. */
+class CountingStore extends MemoryFileStore {
+  readonly reads: string[] = [];
+  override async read(path: string): Promise<Uint8Array | null> {
+    this.reads.push(path);
+    return super.read(path);
+  }
+}
+
+async function vaultWithIndex(): Promise<CountingStore> {
+  const files = new CountingStore();
+  files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa'));
+  files.files.set('episodic/[draft] "b".md', note('mem-bbbbbbbbbbbb'));
+  files.files.set('archive/mem-cccccccccccc.md', note('mem-cccccccccccc'));
+  files.files.set('semantic/c.md', note('mem-cccccccccccc'));
+  files.files.set('episodic/other.md', '---\ntitle: not a memory\n---\n');
+  await new IdIndex(files).refresh();
+  files.reads.length = 0;
+  return files;
+}
+
+describe('IdIndex.find', () => {
+  it('answers from the rows of ids.json that hold the id, reading no note, as a full load would', async () => {
+    const files = await vaultWithIndex();
+    const found = [];
+    for (const id of ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-cccccccccccc']) found.push(await new IdIndex(files).find(id));
+    // two files hold mem-cccccccccccc: the one outside archive/ is the memory
+    expect(found).toEqual(['episodic/mem-aaaaaaaaaaaa.md', 'episodic/[draft] "b".md', 'semantic/c.md']);
+    expect(files.reads).toEqual([ID_INDEX_PATH, ID_INDEX_PATH, ID_INDEX_PATH]);
+  });
+
+  it('reads ids.json once for several ids', async () => {
+    const files = await vaultWithIndex();
+    const index = new IdIndex(files);
+    expect([await index.find('mem-aaaaaaaaaaaa'), await index.find('mem-bbbbbbbbbbbb')]).toEqual(['episodic/mem-aaaaaaaaaaaa.md', 'episodic/[draft] "b".md']);
+    expect(files.reads).toEqual([ID_INDEX_PATH]);
+  });
+
+  it('falls back to the full lookup when the file changed since its row, or the id has no row', async () => {
+    const files = await vaultWithIndex();
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 3));
+    expect(await new IdIndex(files).find('mem-aaaaaaaaaaaa')).toBe('episodic/mem-aaaaaaaaaaaa.md');
+    // the changed file is read once to see that it still holds the id
+    expect(files.reads).toEqual([ID_INDEX_PATH, 'episodic/mem-aaaaaaaaaaaa.md']);
+    files.reads.length = 0;
+    files.files.set('decisions/new.md', note('mem-dddddddddddd'));
+    expect(await new IdIndex(files).find('mem-dddddddddddd')).toBe('decisions/new.md');
+    // no row: the folders are listed and the files that changed since ids.json read (a find
+    // that re-reads a changed file does not save the index; a refresh does)
+    expect(files.reads).toEqual([ID_INDEX_PATH, 'episodic/mem-aaaaaaaaaaaa.md', 'decisions/new.md']);
+    files.reads.length = 0;
+    expect(await new IdIndex(files).find('mem-eeeeeeeeeeee')).toBeNull();
+  });
+});
