@@ -12,8 +12,8 @@ import { Script } from 'node:vm';
  * ~/.cache/engram (ENGRAM_COMPILE_CACHE=off: none); its name carries the bundle's size, mtime
  * and inode and the Node version, and V8 itself rejects data made for another source or
  * engine, so a stale or foreign file only costs one compile. It is written once, at exit
- * (so it holds the functions the command compiled), atomically, replacing the caches of other
- * builds; any failure is ignored.
+ * (so it holds the functions the command compiled), atomically, removing the caches of other
+ * builds not read for a week; any failure is ignored.
  */
 
 const bundle = nodePath.join(__dirname, 'engram-cli.js');
@@ -37,6 +37,9 @@ if (cacheFile && (!cached || script.cachedDataRejected)) process.once('exit', ()
 const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
 const cliModule = { exports: {}, filename: bundle, id: bundle, loaded: false };
 run.call(cliModule.exports, cliModule.exports, createRequire(bundle), cliModule, bundle, __dirname);
+
+/** Another build's cache not read for this long is removed when a cache is written. */
+const STALE_CACHE_MS = 7 * 86_400_000;
 
 function cachePath(): string | null {
   const setting = process.env.ENGRAM_COMPILE_CACHE;
@@ -63,7 +66,14 @@ function saveCache(file: string): void {
     }
     renameSync(temp, file);
     const dir = nodePath.dirname(file);
-    for (const name of readdirSync(dir)) if (/^engram-cli-.*\.v8cache$/.test(name) && name !== nodePath.basename(file)) unlinkQuietly(nodePath.join(dir, name));
+    // Other builds' caches go once unused for a week: two builds used in turn (a global and a
+    // project's engram, or a benchmark comparing builds) removed each other's at every write,
+    // so neither ran from its cache.
+    for (const name of readdirSync(dir)) {
+      if (!/^engram-cli-.*\.v8cache$/.test(name) || name === nodePath.basename(file)) continue;
+      const other = nodePath.join(dir, name);
+      if (Date.now() - statSync(other).atimeMs > STALE_CACHE_MS) unlinkQuietly(other);
+    }
   } catch {
     unlinkQuietly(temp);
   }
