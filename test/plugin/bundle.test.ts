@@ -41,8 +41,9 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // takes main.js to 1,298.8 KB: 2.6x, 793 KB over the 505.5 KB guard. The guard stays on the
   // plugin's own code (main.js less the worker's text), and the whole file has its own ceiling.
   // 513.7 KB with links by name and link_ids, the link repair consolidation runs and readable-name rules (issue 21 core: +5.7 KB).
-  // 515.7 KB with the frontmatter reader that needs no YAML parser for what Engram writes (issue 23: +2.0 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(517_000);
+  // 515.7 KB with the frontmatter reader that needs no YAML parser for what Engram writes (issue 23: +2.0 KB);
+  // 518.0 KB with issue 22's own-property field edits, indented id lines and version records (+2.3 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(519_000);
   expect(fs.statSync(MAIN).size).toBeLessThan(1_309_000);
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
