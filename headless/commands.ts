@@ -130,6 +130,8 @@ function formatConsolidation(report: ConsolidationReport): string {
   const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
   const verb: Record<string, (s: StepReport) => string> = {
     copies: (s) => `merged ${s.count} sync-conflict copies`,
+    links: (s) => `repaired ${s.count} links`,
+    'same-text': (s) => `merged ${s.count} memories holding the same text as an older one`,
     prune: (s) => `pruned ${s.count} (strength under ${PRUNE_STRENGTH}: moved to archive/)`,
     git: (s) => `downgraded ${s.count} → stale`,
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),
@@ -289,7 +291,10 @@ export const COMMANDS: Record<string, Command> = {
       return print(context, result, () => {
         const line = `${result.action} ${result.id}  ${result.path}${result.revived ? '  (back out of archive/)' : ''}`;
         const replaced = (result.supersedes ?? []).map((old) => `\n  supersedes ${old} (kept, ranked below it, no longer injected; undo: engram mark ${old} --not-superseded)`).join('');
-        return (result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line) + replaced;
+        const unreadable = result.same_text_unreadable
+          ? `\n  the same text is in ${result.same_text_unreadable}, which Engram cannot read (engram doctor says why): once it is repaired, engram consolidate (or doctor --fix) merges the two`
+          : '';
+        return (result.action === 'conflict' ? `${line}\n  contradicts ${result.conflict_with}: see ${result.conflict_path}` : line) + replaced + unreadable;
       });
     },
   },

@@ -10,6 +10,7 @@ import { ARCHIVE_FOLDER, decodeNote, memoryText, parseMemory, type Memory } from
 import { mergeMemoryText, type TextMerger } from './merge/memory-merge';
 import { CLASH_FIELD } from './merge/fields';
 import { COPIES_FOLDER, copyKind, findDuplicates, mergeDuplicates } from './merge/sync-copies';
+import { findSameText, mergeSameText, MERGED_FOLDER } from './merge/same-text';
 import { staleCatalogRows, CATALOG_PATH } from './recall/catalog';
 import { SNAPSHOT_PATH } from './recall/snapshot';
 import { setFrontmatterFields, splitFrontmatter } from './frontmatter';
@@ -30,6 +31,8 @@ export type Check =
   | 'unreadable'
   | 'merge-clash'
   | 'archived-alive'
+  /** memories of one category holding the same text (one was unreadable when it was remembered again) */
+  | 'same-text'
   | 'missing-link'
   | 'renamed-link'
   | 'interrupted-consolidation'
@@ -171,6 +174,7 @@ export async function examineVault(vault: Vault, options: DoctorOptions): Promis
     }
   }
   await archivedAlive(vault, memories, options, findings);
+  await sameText(vault, memories, options, findings);
 
   // 3. links to memories that exist nowhere (not even in archive/, nor among the forgotten:
   // engram forget keeps those recoverable, and their links stand)
@@ -262,6 +266,24 @@ async function archivedAlive(vault: Vault, memories: Memory[], options: DoctorOp
     if (options.fix && !(await vault.ports.files.stat(to))) {
       await vault.ports.files.move(memory.path, to);
       finding.fixed = true;
+    }
+    findings.push(finding);
+  }
+}
+
+/** Memories holding the same text (merge/same-text.ts): merged into the oldest, as consolidation does. */
+async function sameText(vault: Vault, memories: Memory[], options: DoctorOptions, findings: Finding[]): Promise<void> {
+  for (const group of findSameText(memories)) {
+    const others = group.others.map((m) => `${m.id} (${m.path})`).join(', ');
+    const finding: Finding = {
+      check: 'same-text',
+      path: group.keep.path,
+      problem: `${group.others.length + 1} memories hold the same ${group.keep.category} text: ${group.keep.id} and ${others} (remembered again while one could not be read, or on two clones)`,
+      fix: `merge them into ${group.keep.id} (counts added, tags, sources and links kept) and move the others to ${MERGED_FOLDER}/`,
+    };
+    if (options.fix) {
+      const merged = await mergeSameText(vault, group, memories);
+      finding.fixed = merged.merged.length === group.others.length;
     }
     findings.push(finding);
   }

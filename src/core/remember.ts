@@ -6,7 +6,7 @@ import { memoryTitle } from './title';
 import { deriveMemoryId, isMemoryId } from './ids';
 import { loadVectors, type StoredVectors } from './embeddings/store';
 import { searchVectors } from './embeddings/vector-search';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
+import { ARCHIVE_FOLDER, bodyText, CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
 import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
@@ -14,7 +14,7 @@ import { supersededBy } from './supersession';
 import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
 import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence, type EngramSettings } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
-import type { FieldValue } from './frontmatter';
+import { splitFrontmatter, type FieldValue } from './frontmatter';
 import { rememberedAgain, useMemories } from './touch';
 import type { Vault } from './vault';
 
@@ -53,6 +53,12 @@ export interface RememberResult {
    */
   superseded?: string;
   supersedes?: string[];
+  /**
+   * A memory file that holds the same text but cannot be read (a person broke its frontmatter):
+   * this memory was created beside it; once the file is repaired, consolidation (or doctor
+   * --fix) merges the two into the older (merge/same-text.ts).
+   */
+  same_text_unreadable?: string;
 }
 
 /** Room left for the frontmatter: a memory's text may fill its file up to this much less than the limit. */
@@ -135,6 +141,8 @@ export interface WriteContext {
   memories: Memory[];
   /** The file names in the memory folders (file-names.ts' keys): a new memory's name is not one of them. */
   names: Set<string>;
+  /** The text of each memory file that cannot be read (its body as an agent reads it), by path. */
+  unreadable?: Map<string, string>;
 }
 
 /**
@@ -158,10 +166,13 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   const categoryOf = new Map<string, Category>();
   const { memories, problems } = await vault.loadAll();
   // an unreadable file still holds its id (and a name a memory's id may be): a new memory takes neither
+  const unreadable = new Map<string, string>();
   for (const problem of problems) {
     const text = await vault.readText(problem.path).catch(() => null);
     const id = text === null ? null : frontmatterId(text);
     if (id) taken.add(id);
+    const body = text === null ? undefined : splitFrontmatter(text)?.body;
+    if (body !== undefined) unreadable.set(problem.path, bodyText(body));
     const name = problem.path.slice(problem.path.lastIndexOf('/') + 1, -3);
     if (isMemoryId(name)) taken.add(name);
   }
@@ -176,7 +187,7 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
     categoryOf.set(memory.id, memory.category);
   }
   const names = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path)]);
-  const context: WriteContext = { index, taken, categoryOf, memories, names };
+  const context: WriteContext = { index, taken, categoryOf, memories, names, unreadable };
   if (embedder) {
     const { vectors } = await loadVectors(vault);
     if (vectors && vectors.model === embedder.model) context.vectors = { stored: vectors, embedder };
@@ -357,7 +368,16 @@ export async function remember(vault: Vault, input: RememberInput, context?: Wri
   }
   const ctx = context ?? (await loadWriteContext(vault, embedder));
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
-  return applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names));
+  const result = await applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names));
+  const held = result.action === 'reinforced' ? undefined : sameTextUnreadable(ctx, memory.text);
+  return held === undefined ? result : { ...result, same_text_unreadable: held };
+}
+
+/** The first unreadable memory file that holds `text` (its body as an agent reads it), if any. */
+export function sameTextUnreadable(context: WriteContext, text: string): string | undefined {
+  const wanted = bodyText(text);
+  for (const [path, body] of [...(context.unreadable ?? new Map<string, string>())].sort(([a], [b]) => (a < b ? -1 : 1))) if (body === wanted) return path;
+  return undefined;
 }
 
 /**

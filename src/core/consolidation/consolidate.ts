@@ -19,6 +19,7 @@ import { repairLinks } from '../link-repair';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
+import { findSameText, mergeAllSameText, MERGED_FOLDER } from '../merge/same-text';
 
 /**
  * Sleep (SPEC §8): `engram consolidate`. Holds a lock so two runs never overlap, writes its
@@ -30,7 +31,7 @@ import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync
 export const PLAN_PATH = '.engram/consolidation-plan.json';
 
 export interface StepReport {
-  step: 'copies' | 'links' | 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
+  step: 'copies' | 'links' | 'same-text' | 'prune' | 'git' | 'embed' | 'cluster' | 'strengthen' | 'conflicts' | 'tiers' | 'log';
   count: number;
   total?: number;
   ms: number;
@@ -129,7 +130,18 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   } catch (error) {
     skipped.add('links', 'memory folders', reasonOf(error));
   }
-  const { memories, problems, duplicates } = await vault.loadAll();
+  let { memories, problems, duplicates } = await vault.loadAll();
+  // two memories with the same text (the first unreadable when the text was remembered again,
+  // or remembered on two clones): merged as that reinforcement would have done (issue 24)
+  try {
+    const sameText = await mergeSameTextStep(vault, memories, options);
+    if (sameText) {
+      steps.push(sameText);
+      if (!options.dryRun) ({ memories, problems, duplicates } = await vault.loadAll());
+    }
+  } catch (error) {
+    skipped.add('same-text', 'memory folders', reasonOf(error));
+  }
   for (const problem of problems) if (!duplicates.some((d) => d.other === problem.path)) skipped.add('read', problem.path, problem.reason);
   const previous = await lastRun(vault);
   const plan = buildPlan(memories, now, startedAt, vault.settings);
@@ -239,7 +251,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     await vault.ports.files.remove(PLAN_PATH);
     steps.push({ step: 'log', count: 1, ms: 0 });
   }
-  if (options.listChanges) for (const step of steps) step.changes = planChanges(plan, step.step);
+  if (options.listChanges) for (const step of steps) if (step.changes === undefined) step.changes = planChanges(plan, step.step);
   return report;
 }
 
@@ -259,6 +271,23 @@ async function mergeSyncCopies(vault: Vault, options: ConsolidateOptions): Promi
   const skipped = merged.reduce((n, m) => n + m.skipped.length, 0);
   const note = `of ${merged.length} memories, moved to ${COPIES_FOLDER}/${skipped > 0 ? `; ${skipped} unreadable left in place` : ''}`;
   return { step: 'copies', count: moved, ms: round1(options.elapsed() - t), note };
+}
+
+async function mergeSameTextStep(vault: Vault, memories: Memory[], options: ConsolidateOptions): Promise<StepReport | null> {
+  const t = options.elapsed();
+  const groups = findSameText(memories);
+  if (groups.length === 0) return null;
+  const found = groups.reduce((n, g) => n + g.others.length, 0);
+  if (options.dryRun) return { step: 'same-text', count: found, ms: round1(options.elapsed() - t), note: `${groups.length} texts held by more than one memory: dry run` };
+  const merged = await mergeAllSameText(vault, memories);
+  const changes = merged.flatMap((m) => m.merged.map((o) => ({ id: m.kept, change: `merged ${o.id} (same text), moved to ${o.to}` })));
+  return {
+    step: 'same-text',
+    count: changes.length,
+    ms: round1(options.elapsed() - t),
+    note: `memories holding the same text merged into the oldest, the others moved to ${MERGED_FOLDER}/`,
+    ...(options.listChanges ? { changes } : {}),
+  };
 }
 
 async function readPlan(vault: Vault): Promise<ConsolidationPlan | null> {
