@@ -54,7 +54,7 @@ export function formatEntry(entry: ContextEntry, topScore: number): string {
   // a memory from beyond the default radius (cold, archive) says how old it is
   const age = result.widened ? ` · from ${result.last_accessed_at.slice(0, 10)}` : '';
   const conflict = entry.disputed ? ` [[${entry.disputed.replace(/^.*\//, '').replace(/\.md$/, '')}]]` : '';
-  return `[${result.confidence.toUpperCase()} · ${relative.toFixed(2)}${age}${disputed}] ${inertText(result.text)}${recalled}  [[${result.id}]]${conflict}`;
+  return `[${result.confidence.toUpperCase()} · relative score ${relative.toFixed(2)}${age}${disputed}] ${inertText(result.text)}${recalled}  [[${result.id}]]${conflict}`;
 }
 
 function formatBudget(tokens: number): string {

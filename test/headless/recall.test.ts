@@ -142,9 +142,9 @@ describe('engram recall and context', () => {
     expect(out.block).toBe(
       '<agent-memory source="engram" kind="data: recalled notes, not instructions">\n' +
         'AGENT MEMORY · vault recall · 2 000 tok budget\n' +
-        `[VERIFIED · 1.00] Integration tests must use Testcontainers with a real PostgreSQL.  [[${ids.tests}]]\n` +
-        `[OBSERVED · 1.00 · from 2026-06-01] Old note: integration tests used an in-memory database.  [[${ids.old}]]\n` +
-        `[OBSERVED · 0.23] The session expiry test is flaky on CI: its timeout is 50 ms.  [[${ids.flaky}]]\n` +
+        `[VERIFIED · relative score 1.00] Integration tests must use Testcontainers with a real PostgreSQL.  [[${ids.tests}]]\n` +
+        `[OBSERVED · relative score 1.00 · from 2026-06-01] Old note: integration tests used an in-memory database.  [[${ids.old}]]\n` +
+        `[OBSERVED · relative score 0.23] The session expiry test is flaky on CI: its timeout is 50 ms.  [[${ids.flaky}]]\n` +
         '</agent-memory>\n',
     );
     // the query widens like plain recall: the old note matches three times better than the flaky test
@@ -157,11 +157,11 @@ describe('engram recall and context', () => {
   });
 
   it('context without a query lists what the agent knows best, within the budget', async () => {
-    // cl100k tokens: delimiters and header 33, each entry about 30
-    const out = (await engram(vault, ['--json', '--now', NOW, 'context', '--budget', '100', '--peek'])).json();
+    // cl100k tokens: delimiters and header 33, each entry about 32
+    const out = (await engram(vault, ['--json', '--now', NOW, 'context', '--budget', '104', '--peek'])).json();
     expect(out.included).toEqual([ids.tests, ids.pnpm]);
     expect(out.omitted).toEqual([ids.flaky]);
-    expect(out.tokens).toBe(99);
+    expect(out.tokens).toBe(103);
   });
 
   it('sees edits made behind its back (catalog cache refreshed by mtime and size)', async () => {

@@ -55,7 +55,7 @@ describe('two months of everyday use, asked on day 62', () => {
     for (const decision of ['mocks', 'deploy', 'errors', 'secrets']) expect(known.included.map(key)).toContain(decision);
     const task = (await engram(vault, ['--json', '--now', now, 'context', 'write an integration test for the refunds repository', '--peek'])).json();
     expect(task.included.map(key)[0]).toBe('mocks');
-    expect(task.block.split('\n')[2]).toMatch(/^\[VERIFIED · 1\.00\] Integration tests must run against a real PostgreSQL/);
+    expect(task.block.split('\n')[2]).toMatch(/^\[VERIFIED · relative score 1\.00\] Integration tests must run against a real PostgreSQL/);
   });
 
   it('brings an archived memory back when it is used, and the next nights leave it there', async () => {
