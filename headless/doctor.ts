@@ -248,8 +248,8 @@ export const DOCTOR_COMMANDS: Record<string, Command> = {
     summary: 'what would confuse Engram or Obsidian; --fix repairs what loses nothing',
     details:
       'Checks: files sharing an id (sync conflict copies), conflict markers, files that do not parse,\n' +
-      'clashes of two people\'s edits (merge_clash), archived memories still in use, memories holding\n' +
-      'the same text (remembered again while one could not be read), links to memories\n' +
+      'clashes of two people\'s edits (merge_clash), archived memories still in use, a memory\n' +
+      'remembered again while the one holding its text could not be read, links to memories\n' +
       'that exist nowhere, an interrupted consolidation, caches that contradict the notes, stale locks,\n' +
       'temp files of killed writes, a git repository without the merge driver or with one git cannot start,\n' +
       'memory files git left unmerged (a driver that did not run): --fix merges them by the driver\'s rules.\n' +

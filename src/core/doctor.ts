@@ -31,7 +31,7 @@ export type Check =
   | 'unreadable'
   | 'merge-clash'
   | 'archived-alive'
-  /** memories of one category holding the same text (one was unreadable when it was remembered again) */
+  /** a memory remembered again while the one holding its text could not be read (same_text_as) */
   | 'same-text'
   | 'missing-link'
   | 'renamed-link'
@@ -271,14 +271,14 @@ async function archivedAlive(vault: Vault, memories: Memory[], options: DoctorOp
   }
 }
 
-/** Memories holding the same text (merge/same-text.ts): merged into the oldest, as consolidation does. */
+/** A memory remembered again while the one holding its text could not be read (merge/same-text.ts): merged, as consolidation does. */
 async function sameText(vault: Vault, memories: Memory[], options: DoctorOptions, findings: Finding[]): Promise<void> {
   for (const group of findSameText(memories)) {
     const others = group.others.map((m) => `${m.id} (${m.path})`).join(', ');
     const finding: Finding = {
       check: 'same-text',
       path: group.keep.path,
-      problem: `${group.others.length + 1} memories hold the same ${group.keep.category} text: ${group.keep.id} and ${others} (remembered again while one could not be read, or on two clones)`,
+      problem: `${group.keep.id} and ${others} hold the same text: remembered again while ${group.keep.id} could not be read`,
       fix: `merge them into ${group.keep.id} (counts added, tags, sources and links kept) and move the others to ${MERGED_FOLDER}/`,
     };
     if (options.fix) {

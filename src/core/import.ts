@@ -8,7 +8,7 @@ import { noteName, type MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
-import { loadWriteContext, normaliseInput, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { loadWriteContext, normaliseInput, noteSameTextUnreadable, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
 import { COUNTED_BY, machineId } from './machine';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { supersededBy } from './supersession';
@@ -163,6 +163,8 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
   const context = await loadWriteContext(vault, opts.embedder);
   const now = vault.now();
   const memories = lines.map((line) => normaliseInput(line, now, vault.settings.maxFileBytes));
+  // a text an unreadable memory holds: the new memory names it, to be merged once it is repaired
+  for (const memory of memories) noteSameTextUnreadable(context, memory);
   const plans = await planImport(vault, context, lines, memories, opts);
   const results = opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(vault, plans);
   return {

@@ -141,8 +141,8 @@ export interface WriteContext {
   memories: Memory[];
   /** The file names in the memory folders (file-names.ts' keys): a new memory's name is not one of them. */
   names: Set<string>;
-  /** The text of each memory file that cannot be read (its body as an agent reads it), by path. */
-  unreadable?: Map<string, string>;
+  /** Each memory file that cannot be read: its text (the body as an agent reads it) and its id, when one can be found. */
+  unreadable?: Map<string, { text: string; id: string | null }>;
 }
 
 /**
@@ -166,13 +166,13 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
   const categoryOf = new Map<string, Category>();
   const { memories, problems } = await vault.loadAll();
   // an unreadable file still holds its id (and a name a memory's id may be): a new memory takes neither
-  const unreadable = new Map<string, string>();
+  const unreadable = new Map<string, { text: string; id: string | null }>();
   for (const problem of problems) {
     const text = await vault.readText(problem.path).catch(() => null);
     const id = text === null ? null : frontmatterId(text);
     if (id) taken.add(id);
     const body = text === null ? undefined : splitFrontmatter(text)?.body;
-    if (body !== undefined) unreadable.set(problem.path, bodyText(body));
+    if (body !== undefined) unreadable.set(problem.path, { text: bodyText(body), id });
     const name = problem.path.slice(problem.path.lastIndexOf('/') + 1, -3);
     if (isMemoryId(name)) taken.add(name);
   }
@@ -367,16 +367,27 @@ export async function remember(vault: Vault, input: RememberInput, context?: Wri
     memory.links = [{ target: input.supersedes, kind: 'supersedes', name: noteName(old.path) }];
   }
   const ctx = context ?? (await loadWriteContext(vault, embedder));
+  const held = noteSameTextUnreadable(ctx, memory);
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
   const result = await applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names));
-  const held = result.action === 'reinforced' ? undefined : sameTextUnreadable(ctx, memory.text);
-  return held === undefined ? result : { ...result, same_text_unreadable: held };
+  return held === undefined || result.action === 'reinforced' ? result : { ...result, same_text_unreadable: held };
 }
 
-/** The first unreadable memory file that holds `text` (its body as an agent reads it), if any. */
-export function sameTextUnreadable(context: WriteContext, text: string): string | undefined {
-  const wanted = bodyText(text);
-  for (const [path, body] of [...(context.unreadable ?? new Map<string, string>())].sort(([a], [b]) => (a < b ? -1 : 1))) if (body === wanted) return path;
+/** The frontmatter field a memory written while an unreadable one held its text names that one by (merge/same-text.ts). */
+export const SAME_TEXT_FIELD = 'same_text_as';
+
+/**
+ * When an unreadable memory file holds the text of `memory` (a person broke its YAML), the new
+ * memory records that memory's id in `same_text_as`, so that consolidation or doctor --fix
+ * merges the two once the file is readable again (by id and text). Returns the file's path.
+ */
+export function noteSameTextUnreadable(context: WriteContext, memory: NewMemory): string | undefined {
+  const wanted = bodyText(memory.text);
+  for (const [path, held] of [...(context.unreadable ?? new Map<string, { text: string; id: string | null }>())].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (held.text !== wanted) continue;
+    if (held.id !== null) memory.extra = { ...(memory.extra ?? {}), [SAME_TEXT_FIELD]: held.id };
+    return path;
+  }
   return undefined;
 }
 

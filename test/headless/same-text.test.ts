@@ -44,6 +44,7 @@ describe('the same text remembered while its memory could not be read', () => {
     const second = await json('2026-11-04T09:00:00Z', ['remember', TEXT, '--tags', 'deploy', '--source', 'pr-12']);
     expect(second.value).toEqual({ id: second.value.id, path: second.value.path, action: 'created', same_text_unreadable: first.path });
     expect(second.value.id).not.toBe(first.id);
+    expect(fields(vault, second.value.path).same_text_as).toBe(first.id);
     const human = await run('2026-11-05T09:00:00Z', ['remember', TEXT]);
     expect(human.stdout).toBe(`reinforced ${second.value.id}  ${second.value.path}\n`);
     expect((await run('2026-11-05T10:00:00Z', ['doctor'])).code).toBe(1);
@@ -53,14 +54,14 @@ describe('the same text remembered while its memory could not be read', () => {
     expect(doubled.value.map((r: { id: string }) => r.id).sort()).toEqual([first.id, second.value.id].sort());
 
     const plan = await run('2026-11-05T22:00:00Z', ['consolidate', '--dry-run']);
-    expect(plan.stdout.split('\n')[1]).toBe('✓ merged 1 memories holding the same text as an older one (1 texts held by more than one memory: dry run)');
+    expect(plan.stdout.split('\n')[1]).toBe('✓ merged 1 memories into the one holding the same text (1 remembered again while the memory holding their text could not be read: dry run)');
     const night = await json('2026-11-05T23:00:00Z', ['consolidate', '--verbose']);
     expect(night.code).toBe(0);
     expect(night.value.skipped).toEqual([]);
     expect(night.value.steps[0]).toMatchObject({
       step: 'same-text',
       count: 1,
-      note: 'memories holding the same text merged into the oldest, the others moved to .engram/merged/',
+      note: 'remembered again while the memory holding their text could not be read: merged into it, moved to .engram/merged/',
       changes: [{ id: first.id, change: `merged ${second.value.id} (same text), moved to .engram/merged/${second.value.path}` }],
     });
     expect(existsSync(path.join(vault, second.value.path))).toBe(false);
@@ -90,15 +91,18 @@ describe('the same text remembered while its memory could not be read', () => {
     const first = (await json('2026-11-02T09:00:00Z', ['remember', TEXT])).value;
     const other = (await json('2026-11-02T10:00:00Z', ['remember', 'Friday deploys need a second reviewer on call.'])).value;
     const repaired = breakYaml(vault, first.path);
-    const second = (await json('2026-11-04T09:00:00Z', ['remember', TEXT])).value;
-    expect(second.same_text_unreadable).toBe(first.path);
+    // import (and capture, which goes through it) records the same
+    const imported = await engram(vault, ['--json', '--now', '2026-11-04T09:00:00Z', 'import', '-'], `${JSON.stringify({ text: TEXT })}\n`);
+    const second = imported.json().results[0];
+    expect(second.action).toBe('created');
+    expect(fields(vault, second.path).same_text_as).toBe(first.id);
     expect((await run('2026-11-04T10:00:00Z', ['touch', second.id, other.id])).code).toBe(0);
     writeFileSync(path.join(vault, first.path), repaired);
 
     const found = await run('2026-11-04T11:00:00Z', ['doctor']);
     expect(found.code).toBe(1);
     expect(found.stdout).toBe(
-      `same-text  ${first.path}: 2 memories hold the same episodic text: ${first.id} and ${second.id} (${second.path}) (remembered again while one could not be read, or on two clones)\n` +
+      `same-text  ${first.path}: ${first.id} and ${second.id} (${second.path}) hold the same text: remembered again while ${first.id} could not be read\n` +
         `             --fix: merge them into ${first.id} (counts added, tags, sources and links kept) and move the others to .engram/merged/\n` +
         '1 problem, 1 fixable: run engram doctor --fix\n',
     );
@@ -107,5 +111,20 @@ describe('the same text remembered while its memory could not be read', () => {
     expect(fields(vault, first.path)).toMatchObject({ access_count: 2, remembered_again: 1, co_access: { [other.id]: 1 }, merged_ids: [second.id] });
     expect(fields(vault, other.path)).toMatchObject({ co_access: { [first.id]: 1 } });
     expect(await run('2026-11-04T13:00:00Z', ['doctor'])).toMatchObject({ code: 0, stdout: 'no problems found\n' });
+  });
+
+  test('the same text remembered apart (two clones before they synced) stays two memories', async () => {
+    const first = (await json('2026-11-02T09:00:00Z', ['remember', TEXT])).value;
+    const other = await initVault('engram-same-text-clone-');
+    try {
+      const there = (await engram(other.vault, ['--json', '--now', '2026-11-03T09:00:00Z', 'remember', TEXT])).json();
+      writeFileSync(path.join(vault, 'episodic', 'from the other clone.md'), readFileSync(path.join(other.vault, there.path), 'utf8'));
+      const night = await json('2026-11-05T23:00:00Z', ['consolidate']);
+      expect(night.value.steps.map((s: { step: string }) => s.step)).not.toContain('same-text');
+      expect(fileOf(vault, there.id)).toBe('episodic/from the other clone.md');
+      expect(fileOf(vault, first.id)).toBe(first.path);
+    } finally {
+      other.cleanup();
+    }
   });
 });

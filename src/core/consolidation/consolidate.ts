@@ -131,8 +131,8 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     skipped.add('links', 'memory folders', reasonOf(error));
   }
   let { memories, problems, duplicates } = await vault.loadAll();
-  // two memories with the same text (the first unreadable when the text was remembered again,
-  // or remembered on two clones): merged as that reinforcement would have done (issue 24)
+  // a memory remembered again while the one holding its text could not be read: merged into
+  // it once it is readable, as that reinforcement would have done (issue 24)
   try {
     const sameText = await mergeSameTextStep(vault, memories, options);
     if (sameText) {
@@ -278,14 +278,14 @@ async function mergeSameTextStep(vault: Vault, memories: Memory[], options: Cons
   const groups = findSameText(memories);
   if (groups.length === 0) return null;
   const found = groups.reduce((n, g) => n + g.others.length, 0);
-  if (options.dryRun) return { step: 'same-text', count: found, ms: round1(options.elapsed() - t), note: `${groups.length} texts held by more than one memory: dry run` };
+  if (options.dryRun) return { step: 'same-text', count: found, ms: round1(options.elapsed() - t), note: `${found} remembered again while the memory holding their text could not be read: dry run` };
   const merged = await mergeAllSameText(vault, memories);
   const changes = merged.flatMap((m) => m.merged.map((o) => ({ id: m.kept, change: `merged ${o.id} (same text), moved to ${o.to}` })));
   return {
     step: 'same-text',
     count: changes.length,
     ms: round1(options.elapsed() - t),
-    note: `memories holding the same text merged into the oldest, the others moved to ${MERGED_FOLDER}/`,
+    note: `remembered again while the memory holding their text could not be read: merged into it, moved to ${MERGED_FOLDER}/`,
     ...(options.listChanges ? { changes } : {}),
   };
 }

@@ -7,15 +7,15 @@ import { TIERS } from '../settings';
 import { currentTier } from '../tiers';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { rememberedAgain } from '../touch';
+import { SAME_TEXT_FIELD } from '../remember';
 import type { Vault } from '../vault';
 
 /**
- * Memories that hold the same text (issue 24). Remembering a text again reinforces the memory
- * that holds it (SPEC §6), so two memories of one category with the same text should not exist;
- * they appear when the first one could not be read at the time (a person broke its YAML: the
- * second `remember` saw no memory and created one), or when two clones each remembered the text
- * before they synced. Once both are readable they are merged as that reinforcement would have
- * done, into the oldest (the id other notes link to):
+ * A memory remembered again while the memory holding its text could not be read (issue 24): a
+ * person broke its YAML, so the second `remember` saw no memory and created one, recording the
+ * unreadable one's id in `same_text_as`. Once that file is readable again (and still holds the
+ * same text) the two are merged as the reinforcement would have done, into the older one (the id
+ * other notes link to):
  *
  * - counts added: `access_count` = keeper + other + 1 and `remembered_again` = keeper + other +
  *   1 (the other's creation was a remembering of the same text, which counts as an access);
@@ -48,30 +48,29 @@ export interface SameTextMerged {
   repointed: string[];
 }
 
-/** The key two memories share when one is the other remembered again: category and text as an agent reads it. */
-function sameTextKey(memory: Memory): string {
-  return `${memory.category}\u0000${memoryText(memory)}`;
+/**
+ * The memories written while an unreadable one held their text (`same_text_as`, remember.ts),
+ * grouped under that one once it is readable and still holds the same text (by id and text).
+ * Two memories with the same text that were remembered apart (two clones before they synced)
+ * are left as they are: nothing says one is the other remembered again.
+ */
+export function findSameText(memories: Memory[]): SameTextGroup[] {
+  const byId = new Map(memories.map((m) => [m.id, m]));
+  const others = new Map<string, Memory[]>();
+  for (const memory of memories) {
+    const target = memory.extra[SAME_TEXT_FIELD];
+    if (typeof target !== 'string' || target === memory.id) continue;
+    const keep = byId.get(target.trim());
+    if (!keep || memoryText(keep) !== memoryText(memory)) continue;
+    others.set(keep.id, [...(others.get(keep.id) ?? []), memory]);
+  }
+  return [...others]
+    .map(([id, list]) => ({ keep: byId.get(id)!, others: [...list].sort((a, b) => created(a) - created(b) || (a.id < b.id ? -1 : 1)) }))
+    .sort((a, b) => (a.keep.id < b.keep.id ? -1 : 1));
 }
 
 function created(memory: Memory): number {
   return parseTimestamp(memory.created_at) ?? 0;
-}
-
-/** Groups of memories (archived ones too) with the same category and text, in keeper id order. */
-export function findSameText(memories: Memory[]): SameTextGroup[] {
-  const byKey = new Map<string, Memory[]>();
-  for (const memory of memories) {
-    if (memoryText(memory) === '') continue;
-    const key = sameTextKey(memory);
-    byKey.set(key, [...(byKey.get(key) ?? []), memory]);
-  }
-  const groups: SameTextGroup[] = [];
-  for (const members of byKey.values()) {
-    if (members.length < 2) continue;
-    const sorted = [...members].sort((a, b) => created(a) - created(b) || (a.id < b.id ? -1 : 1));
-    groups.push({ keep: sorted[0]!, others: sorted.slice(1) });
-  }
-  return groups.sort((a, b) => (a.keep.id < b.keep.id ? -1 : 1));
 }
 
 const CONFIDENCE_RANK: Record<Confidence, number> = { stale: 0, inferred: 1, observed: 2, verified: 3 };
