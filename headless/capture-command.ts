@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as nodePath from 'node:path';
-import { captureStatements, readTranscript, type CaptureKind, type Statement } from '../src/core/capture';
+import { captureStatements, readTranscript, withModelPass, type CaptureKind, type Statement } from '../src/core/capture';
 import { EngramError, UsageError } from '../src/core/errors';
 import { importLines, type ImportLine } from '../src/core/import';
 import type { Category } from '../src/core/settings';
@@ -8,6 +8,7 @@ import { parseTimestamp } from '../src/core/time';
 import type { Command, CommandContext } from './command';
 import { print, readInput } from './command-kit';
 import { createEmbedder } from './embedders';
+import { createChatModel } from './openai-chat';
 import { openVault } from './runtime';
 
 /**
@@ -19,7 +20,7 @@ import { openVault } from './runtime';
  * nothing; the session is the source.
  */
 
-const CATEGORY: Record<CaptureKind, Category> = { decision: 'decision', fix: 'episodic', fact: 'semantic' };
+const CATEGORY: Record<CaptureKind, Category> = { decision: 'decision', fix: 'episodic', cause: 'episodic', change: 'episodic', fact: 'semantic' };
 
 interface HookPayload {
   transcript_path?: unknown;
@@ -59,7 +60,7 @@ function importLine(statement: Statement, session: string | null, source: string
   return {
     text: statement.text,
     category: CATEGORY[statement.kind],
-    is_error: statement.kind === 'fix',
+    is_error: statement.kind === 'fix' || statement.kind === 'cause',
     tags: ['captured'],
     source,
     ...(session ? { session } : {}),
@@ -77,16 +78,22 @@ export const captureCommand: Command = {
     "FILE: a Claude Code transcript (JSONL) or plain text; - or a pipe: standard input, which may also be a\n" +
     "Claude Code hook's payload naming the transcript (the Stop hook: engram capture). Sentences are kept by\n" +
     'cue words: decisions ("we decided", "let\'s use", "from now on", "never ..."), fixes (an error and "fixed",\n' +
-    '"the fix was", "caused by"; or a fix right after a failed tool call), facts ("note that", "is stored in",\n' +
-    '"defaults to"). Questions and code blocks are skipped; a sentence holding a secret (keys, tokens, private\n' +
-    'keys, password=...) is dropped whole. Source: the session. Running it again on the same transcript\n' +
-    'changes nothing.\n' +
+    '"the fix was", "caused by"; or a fix right after a failed tool call), causes (an error and "because",\n' +
+    '", so"), changes ("I split / renamed / moved ..." with the names), facts ("note that", "is stored in",\n' +
+    '"is in deploy/cron.yaml", "defaults to", "capped at"; the first sentence answering a why / what / where\n' +
+    'question). Questions and code blocks are skipped; a sentence holding a secret (keys, tokens, private\n' +
+    'keys, password=...) is dropped whole. With --chat, the chat endpoint of .engram/config.json (the one\n' +
+    'validation uses) also picks sentences worth keeping among the rest: it only picks, the words stay the\n' +
+    "transcript's, and a sentence holding a secret is never sent. Source: the session. Running it again on\n" +
+    'the same transcript changes nothing.\n' +
     'json: {"format", "session", "sentences", "statements": [{"kind", "text", "id", "path", "action"}],\n' +
-    '"secrets_dropped": [{"kind", "count"}], "created", "reinforced", "conflicts", "unchanged", "dry_run"}',
+    '"secrets_dropped": [{"kind", "count"}], "model": null | {"name", "asked", "added", "error"?}, "created",\n' +
+    '"reinforced", "conflicts", "unchanged", "dry_run"}',
   options: {
     'dry-run': { type: 'boolean', help: 'show what would be remembered, write nothing' },
     source: { type: 'string', value: 'S', help: 'the source recorded (session:<id>, else transcript:<file name>)' },
     role: { type: 'string', value: 'R', help: 'the agent role that remembers it (agent_role)' },
+    chat: { type: 'boolean', help: 'also let the configured chat endpoint (chat.url) pick sentences worth keeping' },
   },
   async run(context) {
     const input = transcriptInput(context);
@@ -95,6 +102,20 @@ export const captureCommand: Command = {
     const source = (context.options.source as string | undefined) ?? (session ? `session:${session}` : `transcript:${nodePath.basename(input.name)}`);
     const capture = captureStatements(transcript);
     const runtime = openVault(context.runtime);
+    let model: { name: string; asked: number; added: number; error?: string } | null = null;
+    if (context.options.chat) {
+      const chat = createChatModel(runtime.vault.settings.chat, context.io.env);
+      if (!chat) throw new UsageError('capture --chat: no chat endpoint configured: set "chat": {"url": "http://127.0.0.1:11434/v1", "model": "..."} in .engram/config.json');
+      try {
+        const pass = await withModelPass(capture, (request) => chat.complete(request));
+        capture.statements = pass.statements;
+        model = { name: chat.model, asked: pass.asked, added: pass.added };
+      } catch (error) {
+        // the rules' statements are still remembered: a model that is down tonight costs only its additions
+        model = { name: chat.model, asked: 0, added: 0, error: error instanceof Error ? error.message : String(error) };
+        context.io.stderr(`engram: capture: the chat endpoint failed (${model.error}); kept what the rules found\n`);
+      }
+    }
     const role = (context.options.role as string | undefined) ?? null;
     const dryRun = Boolean(context.options['dry-run']);
     const summary = await importLines(runtime.vault, capture.statements.map((s) => importLine(s, session, source, role)), {
@@ -108,6 +129,7 @@ export const captureCommand: Command = {
       sentences: capture.sentences,
       statements,
       secrets_dropped: capture.secrets,
+      model,
       created: summary.created,
       reinforced: summary.reinforced,
       conflicts: summary.conflicts,
@@ -121,6 +143,7 @@ export const captureCommand: Command = {
           `${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts, ${summary.unchanged} already captured`,
         ...statements.map((s) => `  ${s.kind.padEnd(8)} ${String(s.action).padEnd(10)} ${s.id ?? ''}  ${s.text.length > 100 ? `${s.text.slice(0, 97)}...` : s.text}`),
       ];
+      if (model && !model.error) lines.push(`the chat model ${model.name} added ${model.added} ${model.added === 1 ? 'sentence' : 'sentences'} to what the rules kept`);
       if (secretCount > 0) lines.push(`dropped ${secretCount} ${secretCount === 1 ? 'sentence' : 'sentences'} holding a secret (${capture.secrets.map((s) => s.kind).join(', ')}): nothing of them was written`);
       return lines.join('\n');
     });

@@ -34,7 +34,7 @@ run(['show', 'mem-2fa8e3a87f1f'], 'a cold memory, with its computed strength, ha
 run(['touch', 'mem-2fa8e3a87f1f', 'mem-844b95fa77d0'], 'the agent reads two memories to answer: one tier up each, co-access linked');
 run(['recall', 'console.log in the webhook code', '--limit', '4', '--explain'], 'recall: lexical seeds, episode context, spreading activation, ranked by strength and confidence');
 run(['recall', 'kafka', '--radius', 'all', '--limit', '2'], 'an old memory, found when the caller widens the radius on purpose');
-run(['context', 'review the refunds handler PR', '--budget', '400'], 'what an agent gets at the start of a task: STATE.md and the AGENT MEMORY block (the injected memories are touched)');
+run(['context', 'review the refunds handler PR', '--budget', '400'], 'what an agent gets at the start of a task: STATE.md and the AGENT MEMORY block (showing is not using: nothing is touched)');
 run(['creative', '3', '--seed', 'demo'], 'creative recall: three memories favouring forgotten ones');
 run(['log', 'Demo ran: reviewed the outbox worker logging.'], "append to today's daily file");
 run(['consolidate', '--dry-run'], 'sleep, planned: what consolidation would do (nothing written)');

@@ -8,7 +8,13 @@
  * statements (through import, so a second run of the same transcript changes nothing).
  */
 
-export type CaptureKind = 'decision' | 'fix' | 'fact';
+/**
+ * decision: what was decided; fix: an error and its fix; cause: why something failed; change:
+ * what was changed (a split, a rename, a move, with the names); fact: what holds (a location, a
+ * value, an answer to a question).
+ */
+export type CaptureKind = 'decision' | 'fix' | 'cause' | 'change' | 'fact';
+export const CAPTURE_KINDS: readonly CaptureKind[] = ['decision', 'fix', 'cause', 'change', 'fact'];
 
 export interface Turn {
   role: 'user' | 'assistant' | 'tool-error';
@@ -28,10 +34,22 @@ export interface Statement {
   text: string;
   role: Turn['role'];
   at: string | null;
+  /** The number of the sentence it was taken from (transcript order, from 1). */
+  n: number;
+}
+
+/** A sentence the model pass may pick: prose of the right length, no question, no secret. */
+export interface Candidate {
+  n: number;
+  text: string;
+  role: Turn['role'];
+  at: string | null;
 }
 
 export interface Capture {
   statements: Statement[];
+  /** Every sentence the rules looked at that a model pass may pick (no question, no secret). */
+  candidates: Candidate[];
   /** Sentences a cue matched that were dropped because they hold a secret, by the secret's kind. */
   secrets: { kind: string; count: number }[];
   /** Sentences looked at. */
@@ -78,12 +96,34 @@ const DECISION = [
 const FIX = /\b(?:fixed|the fix (?:is|was)|fixes it|resolved|solved|the solution (?:is|was)|(?:works|succeeds|passes|pass|builds) now|workaround|root cause|turned out|was caused by|caused by)\b/i;
 const ERROR = /\b(?:error|errors|fail(?:s|ed|ing|ure)?|exception|crash(?:ed|es)?|broke|broken|bug|timeout|timed out|denied|not found|refused|ENOENT|EADDRINUSE|ECONNREFUSED|traceback|panic)\b/i;
 
+/** A decision about the next minute, not the project ("let's use the debugger once"). */
+const TRANSIENT = /\b(?:once|for now|first|quickly|temporarily|right now|for a moment)\s*[.!]?$|\b(?:the debugger|a print|a breakpoint|console\.log)\b/i;
+
+/** A path or a file name: `deploy/cron.yaml`, `config/outbox.ts`, `.env`. */
+const FILE = String.raw`\x60?(?:[\w.-]+\/[\w./-]*[\w-]|[\w-]*\.(?:ya?ml|json|toml|ts|tsx|js|mjs|py|go|rs|rb|java|env|ini|cfg|conf|sql|md|sh|lock))\b`;
+
 const FACT = [
   /\b(?:note that|remember that|keep in mind|it turns out|turns out|fyi|for the record|til)\b/i,
   /^(?:note|important|remember)\s*:/i,
   /\b(?:is|are)\s+(?:located|stored|configured|deployed|hosted|kept|defined)\s+(?:in|at|on|under)\b/i,
   /\b(?:runs on|lives in|listens on|defaults to|is pinned to|requires)\b/i,
+  // where something is: "The cron line is in deploy/cron.yaml."
+  new RegExp(String.raw`\b(?:is|are|lives?|sits?)\s+in\s+${FILE}`, 'i'),
+  // a limit or a setting: "Retries use exponential backoff capped at 10 minutes."
+  /\b(?:capped at|limited to|(?:is|are) set to|times? out after|at most \d|at least \d)/i,
 ];
+
+/** Why something failed: an error word with a causal link ("..., so a crash between the two sends it again"). */
+const CAUSE = /(?:,\s*so\b|\bbecause\b|\bwhich is why\b|\bthat is why\b|\bdue to\b|\bwhich means\b)/i;
+
+/** What was changed, with the names: "I split it into 0047_backfill_balance and 0048_balance_not_null." */
+const CHANGE = /^(?:I|we)\s+(?:have\s+)?(?:split|renamed|moved|replaced|switched|pinned|upgraded|downgraded|migrated|extracted|merged|separated)\b/i;
+const NAMED = /[\d_/`]|\b[a-z]+[A-Z]\w*|\.[a-z]{2,4}\b/;
+
+/** A question that asks for an explanation or a value; its answer's first sentence is kept. */
+const WH_QUESTION = /^(?:why|what|when|where|which|how)\b[^?]*\?$/i;
+const VALUE = /\d|\x60|\b[\w-]+\/[\w./-]+|\.[a-z]{2,4}\b/;
+const PRONOUN = /^(?:it|they|that|this|these|those|he|she)\b/i;
 
 /** Read a transcript: Claude Code's JSONL when its lines are such events, plain text otherwise. */
 export function readTranscript(input: string): Transcript {
@@ -170,11 +210,26 @@ export function sentencesOf(text: string): string[] {
   return out;
 }
 
-function kindOf(sentence: string, before: string, recentError: boolean): CaptureKind | null {
+function kindOf(sentence: string, before: string, recentError: boolean, role: Turn['role']): CaptureKind | null {
   if (sentence.endsWith('?')) return null;
   if (FIX.test(sentence) && (ERROR.test(sentence) || ERROR.test(before) || recentError)) return 'fix';
-  if (DECISION.some((p) => p.test(sentence))) return 'decision';
+  if (DECISION.some((p) => p.test(sentence))) return TRANSIENT.test(sentence) ? null : 'decision';
   if (FACT.some((p) => p.test(sentence))) return 'fact';
+  if (role === 'assistant' && ERROR.test(sentence) && CAUSE.test(sentence)) return 'cause';
+  if (CHANGE.test(sentence) && NAMED.test(sentence)) return 'change';
+  return null;
+}
+
+/** The user's question a turn answers: the last sentence of the user's turn before it, when it asks why, what, where... */
+function questionBefore(turns: Turn[], index: number): string | null {
+  for (let i = index - 1; i >= 0; i--) {
+    const turn = turns[i]!;
+    if (turn.role === 'tool-error') continue;
+    if (turn.role === 'assistant') return null;
+    const last = sentencesOf(turn.text).at(-1) ?? '';
+    const question = last.replace(/^(?:ok|okay|great|good|thanks|and|so|also)[,.!]?\s+/i, '');
+    return WH_QUESTION.test(question) ? question : null;
+  }
   return null;
 }
 
@@ -185,6 +240,7 @@ export function captureStatements(transcript: Transcript): Capture {
   const seen = new Set<string>();
   let sentences = 0;
   let lastError: { text: string; turn: number } | null = null;
+  const candidates: Candidate[] = [];
   transcript.turns.forEach((turn, index) => {
     if (turn.role === 'tool-error') {
       const first = turn.text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== '') ?? '';
@@ -192,25 +248,129 @@ export function captureStatements(transcript: Transcript): Capture {
       return;
     }
     let previous = '';
-    for (const sentence of sentencesOf(turn.text)) {
+    // an answer to the user's why / what / where question: its first sentence, when it explains or gives a value
+    const question = turn.role === 'assistant' ? questionBefore(transcript.turns, index) : null;
+    sentencesOf(turn.text).forEach((sentence, position) => {
       sentences++;
       const before = previous;
       previous = sentence;
-      if (sentence.length < MIN_LENGTH || sentence.length > MAX_LENGTH) continue;
+      if (sentence.length < MIN_LENGTH || sentence.length > MAX_LENGTH) return;
+      if (!sentence.endsWith('?') && findSecret(sentence) === null) candidates.push({ n: sentences, text: sentence, role: turn.role, at: turn.at });
       const recent: { text: string; turn: number } | null = lastError !== null && index - (lastError as { turn: number }).turn <= 3 ? lastError : null;
-      const kind = kindOf(sentence, before, recent !== null);
-      if (!kind) continue;
-      const text = kind !== 'fix' || ERROR.test(sentence) ? sentence : ERROR.test(before) ? `${before} ${sentence}` : recent ? `${recent.text.replace(/[.:;\s]+$/, '')}: ${sentence}` : sentence;
+      let kind = kindOf(sentence, before, recent !== null, turn.role);
+      let text: string = sentence;
+      if (!kind && question !== null && position === 0 && !sentence.endsWith('?') && (/^why\b/i.test(question) || VALUE.test(sentence))) {
+        kind = 'fact';
+        if (PRONOUN.test(sentence)) text = `${question} ${sentence}`;
+      }
+      if (!kind) return;
+      if (kind === 'fix' && !ERROR.test(sentence)) {
+        text = ERROR.test(before) ? `${before} ${sentence}` : recent ? `${recent.text.replace(/[.:;\s]+$/, '')}: ${sentence}` : sentence;
+        // the error's sentence kept as a cause just before is part of this fix now: one statement
+        if (text.startsWith(`${before} `) && statements.at(-1)?.text === before && statements.at(-1)?.kind === 'cause') {
+          statements.pop();
+          seen.delete(before.toLowerCase().replace(/\s+/g, ' '));
+        }
+      }
       const secret = findSecret(text);
       if (secret) {
         secrets.set(secret, (secrets.get(secret) ?? 0) + 1);
-        continue;
+        return;
       }
       const key = text.toLowerCase().replace(/\s+/g, ' ');
-      if (seen.has(key)) continue;
+      if (seen.has(key)) return;
       seen.add(key);
-      statements.push({ kind, text, role: turn.role, at: turn.at });
-    }
+      statements.push({ kind, text, role: turn.role, at: turn.at, n: sentences });
+    });
   });
-  return { statements, secrets: [...secrets].map(([kind, count]) => ({ kind, count })).sort((a, b) => a.kind.localeCompare(b.kind)), sentences };
+  return { statements, candidates, secrets: [...secrets].map(([kind, count]) => ({ kind, count })).sort((a, b) => a.kind.localeCompare(b.kind)), sentences };
+}
+
+/**
+ * The optional model pass (`engram capture --chat`): the chat endpoint the validation uses is
+ * shown the transcript's candidate sentences, numbered, and answers which are worth keeping and
+ * of what kind. It only picks: every statement it adds is a sentence of the transcript, word for
+ * word, and none holds a secret (sentences with one are never sent). What the rules kept stays.
+ */
+export const CAPTURE_SCHEMA = {
+  name: 'capture',
+  schema: {
+    type: 'object',
+    properties: {
+      keep: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { n: { type: 'integer' }, kind: { type: 'string', enum: [...CAPTURE_KINDS] } },
+          required: ['n', 'kind'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['keep'],
+    additionalProperties: false,
+  },
+};
+
+export const CAPTURE_PROMPT =
+  'You read a working session between a person and an AI coding agent, split into numbered sentences. ' +
+  'Pick the sentences a teammate would want remembered next month: decisions and rules (decision), errors ' +
+  'with their fixes (fix), why something failed (cause), what was changed, with the names (change), and ' +
+  'lasting facts about the project: where things are, values, schedules, limits (fact). Leave out plans for ' +
+  'the next minutes, greetings, thanks, status chatter, and anything about this conversation itself. ' +
+  'Answer with JSON only: {"keep": [{"n": <sentence number>, "kind": "decision" | "fix" | "cause" | "change" | "fact"}]}.';
+
+/** How many sentences one request shows the model. */
+export const MODEL_BATCH = 150;
+
+export interface ModelPass {
+  statements: Statement[];
+  /** Sentences the model added to what the rules kept. */
+  added: number;
+  /** Requests made. */
+  asked: number;
+}
+
+/** One chat completion: the answer text (the runner's chat model; tests pass a fake). */
+export type Complete = (request: { messages: { role: 'system' | 'user'; content: string }[]; schema: typeof CAPTURE_SCHEMA }) => Promise<string>;
+
+/** The model's picks from an answer: `{"keep": [{"n", "kind"}]}`, a code fence around it tolerated; anything else is ignored. */
+export function parsePicks(answer: string): { n: number; kind: CaptureKind }[] {
+  const json = answer.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  const keep = (value as { keep?: unknown })?.keep;
+  if (!Array.isArray(keep)) return [];
+  return keep.flatMap((pick: { n?: unknown; kind?: unknown }) =>
+    typeof pick?.n === 'number' && Number.isInteger(pick.n) && typeof pick.kind === 'string' && (CAPTURE_KINDS as readonly string[]).includes(pick.kind) ? [{ n: pick.n, kind: pick.kind as CaptureKind }] : [],
+  );
+}
+
+/** What the rules kept, with what the model picks among the other candidates, in transcript order. */
+export async function withModelPass(capture: Capture, complete: Complete): Promise<ModelPass> {
+  const taken = new Set(capture.statements.map((s) => s.n));
+  const seen = new Set(capture.statements.map((s) => s.text.toLowerCase().replace(/\s+/g, ' ')));
+  const byNumber = new Map(capture.candidates.map((c) => [c.n, c]));
+  const added: Statement[] = [];
+  let asked = 0;
+  for (let i = 0; i < capture.candidates.length; i += MODEL_BATCH) {
+    const batch = capture.candidates.slice(i, i + MODEL_BATCH);
+    const listing = batch.map((c) => `${c.n} [${c.role === 'user' ? 'person' : 'agent'}] ${c.text.replace(/\s+/g, ' ')}`).join('\n');
+    asked++;
+    const answer = await complete({ messages: [{ role: 'system', content: CAPTURE_PROMPT }, { role: 'user', content: listing }], schema: CAPTURE_SCHEMA });
+    for (const pick of parsePicks(answer)) {
+      const candidate = byNumber.get(pick.n);
+      if (!candidate || taken.has(pick.n) || !batch.includes(candidate) || findSecret(candidate.text) !== null) continue;
+      const key = candidate.text.toLowerCase().replace(/\s+/g, ' ');
+      if (seen.has(key)) continue;
+      taken.add(pick.n);
+      seen.add(key);
+      added.push({ kind: pick.kind, text: candidate.text, role: candidate.role, at: candidate.at, n: pick.n });
+    }
+  }
+  return { statements: [...capture.statements, ...added].sort((a, b) => a.n - b.n), added: added.length, asked };
 }

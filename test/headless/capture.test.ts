@@ -12,6 +12,10 @@ import { engram, initVault } from '../helpers/cli';
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'transcripts');
 const SECRETS = ['ghp_A1b2C3d4', 'hunter2', 'AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI', 's3cr3t', 'R3plica!pw', 'glpat-Xy12'];
 
+function fields0(vault: string, rel: string): Record<string, unknown> {
+  return readFrontmatter(splitFrontmatter(readFileSync(path.join(vault, rel), 'utf8'))!.yaml) as Record<string, unknown>;
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
@@ -32,25 +36,27 @@ describe('engram capture', () => {
     const first = await capture([file]);
     expect(first.code).toBe(0);
     const out = first.json();
-    expect([out.format, out.session, out.sentences, out.created, out.unchanged]).toEqual(['claude-code-jsonl', '3f1c2a9e-7d41-4b8e-9a0c-5e2d1f6b7a81', 25, 6, 0]);
+    expect([out.format, out.session, out.sentences, out.created, out.unchanged, out.model]).toEqual(['claude-code-jsonl', '3f1c2a9e-7d41-4b8e-9a0c-5e2d1f6b7a81', 25, 7, 0, null]);
     expect(out.statements.map((s: { kind: string; text: string }) => [s.kind, s.text])).toEqual([
-      ['decision', "Let's use the debugger to step through deliver() once."],
+      ['cause', 'The worker marks a row delivered only after the HTTP call returns, so a crash between the two sends it again.'],
       ['decision', 'We decided last week to use the row id as the Idempotency-Key header, Acme supports it.'],
       ['decision', 'Also, from now on every webhook goes through the outbox, never inline from a handler.'],
       ['fix', 'The test failed because PostgreSQL was not running: the integration tests need the Testcontainers database. The fix was to start Docker before running them; they pass now.'],
       ['fact', 'Note that the staging database is reset every Sunday at 02:00 UTC, so fixtures must be reseeded on Monday.'],
+      ['fact', 'Retries use exponential backoff capped at 10 minutes.'],
       ['fact', 'The retry cap defaults to 10 minutes in config/outbox.ts; Acme asked for at most 6 attempts, which that gives.'],
     ]);
     expect(out.secrets_dropped).toEqual([{ kind: 'github-token', count: 1 }]);
 
     const fix = out.statements[3];
+    expect(fields0(vault, out.statements[0].path)).toMatchObject({ category: 'episodic', is_error: true });
     const fields = readFrontmatter(splitFrontmatter(readFileSync(path.join(vault, fix.path), 'utf8'))!.yaml) as Record<string, unknown>;
     expect(fields).toMatchObject({ category: 'episodic', is_error: true, source: 'session:3f1c2a9e-7d41-4b8e-9a0c-5e2d1f6b7a81', session: '3f1c2a9e-7d41-4b8e-9a0c-5e2d1f6b7a81', tags: ['captured'], created_at: '2026-11-20T09:03:00Z' });
     expect(out.statements[1].path).toMatch(/^decisions\//);
     expect(out.statements[4].path).toMatch(/^semantic\//);
 
     const again = (await engram(vault, ['--json', '--now', '2026-12-01T10:00:00Z', 'capture', file])).json();
-    expect([again.created, again.reinforced, again.unchanged]).toEqual([0, 0, 6]);
+    expect([again.created, again.reinforced, again.unchanged]).toEqual([0, 0, 7]);
     expect(again.statements.map((s: { id: string }) => s.id)).toEqual(out.statements.map((s: { id: string }) => s.id));
   });
 
@@ -62,8 +68,10 @@ describe('engram capture', () => {
       ['fix', 'error: column "balance_minor" contains null values: Root cause: the backfill step ran after the constraint.'],
       ['fix', 'error: column "balance_minor" contains null values: I moved the UPDATE before ALTER TABLE ... SET NOT NULL, and the migration succeeds now.'],
       ['decision', "Let's use a separate backfill migration for big tables from now on, not one migration that does both."],
+      ['change', 'I split it into 0047_backfill_balance and 0048_balance_not_null.'],
       ['decision', 'We chose the read replica over the primary for the backfill because the primary is latency sensitive.'],
       ['fact', 'For the record, the ledger table has 41 million rows in production, so the backfill runs in batches of 10,000.'],
+      ['fact', 'CI runs migrations on an empty database, so a NULL in existing rows never shows there.'],
       ['decision', 'Never run migrations against production from a laptop; they go through the deploy pipeline.'],
     ]);
   });
@@ -76,6 +84,8 @@ describe('engram capture', () => {
       ['decision', 'We will not add Redis just for a queue.'],
       ['fix', 'The export job failed last night with "out of memory" because it loaded every invoice at once. The fix is to stream rows with a cursor of 500; memory stays under 200 MB now.'],
       ['fact', 'Keep in mind that the exports bucket is in eu-central-1, not us-east-1.'],
+      ['fact', 'What time does the export run? It runs at 01:30 UTC.'],
+      ['fact', 'The cron line is in deploy/cron.yaml.'],
       ['decision', 'Always run the export against the read replica.'],
     ]);
     await capture([path.join(FIXTURES, 'outbox-retries.jsonl')]);
@@ -86,7 +96,7 @@ describe('engram capture', () => {
 
   test('--dry-run writes nothing; empty input is a usage error', async () => {
     const dry = await capture(['--dry-run', path.join(FIXTURES, 'pairing-notes.txt')]);
-    expect([dry.json().dry_run, dry.json().created]).toEqual([true, 5]);
+    expect([dry.json().dry_run, dry.json().created]).toEqual([true, 7]);
     expect((await engram(vault, ['--json', 'stats'])).json().memories).toBe(0);
     const empty = await capture(['-'], '  \n');
     expect([empty.code, empty.stderr]).toEqual([2, "engram: capture: standard input held no transcript\nrun 'engram --help' for usage\n"]);
