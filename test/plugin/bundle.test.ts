@@ -43,8 +43,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 513.7 KB with links by name and link_ids, the link repair consolidation runs and readable-name rules (issue 21 core: +5.7 KB).
   // 515.7 KB with the frontmatter reader that needs no YAML parser for what Engram writes (issue 23: +2.0 KB);
   // 518.0 KB with issue 22's own-property field edits, indented id lines and version records (+2.3 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(519_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_311_000);
+  // 523.4 KB with the merge of a memory remembered again while its note was unreadable (issue 24: the
+  // plugin's consolidation and doctor run it too, +5.4 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(524_500);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_316_500);
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
