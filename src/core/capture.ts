@@ -90,7 +90,9 @@ const DECISION = [
   /\bgoing (?:forward|with)\b/i,
   /\bfrom now on\b/i,
   /\b(?:chose|picked|prefer|preferred)\b.+\b(?:over|instead of|rather than)\b/i,
-  /^(?:always|never|don't|do not|avoid)\b/i,
+  /^(?:please\s+)?(?:always|never|don't|do not|avoid)\b/i,
+  // a person's instruction that settles a choice: "Go with the invalidation event."
+  /^(?:ok(?:ay)?,?\s+)?(?:go with|stick with|switch to)\b/i,
 ];
 
 const FIX = /\b(?:fixed|the fix (?:is|was)|fixes it|resolved|solved|the solution (?:is|was)|(?:works|succeeds|passes|pass|builds) now|workaround|root cause|turned out|was caused by|caused by)\b/i;
@@ -111,17 +113,23 @@ const FACT = [
   new RegExp(String.raw`\b(?:is|are|lives?|sits?)\s+in\s+${FILE}`, 'i'),
   // a limit or a setting: "Retries use exponential backoff capped at 10 minutes."
   /\b(?:capped at|limited to|(?:is|are) set to|times? out after|at most \d|at least \d)/i,
+  // who owns what, what exists already
+  /\b(?:is|are) owned by\b|^(?:we|you) already have\b|^there (?:is|are) already\b/i,
 ];
 
 /** Why something failed: an error word with a causal link ("..., so a crash between the two sends it again"). */
 const CAUSE = /(?:,\s*so\b|\bbecause\b|\bwhich is why\b|\bthat is why\b|\bdue to\b|\bwhich means\b)/i;
 
 /** What was changed, with the names: "I split it into 0047_backfill_balance and 0048_balance_not_null." */
-const CHANGE = /^(?:I|we)\s+(?:have\s+)?(?:split|renamed|moved|replaced|switched|pinned|upgraded|downgraded|migrated|extracted|merged|separated)\b/i;
+const CHANGE = /^(?:I|we)\s+(?:have\s+)?(?:split|renamed|moved|replaced|switched|pinned|upgraded|downgraded|migrated|extracted|merged|separated|added|set|created|introduced|removed|deleted|enabled|disabled|configured)\b/i;
+/** A change names a path or a file when its verb is a common one ("I added ... in src/cache/x.ts"). */
+const COMMON_CHANGE = /^(?:I|we)\s+(?:have\s+)?(?:added|set|created|introduced|removed|deleted|enabled|disabled|configured)\b/i;
 const NAMED = /[\d_/`]|\b[a-z]+[A-Z]\w*|\.[a-z]{2,4}\b/;
 
 /** A question that asks for an explanation or a value; its answer's first sentence is kept. */
-const WH_QUESTION = /^(?:why|what|when|where|which|how)\b[^?]*\?$/i;
+const WH_QUESTION = /^(?:why|what|when|where|which|how)\b[^?]*\?$|\bwhy\?$/i;
+/** The agent saying what it will do next: not the answer. */
+const PLAN = /^(?:I'll|I will|I'm going to|let me|first,? I)\b/i;
 const VALUE = /\d|\x60|\b[\w-]+\/[\w./-]+|\.[a-z]{2,4}\b/;
 const PRONOUN = /^(?:it|they|that|this|these|those|he|she)\b/i;
 
@@ -216,7 +224,7 @@ function kindOf(sentence: string, before: string, recentError: boolean, role: Tu
   if (DECISION.some((p) => p.test(sentence))) return TRANSIENT.test(sentence) ? null : 'decision';
   if (FACT.some((p) => p.test(sentence))) return 'fact';
   if (role === 'assistant' && ERROR.test(sentence) && CAUSE.test(sentence)) return 'cause';
-  if (CHANGE.test(sentence) && NAMED.test(sentence)) return 'change';
+  if (CHANGE.test(sentence) && NAMED.test(sentence) && (!COMMON_CHANGE.test(sentence) || new RegExp(FILE).test(sentence))) return 'change';
   return null;
 }
 
@@ -250,6 +258,7 @@ export function captureStatements(transcript: Transcript): Capture {
     let previous = '';
     // an answer to the user's why / what / where question: its first sentence, when it explains or gives a value
     const question = turn.role === 'assistant' ? questionBefore(transcript.turns, index) : null;
+    let answer = true; // the first sentence that is not a plan answers the question
     sentencesOf(turn.text).forEach((sentence, position) => {
       sentences++;
       const before = previous;
@@ -259,7 +268,9 @@ export function captureStatements(transcript: Transcript): Capture {
       const recent: { text: string; turn: number } | null = lastError !== null && index - (lastError as { turn: number }).turn <= 3 ? lastError : null;
       let kind = kindOf(sentence, before, recent !== null, turn.role);
       let text: string = sentence;
-      if (!kind && question !== null && position === 0 && !sentence.endsWith('?') && (/^why\b/i.test(question) || VALUE.test(sentence))) {
+      const answering = answer && question !== null && !PLAN.test(sentence);
+      if (!PLAN.test(sentence)) answer = false;
+      if (!kind && answering && !sentence.endsWith('?') && (/\bwhy\b/i.test(question) || VALUE.test(sentence))) {
         kind = 'fact';
         if (PRONOUN.test(sentence)) text = `${question} ${sentence}`;
       }

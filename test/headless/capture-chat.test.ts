@@ -108,6 +108,9 @@ describe('the rules added for issue 24 keep quiet on ordinary talk', () => {
     'I moved on to the next file.',
     'Thanks, that works for me.',
     'The build is in progress.',
+    'I added a log line to see what deliver() gets.',
+    "I'll look at the caching layer first.",
+    'BullMQ needs Redis; pg-boss uses the PostgreSQL we already have.',
   ])('%s', (text) => {
     expect(captureStatements(readTranscript(text)).statements).toEqual([]);
   });

@@ -10,7 +10,7 @@ import { engram, initVault } from '../helpers/cli';
  * test/fixtures/transcripts (written by make.mjs there, in Claude Code's JSONL shape).
  */
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'transcripts');
-const SECRETS = ['ghp_A1b2C3d4', 'hunter2', 'AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI', 's3cr3t', 'R3plica!pw', 'glpat-Xy12'];
+const SECRETS = ['ghp_A1b2C3d4', 'hunter2', 'AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI', 's3cr3t', 'R3plica!pw', 'glpat-Xy12', 'Zx9pQ2rT', 'sk-live-51Hx8'];
 
 function fields0(vault: string, rel: string): Record<string, unknown> {
   return readFrontmatter(splitFrontmatter(readFileSync(path.join(vault, rel), 'utf8'))!.yaml) as Record<string, unknown>;
@@ -90,8 +90,25 @@ describe('engram capture', () => {
     ]);
     await capture([path.join(FIXTURES, 'outbox-retries.jsonl')]);
     await capture([path.join(FIXTURES, 'ledger-migration.jsonl')]);
+    await capture([path.join(FIXTURES, 'held-out-prices.txt')]);
     const leaked = filesUnder(vault).filter((f) => SECRETS.some((s) => readFileSync(f, 'utf8').includes(s)));
     expect(leaked).toEqual([]);
+  });
+
+  test('a transcript written after the rules (held-out-prices.txt): 3 of its 10 worth keeping before the second round of rules, all 10 after', async () => {
+    const out = (await capture([path.join(FIXTURES, 'held-out-prices.txt')])).json();
+    expect(out.statements.map((s: { kind: string; text: string }) => [s.kind, s.text])).toEqual([
+      ['fact', 'The price service caches product documents in Redis with a one hour TTL, and nothing invalidates them when a price changes.'],
+      ['decision', 'Go with the invalidation event.'],
+      ['fact', 'We already have the pricing.updated topic on the bus.'],
+      ['change', 'I added a consumer in src/cache/price-invalidator.ts that deletes the product key on pricing.updated.'],
+      ['fix', 'The first run crashed with "TypeError: Cannot read properties of undefined (reading \'sku\')". The event payload nests the product under data, so the consumer now reads event.data.sku; the tests pass now.'],
+      ['fact', 'For the record, the bus retains events for 7 days, so a consumer that was down catches up.'],
+      ['fact', 'About 200 ms from the price update to the key being gone, measured on staging.'],
+      ['decision', "Please don't cache prices in the browser either; the CDN must pass price responses through."],
+      ['change', 'I set Cache-Control: no-store on /api/prices.'],
+      ['fact', 'The price service is owned by the checkout team, by the way; ask them before changing its schema.'],
+    ]);
   });
 
   test('--dry-run writes nothing; empty input is a usage error', async () => {
