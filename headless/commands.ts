@@ -131,7 +131,7 @@ function formatConsolidation(report: ConsolidationReport): string {
   const verb: Record<string, (s: StepReport) => string> = {
     copies: (s) => `merged ${s.count} sync-conflict copies`,
     links: (s) => `repaired ${s.count} links`,
-    'same-text': (s) => `merged ${s.count} memories into the one holding the same text`,
+    'same-text': (s) => `merged ${s.count} ${s.count === 1 ? 'memory' : 'memories'} into the one holding the same text`,
     prune: (s) => `pruned ${s.count} (strength under ${PRUNE_STRENGTH}: moved to archive/)`,
     git: (s) => `downgraded ${s.count} → stale`,
     embed: (s) => (s.total !== undefined ? `embedded ${s.count}/${s.total}` : 'embedding'),

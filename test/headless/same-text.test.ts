@@ -54,7 +54,7 @@ describe('the same text remembered while its memory could not be read', () => {
     expect(doubled.value.map((r: { id: string }) => r.id).sort()).toEqual([first.id, second.value.id].sort());
 
     const plan = await run('2026-11-05T22:00:00Z', ['consolidate', '--dry-run']);
-    expect(plan.stdout.split('\n')[1]).toBe('✓ merged 1 memories into the one holding the same text (1 remembered again while the memory holding their text could not be read: dry run)');
+    expect(plan.stdout.split('\n')[1]).toBe('✓ merged 1 memory into the one holding the same text (1 remembered again while the memory holding their text could not be read: dry run)');
     const night = await json('2026-11-05T23:00:00Z', ['consolidate', '--verbose']);
     expect(night.code).toBe(0);
     expect(night.value.skipped).toEqual([]);
