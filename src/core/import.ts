@@ -325,9 +325,10 @@ async function reinforce(vault: Vault, plan: Extract<Plan, { kind: 'reinforce' }
       const keys = Array.isArray(memory.extra.import_keys) ? memory.extra.import_keys.filter((k): k is string => typeof k === 'string') : [];
       if (plan.key && keys.includes(plan.key)) return { id: plan.id, path, action: 'unchanged' }; // another run of the same import got here first
       // as remember's reinforcement: a touch, with what the line adds merged (remember.ts)
+      const machine = await machineId(vault);
       const next = setFrontmatterFields(text, {
-        ...touchFields(memory, vault.now(), vault.settings),
-        [COUNTED_BY]: await machineId(vault),
+        ...touchFields(memory, vault.now(), vault.settings, machine),
+        [COUNTED_BY]: machine,
         ...reinforcementFields(memory, plan.memory, plan.similarity, vault.settings),
         ...(plan.key ? { import_keys: [...keys, plan.key].slice(-MAX_IMPORT_KEYS) } : {}),
       });

@@ -82,3 +82,32 @@ export async function machineId(vault: Vault): Promise<string> {
   known.set(vault, id);
   return id;
 }
+
+/**
+ * Uses counted on each device, one property per device: `uses_m-<12 hex>: N`, the number of
+ * times this device (its machine stamp, above) added 1 to `access_count` (issue 21). A device
+ * only ever raises its own line, so two copies of one memory that diverged (a sync tool's
+ * conflict file: Obsidian Sync, Syncthing, Dropbox) say which uses each side added since their
+ * common state: the merge adds them (merge/fields.ts) instead of keeping the larger count. One
+ * line per device, never a nested mapping: two devices adding their own line at the same place
+ * produce two distinct keys, never a duplicated key that would make the frontmatter unreadable.
+ */
+export const USES_PREFIX = 'uses_';
+const USES_KEY = /^uses_m-[0-9a-f]{12}$/;
+
+export function usesKey(machine: string): string {
+  return `${USES_PREFIX}${machine}`;
+}
+
+export function isUsesKey(key: string): boolean {
+  return USES_KEY.test(key);
+}
+
+/** The per-device use counts in a memory's frontmatter fields (malformed values are skipped). */
+export function deviceUses(fields: Record<string, unknown>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [key, value] of Object.entries(fields)) {
+    if (isUsesKey(key) && typeof value === 'number' && Number.isInteger(value) && value >= 0) out.set(key, value);
+  }
+  return out;
+}

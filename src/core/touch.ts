@@ -5,7 +5,7 @@ import { ARCHIVE_FOLDER, type Memory } from './memory';
 import { archivedPath, freePath, revivedPath } from './memory-files';
 import type { EngramSettings, Tier } from './settings';
 import { currentTier, promote } from './tiers';
-import { COUNTED_BY, machineId } from './machine';
+import { COUNTED_BY, machineId, usesKey } from './machine';
 import { formatTimestamp, parseTimestamp } from './time';
 import type { Vault } from './vault';
 
@@ -69,7 +69,7 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
         activation: roundActivation(activationAt(memory, now, settings) + boost),
         activation_at: later(memory.activation_at, now),
       };
-      if (options.touch) Object.assign(fields, touchFields(memory, now, settings));
+      if (options.touch) Object.assign(fields, touchFields(memory, now, settings, machine));
       if (partners.length > 0) fields.co_access = incrementCoAccess(memory.co_access, partners);
       return { ...fields, ...options.alsoWrite?.(memory), [COUNTED_BY]: machine };
     });
@@ -98,12 +98,17 @@ export async function useMemories(vault: Vault, ids: string[], options: UseOptio
 
 /**
  * What a touch writes besides activation (SPEC §4): one tier up, the access counted, the time of
- * access. The time only moves forward: a touch from a slow clock still counts, but a memory
- * used on 11-20 does not look unused since October (and get pruned) because a machine's clock
- * said so. (The merge driver takes the later of two times for the same reason.)
+ * access, and this device's own use count (`uses_<machine>`, machine.ts), which lets a merge of
+ * two sync copies add both devices' uses. The time only moves forward: a touch from a slow clock
+ * still counts, but a memory used on 11-20 does not look unused since October (and get pruned)
+ * because a machine's clock said so. (The merge driver takes the later of two times for the
+ * same reason.)
  */
-export function touchFields(memory: Memory, now: number, settings: EngramSettings): Record<string, FieldValue> {
-  return { tier: promote(currentTier(memory, now, settings)), access_count: memory.access_count + 1, last_accessed_at: later(memory.last_accessed_at, now) };
+export function touchFields(memory: Memory, now: number, settings: EngramSettings, machine: string): Record<string, FieldValue> {
+  const key = usesKey(machine);
+  const counted = memory.extra[key];
+  const uses = typeof counted === 'number' && Number.isInteger(counted) && counted >= 0 ? counted : 0;
+  return { tier: promote(currentTier(memory, now, settings)), access_count: memory.access_count + 1, last_accessed_at: later(memory.last_accessed_at, now), [key]: uses + 1 };
 }
 
 /** The later of a stored time and now, as written in a file. */

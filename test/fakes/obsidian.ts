@@ -34,9 +34,16 @@
  * - ASSUMED (not documented in obsidian.d.ts): a rename made outside the app (a file manager,
  *   git) reaches the app through its file watcher as a `delete` of the old path and a `create`
  *   of the new one, with no link updates (`renameOutside`);
- * - ASSUMED: Obsidian Sync, set to create conflict files, leaves the other device's version
- *   beside the note as `NAME (Conflicted copy DEVICE YYYYMMDDHHMM).md`, seen as a `create`
- *   (`syncConflictCopy`); its exact naming is from the app's changelog, not from obsidian.d.ts;
+ * - DOCUMENTED (obsidian-help, "Troubleshoot Obsidian Sync" > Conflict resolution, from app
+ *   1.9.7): with Sync's device setting "Create conflict file", a note changed on two devices
+ *   before they synced is not merged: "The conflict file contains the changes from the device
+ *   where the conflict was detected. The original file keeps the remote version", named
+ *   `original-note-name (Conflicted copy device-name YYYYMMDDHHMM).md` (`syncConflict`: the
+ *   note gets the other device's text, a `modify`, and the local text goes to the conflict file,
+ *   a `create`; `syncConflictCopy` creates only the file). ASSUMED: the order of the two writes
+ *   (the copy first, so the local text is never only in memory) and that the stamp is local
+ *   time (tests run with TZ=UTC). The default setting, "Automatically merge" (diff-match-patch),
+ *   is not reproduced;
  * - `metadataCache.getFirstLinkpathDest` resolves a link by path, then by file name (obsidian.d.ts:
  *   "Get the best match for a linkpath");
  * - events registered through a Component are removed when it unloads, and the counts of live
@@ -453,10 +460,23 @@ export class Vault extends Events {
     this.trigger('create', moved);
     return moved;
   }
-  /** ASSUMED naming: Obsidian Sync's conflict file, beside the note, holding the other device's text. */
+  /** Obsidian Sync's conflict file (documented naming, see the top), beside the note, holding `text`. */
   async syncConflictCopy(path: string, text: string, device: string, at: Date): Promise<TFile> {
     const stamp = at.toISOString().replace(/[-:T]/g, '').slice(0, 12);
     return this.create(path.replace(/\.md$/, ` (Conflicted copy ${device} ${stamp}).md`), text);
+  }
+  /**
+   * Obsidian Sync, set to "Create conflict file" on this device (`device`), downloads another
+   * device's version of a note this device changed too: the conflict file gets this device's
+   * text, the note the remote text (documented, see the top). Returns the conflict file.
+   */
+  async syncConflict(path: string, remote: string, device: string, at: Date): Promise<TFile> {
+    const file = this.getFileByPath(path);
+    if (!file) throw new Error(`no note at ${path}`);
+    const local = fs.readFileSync(nodePath.join(this.adapter.basePath, path), 'utf8');
+    const copy = await this.syncConflictCopy(path, local, device, at);
+    this.writeFile(file, remote);
+    return copy;
   }
   /** Write a note as the app does for its own changes (link updates): `modify` after the write. */
   writeNote(file: TFile, data: string): void {

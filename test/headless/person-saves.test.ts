@@ -78,7 +78,7 @@ describe('a person saving a note while Engram writes it', () => {
    */
   const TOUCHED = (id: string, body: string) =>
     `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\nactivation: 0.25\nactivation_at: "2026-11-05T00:00:00Z"\n` +
-    `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\ncounted_by: ${MACHINE}\n---\n${body}\n`;
+    `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\nuses_${MACHINE}: 1\ncounted_by: ${MACHINE}\n---\n${body}\n`;
   const touchOnce = (files: NodeFileStore, id: string) =>
     useMemories(new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at('2026-11-05T00:00:00Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined)), [id], {
       use: 'read',
@@ -163,7 +163,7 @@ describe('a person saving a note while Engram writes it', () => {
     expect(result!.access_count).toBe(1);
     expect(text).toBe(
       '---\nid: mem-caswindow001\ncategory: episodic\ncreated_at: "2026-11-01T10:00:00Z"\nactivation: 0.25\nactivation_at: "2026-11-05T00:00:00Z"\n' +
-        `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\ncounted_by: ${MACHINE}\n---\n` +
+        `tier: active\naccess_count: 1\nlast_accessed_at: "2026-11-05T00:00:00Z"\nuses_${MACHINE}: 1\ncounted_by: ${MACHINE}\n---\n` +
         'Original body.\nIMPORTANT human edit saved while engram was between its compare and its rename.\n',
     );
     expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);

@@ -36,7 +36,7 @@ describe('sync conflict copies', () => {
     return copy;
   }
 
-  it('consolidation merges a Syncthing copy into the memory (counts by the larger, tags by union, times by the later) and moves it away', async () => {
+  it('consolidation merges a Syncthing copy into the memory (counts added, tags by union, times by the later) and moves it away', async () => {
     const copy = makeSyncthingCopy();
     await engram(vault, ['--now', '2026-11-28T08:00:00Z', 'touch', id]);
     const before = (await engram(vault, ['--json', 'stats'])).json();
@@ -44,7 +44,9 @@ describe('sync conflict copies', () => {
 
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
     expect(report.steps[0]).toMatchObject({ step: 'copies', count: 1, note: 'of 1 memories, moved to .engram/sync-copies/' });
-    expect(fields(file)).toMatchObject({ access_count: 3, last_accessed_at: '2026-11-28T08:00:00Z', tags: ['staging', 'backups'] });
+    // 1 use in common, the copy's 2 (counted without a device line, as an older Engram did) and
+    // this machine's 1 since, which its own line `uses_m-…` shows the copy lacks: 4 (issue 21)
+    expect(fields(file)).toMatchObject({ access_count: 4, last_accessed_at: '2026-11-28T08:00:00Z', tags: ['staging', 'backups'] });
     expect(existsSync(copy)).toBe(false);
     const kept = path.join(vault, '.engram', 'sync-copies', 'episodic', path.basename(copy));
     expect(fields(kept)).toMatchObject({ access_count: 3 });

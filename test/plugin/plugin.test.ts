@@ -55,8 +55,10 @@ describe('the plugin against the fake Obsidian API', () => {
       'tier: warm',
       'activation: 0.25',
       'activation_at: "2026-11-29T12:00:00Z"',
+      expect.stringMatching(/^uses_m-[0-9a-f]{12}: 1$/), // this device's own count, so that two devices' touches add up after a sync (issue 21)
       expect.stringMatching(/^counted_by: m-[0-9a-f]{12}$/), // this machine, so that git always merges two machines' touches (issue 22)
     ]);
+    expect(changed[5]!.slice('uses_'.length, -': 1'.length)).toBe(changed[6]!.slice('counted_by: '.length));
     expect(plugin.touch!.writes).toBe(1);
   });
 

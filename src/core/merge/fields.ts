@@ -2,6 +2,7 @@ import { CATEGORIES, CONFIDENCES, type Category, type EngramSettings, type Tier 
 import { tierAt, type TierInputs } from '../tiers';
 import { MS_PER_DAY, parseTimestamp } from '../time';
 import { roundActivation } from '../activation';
+import { deviceUses, isUsesKey } from '../machine';
 
 /**
  * Field-wise merge of a memory's frontmatter by meaning (issue 14): what two machines did to
@@ -31,10 +32,14 @@ import { roundActivation } from '../activation';
  *   clash: one is kept (chosen the same way on every machine) and both are listed in the
  *   `merge_clash` property, which Obsidian shows with the note's properties.
  *
- * No base (two copies of one memory left by a sync tool): counters and half-lives by the
- * larger, co_access per partner by the larger, sets by union, times by the later (created_at the
- * earlier), activation the larger once both are decayed to the later time, tier the more
- * present; other fields that differ are clashes.
+ * No base (two copies of one memory left by a sync tool): each device's own use count
+ * (`uses_m-…`, machine.ts) by the larger, as a grow-only counter; access_count is one side's
+ * plus the uses the other side's devices added that this side lacks (so a touch on each of two
+ * devices counts twice, issue 21), and the tier is promoted once more for each use both sides
+ * added; without those counts (copies written before them), counters by the larger. Half-lives
+ * by the larger, co_access per partner by the larger, sets by union, times by the later
+ * (created_at the earlier), activation the larger once both are decayed to the later time, tier
+ * the more present; other fields that differ are clashes.
  */
 export type Fields = Record<string, unknown>;
 
@@ -78,9 +83,14 @@ const RULES: Record<string, Rule> = {
  */
 const COUNTED = new Set(['access_count', 'amplitude', 'remembered_again', 'co_access', 'tier']);
 
+/** Fields merged from the per-device use counts when two copies have no base. */
+const BY_DEVICE = new Set(['access_count', 'tier']);
+
 function ruleFor(key: string, values: unknown[]): Rule {
   const rule = RULES[key];
   if (rule) return rule;
+  // a device's own use count: only that device raises it (a grow-only counter)
+  if (isUsesKey(key)) return 'max';
   // a time Engram or a person stamps (strengthened_at, resolved_at, validated_at...): the later
   if (key.endsWith('_at') && values.every((v) => v === undefined || (typeof v === 'string' && parseTimestamp(v) !== null))) return 'later';
   return 'person';
@@ -99,6 +109,7 @@ export function mergeFields(base: Fields | null, ours: Fields, theirs: Fields, c
   const out: Fields = {};
   const clashes: string[] = [];
   let rehash = false;
+  const devices = base ? null : usesBeyond(ours, theirs);
   for (const key of keys) {
     if (key === CLASH_FIELD || key === 'activation' || key === 'activation_at') continue;
     const b = base ? base[key] : undefined;
@@ -106,14 +117,15 @@ export function mergeFields(base: Fields | null, ours: Fields, theirs: Fields, c
     const t = theirs[key];
     let value: unknown;
     // counters changed the same way on both sides are two increments, not one
-    if (same(o, t) && !(base && COUNTED.has(key) && !same(o, b))) value = o;
+    // (and without a base, equal counts from two devices' uses are both sides' uses)
+    if (same(o, t) && !(base && COUNTED.has(key) && !same(o, b)) && !(devices && BY_DEVICE.has(key))) value = o;
     else if (base && same(o, b)) value = t;
     else if (base && same(t, b)) value = o;
     else if (ruleFor(key, [b, o, t]) === 'hash') {
       value = o;
       rehash = true;
     } else {
-      const decided = decide(ruleFor(key, [b, o, t]), key, b, o, t, base !== null, { ...context, base, ours, theirs });
+      const decided = decide(ruleFor(key, [b, o, t]), key, b, o, t, base !== null, { ...context, base, ours, theirs, devices });
       value = decided.value;
       if (decided.clash) clashes.push(decided.clash);
     }
@@ -144,6 +156,34 @@ interface Versions extends MergeContext {
   base: Fields | null;
   ours: Fields;
   theirs: Fields;
+  /** No base: the uses each side's devices added that the other lacks (null without use counts). */
+  devices: DeviceUses | null;
+}
+
+interface DeviceUses {
+  /** Uses ours holds beyond theirs. */
+  ours: number;
+  /** Uses theirs holds beyond ours. */
+  theirs: number;
+}
+
+/**
+ * Two copies that diverged from a common state: device by device, the uses one copy counted that
+ * the other did not (a device raises only its own count, so the smaller of two is the common
+ * state's). Null when neither copy has per-device counts.
+ */
+function usesBeyond(ours: Fields, theirs: Fields): DeviceUses | null {
+  const o = deviceUses(ours);
+  const t = deviceUses(theirs);
+  if (o.size === 0 && t.size === 0) return null;
+  let oursBeyond = 0;
+  let theirsBeyond = 0;
+  for (const key of new Set([...o.keys(), ...t.keys()])) {
+    const [x, y] = [o.get(key) ?? 0, t.get(key) ?? 0];
+    oursBeyond += Math.max(0, x - y);
+    theirsBeyond += Math.max(0, y - x);
+  }
+  return { ours: oursBeyond, theirs: theirsBeyond };
 }
 
 function decide(rule: Rule, key: string, b: unknown, o: unknown, t: unknown, threeWay: boolean, context: Versions): Decision {
@@ -155,6 +195,11 @@ function decide(rule: Rule, key: string, b: unknown, o: unknown, t: unknown, thr
   }
   switch (rule) {
     case 'counter':
+      if (key === 'access_count' && context.devices && typeof o === 'number' && typeof t === 'number') {
+        // each side plus what the other side's devices added: the larger, should one side's
+        // count have been set by hand
+        return { value: Math.max(o + context.devices.theirs, t + context.devices.ours) };
+      }
       return { value: counter(b, o, t, threeWay) ?? pick(o, t) };
     case 'max':
       return { value: typeof o === 'number' && typeof t === 'number' ? Math.max(o, t) : pick(o, t) };
@@ -167,7 +212,7 @@ function decide(rule: Rule, key: string, b: unknown, o: unknown, t: unknown, thr
     case 'co_access':
       return { value: mergeCoAccess(b, o, t, threeWay) };
     case 'tier':
-      return { value: mergeTier(context.base, context.ours, context.theirs, context.settings) };
+      return { value: mergeTier(context.base, context.ours, context.theirs, context.settings, context.devices) };
     case 'confidence':
       return mergeConfidence(b, o, t, threeWay);
     case 'automatic':
@@ -250,9 +295,10 @@ const LADDER: Tier[] = ['active', 'warm', 'cold', 'archive'];
  * latest access any version records (tiers.ts `tierAt`); then the base's is moved down by the
  * larger of the two sides' demotions and up by every promotion of either side (each touch
  * promotes one tier; two machines' touches are two promotions). `core` set or cleared on one
- * side wins (it is set by hand only). No base: the more present tier.
+ * side wins (it is set by hand only). No base: the more present tier, promoted by the uses both
+ * copies added (per-device counts) beyond the larger side's.
  */
-function mergeTier(base: Fields | null, ours: Fields, theirs: Fields, settings: EngramSettings): unknown {
+function mergeTier(base: Fields | null, ours: Fields, theirs: Fields, settings: EngramSettings, devices: DeviceUses | null = null): unknown {
   const [b, o, t] = [base?.tier, ours.tier, theirs.tier];
   if (o === 'core' || t === 'core') {
     if (base && b === 'core') return o === 'core' ? t : o; // a side cleared core by hand
@@ -260,7 +306,9 @@ function mergeTier(base: Fields | null, ours: Fields, theirs: Fields, settings: 
   }
   const at = (v: unknown) => LADDER.indexOf(v as Tier);
   if (at(o) < 0 || at(t) < 0) return pick(o, t);
-  if (!base || at(b) < 0) return LADDER[Math.min(at(o), at(t))];
+  // no base: the more present, promoted once more for each use the less present side added
+  // (each side's uses promoted it from the common tier; the more present shows only its own)
+  if (!base || at(b) < 0) return LADDER[Math.max(0, Math.min(at(o), at(t)) - (devices ? Math.min(devices.ours, devices.theirs) : 0))];
   const latest = Math.max(...[base, ours, theirs].map((f) => accessOf(f) ?? 0));
   const effective = (f: Fields) => {
     const access = accessOf(f);

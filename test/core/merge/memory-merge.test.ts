@@ -249,6 +249,28 @@ describe('two copies without a base (a sync tool\'s conflict copy)', () => {
     expect(splitFrontmatter(s.text)!.body).toBe('Found a flaky test in the auth suite.\n<<<<<<< ours\nThe timeout is too short for CI.\n=======\nThe timeout is fine.\n>>>>>>> theirs\n\n[[mem-xyz789pqr012|related]]\n');
   });
 
+  it('adds the uses each device counted since the copies diverged (per-device counts), and promotes the tier for both', () => {
+    // common state: 3 uses, 1 of them on the laptop; then the laptop 1 use, the phone 2 (its first)
+    const common = edit(BASE, { 'uses_m-aaaaaaaaaaaa': 1 });
+    const laptop = edit(common, { access_count: 4, 'uses_m-aaaaaaaaaaaa': 2, tier: 'active', last_accessed_at: '2026-05-02T00:00:00Z' });
+    const phone = edit(common, { access_count: 5, 'uses_m-bbbbbbbbbbbb': 2, tier: 'active', last_accessed_at: '2026-05-01T00:00:00Z' });
+    for (const [ours, theirs] of [[laptop, phone], [phone, laptop]] as const) {
+      expect(fields(merge(null, ours, theirs).text)).toMatchObject({ access_count: 6, 'uses_m-aaaaaaaaaaaa': 2, 'uses_m-bbbbbbbbbbbb': 2, tier: 'active', last_accessed_at: '2026-05-02T00:00:00Z' });
+    }
+    // one touch on each device from a cold memory: each copy says warm, together they are active
+    const cold = edit(BASE, { tier: 'cold' });
+    const one = edit(cold, { access_count: 4, tier: 'warm', 'uses_m-aaaaaaaaaaaa': 1 });
+    const other = edit(cold, { access_count: 4, tier: 'warm', 'uses_m-bbbbbbbbbbbb': 1 });
+    expect(fields(merge(null, one, other).text)).toMatchObject({ access_count: 5, tier: 'active', 'uses_m-aaaaaaaaaaaa': 1, 'uses_m-bbbbbbbbbbbb': 1 });
+    // merging the result again with either copy changes nothing (a run stopped half-way, repeated)
+    const merged = merge(null, one, other).text;
+    expect(fields(merge(null, merged, one).text)).toMatchObject({ access_count: 5, 'uses_m-aaaaaaaaaaaa': 1, 'uses_m-bbbbbbbbbbbb': 1 });
+    expect(fields(merge(null, merged, other).text).access_count).toBe(5);
+    // a copy touched by an older Engram (no per-device count) is counted once, as before
+    const old = edit(BASE, { access_count: 4 });
+    expect(fields(merge(null, one, old).text).access_count).toBe(5);
+  });
+
   it('activation: the larger once both are decayed to the later time', () => {
     const a = edit(BASE, { activation: 3, activation_at: '2026-05-01T00:00:00Z' });
     const b = edit(BASE, { activation: 2.9, activation_at: '2026-05-31T00:00:00Z' });
