@@ -1,4 +1,4 @@
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import * as nodePath from 'node:path';
 import { EMBEDDINGS_INDEX, loadVectors, type StoredVectors } from '../../src/core/embeddings/store';
 import { searchVectors } from '../../src/core/embeddings/vector-search';
@@ -19,11 +19,14 @@ import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
  * vectors and the embedder stay in memory between requests, and follow the vault on disk
  * (Obsidian, cron, another agent, or this process) without being rebuilt from scratch.
  *
- * Changes are seen by a file-system watch on each memory folder, which names the file (every
- * create, rename, delete and in-place save), and, as a safety net, the folders' mtimes (a
- * create, rename or delete that no event reported makes the next request compare the whole
- * listing). Before each request the event loop turns once, so a save that happened before
- * the request arrived has been seen.
+ * Changes are seen by a file-system watch on each memory folder and each of its sub-folders (a
+ * person files memories in folders of their own, ADR 0005), which names the file (every create,
+ * rename, delete and in-place save); a sub-folder that appears is watched from then on. As a
+ * safety net, the folders' mtimes (a create, rename or delete that no event reported makes the
+ * next request compare the whole listing). One watch per folder rather than `recursive: true`:
+ * on Linux, Node 20 builds a recursive watch in JavaScript from a scan of the tree, and events
+ * just after it starts, or in a folder created meanwhile, can be missed. Before each request
+ * the event loop turns once, so a save that happened before the request arrived has been seen.
  *
  * The engine opens from the recall snapshot. At the first change the documents are loaded
  * (the catalog cache, only changed files parsed), then each change is applied by kind:
@@ -72,9 +75,13 @@ export class WarmVault {
   private known = new Map<string, Known>();
   private changed = new Set<string>();
   private folderStamps = '';
-  private watchers: FSWatcher[] = [];
+  /** One watch per folder, by vault-relative path. */
+  private watchers = new Map<string, FSWatcher>();
+  private watchRoot: string | null = null;
   private watching = false;
   private watchFailed = false;
+  /** A sub-folder appeared since the last request: its files are found by listing. */
+  private newFolders = false;
   private vectorsValue: { stamp: string; vectors: StoredVectors | null } | null = null;
   private embedderValue: { key: string; embedder: Embedder | null } | null = null;
   readonly stats: WarmStats = { opened: 0, rebuilt: 0, tables: 0, patched: 0, appended: 0 };
@@ -105,27 +112,62 @@ export class WarmVault {
   private startWatching(root: string): void {
     if (this.watching) return;
     this.watching = true;
-    for (const folder of MEMORY_FOLDERS) {
-      try {
-        // the top of each memory folder; a change in a person's sub-folder (ADR 0005) is found by
-        // the listing that a change of the folders' mtimes (a move in or out) triggers
-        const watcher = watch(nodePath.join(root, folder), { persistent: false }, (_event, name) => {
-          if (name === null) this.watchFailed = true;
-          else if (String(name).endsWith('.md')) this.changed.add(`${folder}/${String(name)}`);
-        });
-        watcher.on('error', () => {
-          this.watchFailed = true;
-        });
-        this.watchers.push(watcher);
-      } catch (error) {
-        this.watchFailed = true;
-        this.warn(`cannot watch ${folder}/ (${(error as NodeJS.ErrnoException).code ?? String(error)}): edits saved in place by other programs are seen only with the next create, rename or delete`);
-      }
-    }
+    this.watchRoot = root;
+    for (const folder of MEMORY_FOLDERS) this.watchTree(folder);
   }
 
+  /** Watch a folder (vault-relative) and every sub-folder under it not yet watched (dot-folders skipped). */
+  private watchTree(folder: string): void {
+    const root = this.watchRoot;
+    if (root === null || this.watchers.has(folder)) return;
+    try {
+      const watcher = watch(nodePath.join(root, folder), { persistent: false }, (_event, name) => {
+        if (name === null) {
+          this.watchFailed = true;
+          return;
+        }
+        const path = `${folder}/${String(name)}`;
+        if (path.endsWith('.md')) this.changed.add(path);
+        else if (!String(name).startsWith('.') && isFolder(nodePath.join(root, path))) {
+          // a sub-folder made or moved in: watch it, and list it (the files it came with)
+          this.watchTree(path);
+          this.newFolders = true;
+        }
+      });
+      watcher.on('error', () => {
+        this.watchFailed = true;
+      });
+      this.watchers.set(folder, watcher);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && folder.includes('/')) return; // a sub-folder gone before its watch started
+      this.watchFailed = true;
+      this.warn(`cannot watch ${folder}/ (${code ?? String(error)}): edits saved in place by other programs are seen only with the next create, rename or delete`);
+      return;
+    }
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(nodePath.join(root, folder), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+        .map((e) => e.name);
+    } catch {
+      return;
+    }
+    for (const name of entries.sort()) this.watchTree(`${folder}/${name}`);
+  }
+
+  /** The mtimes of every watched folder (a folder gone since is dropped with its watch). */
   private folderStamp(root: string): string {
-    return MEMORY_FOLDERS.map((folder) => stampOf(nodePath.join(root, folder))).join('|');
+    const stamps: string[] = [];
+    for (const folder of [...new Set([...MEMORY_FOLDERS, ...this.watchers.keys()])].sort()) {
+      const stamp = stampOf(nodePath.join(root, folder));
+      if (stamp === 'none' && !(MEMORY_FOLDERS as readonly string[]).includes(folder)) {
+        this.watchers.get(folder)?.close();
+        this.watchers.delete(folder);
+      }
+      stamps.push(`${folder}=${stamp}`);
+    }
+    return stamps.join('|');
   }
 
   /** The recall engine over the vault as it is now. One refresh at a time. */
@@ -137,9 +179,10 @@ export class WarmVault {
     const { vault, root } = this.runtime();
     const stamps = this.folderStamp(root);
     // nothing changed: the engine as it is, even while the documents load in the background
-    if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps) return this.engineValue;
+    if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps && !this.newFolders) return this.engineValue;
     while (this.background) await this.background;
-    const rescan = stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed);
+    const rescan = (stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed)) || this.newFolders;
+    this.newFolders = false;
     this.folderStamps = stamps;
     this.pending = this.refresh(vault, rescan);
     try {
@@ -301,8 +344,8 @@ export class WarmVault {
   }
 
   close(): void {
-    for (const watcher of this.watchers) watcher.close();
-    this.watchers = [];
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
   }
 }
 
@@ -324,6 +367,14 @@ function statOf(path: string): Known | null {
     return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, ctimeMs: s.ctimeMs } : null;
   } catch {
     return null;
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { openVault } from '../../headless/runtime';
@@ -68,6 +68,40 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       expect(warm.stats.rebuilt).toBe(3);
 
       for (const query of ['exponential backoff', 'deploys tuesdays', 'cache warms minutes', 'airship']) {
+        expect([query, await ids(warm, query)]).toEqual([query, await fresh(query)]);
+      }
+    } finally {
+      warm.close();
+    }
+  });
+
+  it('sees edits saved in place inside a person\'s sub-folders, including one made after the server started', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });
+    try {
+      const [backoff] = await ids(warm, 'exponential backoff');
+      const [deploys] = await ids(warm, 'deploys tuesdays');
+      await engram(vault, ['--now', NOW, 'touch', backoff!]); // loads the documents
+      await warm.engine();
+      // a person files two memories in folders of their own (ADR 0005), one two levels down
+      const filed = async (id: string, to: string) => {
+        const from = (await engram(vault, ['--json', 'show', id])).json().path as string;
+        mkdirSync(path.dirname(path.join(vault, to)), { recursive: true });
+        renameSync(path.join(vault, from), path.join(vault, to));
+        return path.join(vault, to);
+      };
+      const ops = await filed(backoff!, 'episodic/ops/Retry policy.md');
+      expect(await ids(warm, 'exponential backoff')).toEqual([backoff]);
+      const deep = await filed(deploys!, 'episodic/ops/releases/Deploy day.md');
+      expect(await ids(warm, 'deploys tuesdays')).toEqual([deploys]);
+      const patched = warm.stats.rebuilt;
+      // then edits each in place, as Obsidian saves a note: the watch names the file
+      writeFileSync(ops, readFileSync(ops, 'utf8').replace('Retries use exponential backoff from 200 ms.', 'Retries use a jittered schedule.'));
+      expect(await ids(warm, 'jittered schedule')).toEqual([backoff]);
+      expect(await ids(warm, 'exponential backoff')).toEqual([]);
+      writeFileSync(deep, readFileSync(deep, 'utf8').replace('Deploys happen on Tuesdays.', 'Releases ship on Thursdays.'));
+      expect(await ids(warm, 'releases thursdays')).toEqual([deploys]);
+      expect(warm.stats.rebuilt).toBe(patched + 2); // one rebuild per edit, no listing needed
+      for (const query of ['jittered schedule', 'releases thursdays', 'cache warms minutes']) {
         expect([query, await ids(warm, query)]).toEqual([query, await fresh(query)]);
       }
     } finally {
