@@ -4,7 +4,7 @@ import { EngramError, NotFoundError, WriteConflictError } from './errors';
 import { newMemoryFileName } from './file-names';
 import { setFrontmatterFields } from './frontmatter';
 import { deriveMemoryId, sha256Hex } from './ids';
-import { noteName, type MemoryLink } from './links';
+import { namedLinks, noteName, type MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
@@ -222,6 +222,10 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
   }
   linkSessions(lines, plans);
+  // links found by supersession or a conflict name their target's file, like the others (ADR 0005)
+  const planned = new Map(plans.filter((p) => p.kind === 'create').map((p) => [p.id, p.path]));
+  const pathOf = (id: string) => planned.get(id) ?? byId.get(id)?.path;
+  for (const plan of plans) if (plan.kind === 'create') plan.memory.links = namedLinks(plan.memory.links, pathOf);
   return plans;
 }
 

@@ -68,6 +68,20 @@ export function formatLink(link: MemoryLink): string {
   return `[[${link.name ?? link.target}|${link.kind}]]`;
 }
 
+/**
+ * Links with the file name of their target filled in where it was missing (a link found by
+ * resonance, supersession or a conflict names only an id): written `[[File name|kind]]` with the
+ * id in `link_ids`, like every other link (ADR 0005). A target whose file is not known keeps its
+ * id as the link text.
+ */
+export function namedLinks(links: MemoryLink[], pathOf: (id: string) => string | null | undefined): MemoryLink[] {
+  return links.map((link) => {
+    if (link.name !== undefined) return link;
+    const path = pathOf(link.target);
+    return path ? { ...link, name: noteName(path) } : link;
+  });
+}
+
 /** Links of `more` not already in `links` (same target and kind). */
 export function withLinks(links: MemoryLink[], more: MemoryLink[]): MemoryLink[] {
   const out = [...links];

@@ -1,6 +1,6 @@
 import { NotFoundError, UsageError, WriteConflictError } from './errors';
 import { newMemoryFileName, takenNames } from './file-names';
-import { noteName } from './links';
+import { namedLinks, noteName } from './links';
 import { frontmatterId } from './memory-files';
 import { memoryTitle } from './title';
 import { deriveMemoryId, isMemoryId } from './ids';
@@ -267,6 +267,10 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
     });
     return { id, path: used!.path, action: 'reinforced', ...(used!.revived_from ? { revived: true } : {}) };
   }
+  // links found by supersession or a conflict name their target's file, like the others (ADR 0005)
+  const paths = new Map<string, string | null>();
+  for (const link of memory.links) if (link.name === undefined) paths.set(link.target, await vault.locate(link.target));
+  memory.links = namedLinks(memory.links, (target) => paths.get(target));
   const text = renderMemoryFile(id, memory, vault.settings, vault.now());
   let name = plan.name ?? id;
   let path = `${CATEGORY_FOLDERS[memory.category]}/${name}.md`;

@@ -111,3 +111,28 @@ describe('a memory renamed and moved by a person', () => {
     expect(readFileSync(path.join(vault, RENAMED), 'utf8')).toContain('access_count: 1\n');
   });
 });
+
+describe('links found by resonance name the file, like every other link (ADR 0005)', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeEach(async () => ({ vault, cleanup } = await initVault()));
+  afterEach(() => cleanup());
+
+  it('a conflict opened by import or remember links the renamed memory it contradicts by its file name, its id in link_ids', async () => {
+    const old = (await engram(vault, ['--json', '--now', '2026-11-20T10:00:00Z', 'remember', 'Integration tests must use Testcontainers for the database.', '--category', 'decision'])).json();
+    renameSync(path.join(vault, old.path), path.join(vault, 'decisions', 'Testcontainers rule.md'));
+    const line = JSON.stringify({ text: 'Integration tests must not use Testcontainers for the database.', category: 'decision', created_at: '2026-11-21T10:00:00Z' });
+    const imported = (await engram(vault, ['--json', '--now', '2026-11-21T10:00:00Z', 'import', '-'], `${line}\n`)).json();
+    expect(imported.results.map((r: { action: string; conflict_with?: string }) => [r.action, r.conflict_with])).toEqual([['conflict', old.id]]);
+    const text = readFileSync(path.join(vault, imported.results[0].path), 'utf8');
+    expect([text.includes('\n[[Testcontainers rule|contradicts]]\n'), text.includes(`link_ids: ["contradicts ${old.id}"]\n`), text.includes(`[[${old.id}|`)]).toEqual([true, true, false]);
+    // remember writes the same link
+    const rule = (await engram(vault, ['--json', '--now', '2026-11-22T10:00:00Z', 'remember', 'Pull requests must be squashed before merging.', '--category', 'decision'])).json();
+    renameSync(path.join(vault, rule.path), path.join(vault, 'decisions', 'Squash rule.md'));
+    const against = (await engram(vault, ['--json', '--now', '2026-11-23T10:00:00Z', 'remember', 'Pull requests must not be squashed before merging.', '--category', 'decision'])).json();
+    expect([against.action, against.conflict_with]).toEqual(['conflict', rule.id]);
+    const said = readFileSync(path.join(vault, against.path), 'utf8');
+    expect([said.includes('\n[[Squash rule|contradicts]]\n'), said.includes(`link_ids: ["contradicts ${rule.id}"]\n`)]).toEqual([true, true]);
+    expect(said).not.toContain('[[mem-');
+  });
+});
