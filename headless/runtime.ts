@@ -142,11 +142,16 @@ export function openVault(options: RuntimeOptions, requireInit = true): Runtime 
 
 /** Whether a folder sits inside an Obsidian vault already (an ancestor with `.obsidian/`). */
 export function insideObsidianVault(root: string): boolean {
-  let dir = nodePath.dirname(root);
+  return obsidianVaultAround(root) !== null;
+}
+
+/** The Obsidian vault a folder sits in: its nearest ancestor with `.obsidian/`, or null. */
+export function obsidianVaultAround(root: string): string | null {
+  let dir = nodePath.dirname(nodePath.resolve(root));
   for (;;) {
-    if (existsSync(nodePath.join(dir, '.obsidian'))) return true;
+    if (existsSync(nodePath.join(dir, '.obsidian'))) return dir;
     const parent = nodePath.dirname(dir);
-    if (parent === dir) return false;
+    if (parent === dir) return null;
     dir = parent;
   }
 }

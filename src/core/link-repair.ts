@@ -4,6 +4,7 @@ import { contentHash, isMemoryId } from './ids';
 import { LINK_IDS_FIELD, LINK_KINDS, linkIdsValue, noteName, parseLinkIds, type LinkKind, type MemoryLink } from './links';
 import { memoryText, type Memory } from './memory';
 import { listMemoryPaths, preferredPath } from './memory-files';
+import type { FileStore } from './ports';
 import { memoryTitle } from './title';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
 
@@ -216,7 +217,90 @@ export interface MigrationReport {
   /** Memories named by their id, and the readable name each gets. */
   renamed: Array<{ id: string; from: string; to: string }>;
   links: LinkReport;
+  /**
+   * The person's own notes elsewhere in the Obsidian vault the memory folder sits in (paths
+   * relative to that vault): their `[[mem-…]]` links pointed at the new names. Null when the
+   * memory folder is in no Obsidian vault (or is one itself).
+   */
+  outside: LinkReport | null;
   applied: boolean;
+}
+
+/**
+ * The Obsidian vault around the memory folder: a file store rooted at the vault, where the
+ * memory folder is inside it (`memory`, `Areas/memory`), and the person's notes outside the
+ * memory folder (`.md`, dot-folders left out), listed by the shell.
+ */
+export interface ObsidianVaultAround {
+  files: FileStore;
+  memoryFolder: string;
+  notes: string[];
+}
+
+/**
+ * A person's note outside the memory folder: each wikilink to a memory by its id (`[[mem-…]]`,
+ * `[[memory/episodic/mem-….md#Part|words]]`, `![[mem-…]]`), where the file holding that id is
+ * no longer named by it, is pointed at the file's name (with the file's path when the link had
+ * a path). Only the link target changes: the heading, the alias, every other byte stay. In the
+ * frontmatter a name with a `'` is left (YAML quoting would change): reported as skipped.
+ */
+function rewriteOutside(text: string, nameOf: Map<string, string>, pathOf: Map<string, string>): { text: string; rewrites: Array<{ from: string; to: string }>; unquotable: string[] } {
+  const rewrites: Array<{ from: string; to: string }> = [];
+  const unquotable: string[] = [];
+  const split = splitFrontmatter(text);
+  const headEnd = split ? split.head.length + split.yaml.length : 0;
+  const out = text.replace(WIKILINK, (link: string, target: string, sub: string | undefined, label: string | undefined, offset: number) => {
+    const base = baseOf(target);
+    const name = isMemoryId(base) ? nameOf.get(base) : undefined;
+    if (!name || name === base) return link;
+    const md = /\.md$/i.test(target.trim());
+    const to = `${target.includes('/') ? pathOf.get(base)! : name}${md ? '.md' : ''}`;
+    if (offset < headEnd && to.includes("'")) {
+      unquotable.push(link);
+      return link;
+    }
+    const next = `[[${to}${sub ?? ''}${label !== undefined ? `|${label}` : ''}]]`;
+    rewrites.push({ from: link, to: next });
+    return next;
+  });
+  return { text: out, rewrites, unquotable };
+}
+
+/** Point the `[[mem-…]]` links of the person's notes outside the memory folder at the memories' files. */
+async function repairOutside(vault: Vault, around: ObsidianVaultAround, renamed: Map<string, string>, apply: boolean): Promise<LinkReport> {
+  const report: LinkReport = { rewritten: [], recorded: [], written: [], skipped: [] };
+  const nameOf = new Map<string, string>();
+  const pathOf = new Map<string, string>();
+  for (const [id, paths] of await vault.idPaths()) {
+    const path = preferredPath(paths);
+    const name = renamed.get(id) ?? noteName(path);
+    nameOf.set(id, name);
+    pathOf.set(id, `${around.memoryFolder}/${path.slice(0, path.lastIndexOf('/') + 1)}${name}`);
+  }
+  for (const path of around.notes) {
+    let text: string | null;
+    try {
+      const bytes = await around.files.read(path);
+      text = bytes === null ? null : new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch (error) {
+      report.skipped.push({ path, reason: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
+    if (text === null || !text.includes('[[')) continue;
+    const next = rewriteOutside(text, nameOf, pathOf);
+    for (const link of next.unquotable) report.skipped.push({ path, reason: `${link} is in a property and the new name needs YAML quoting: edit it by hand` });
+    if (next.rewrites.length === 0) continue;
+    report.rewritten.push(...next.rewrites.map((r) => ({ path, ...r })));
+    if (!apply) continue;
+    try {
+      // compare-and-swap: a note the person saved meanwhile is left as it is (the next run does it)
+      await around.files.write(path, next.text, { expect: text });
+      report.written.push(path);
+    } catch (error) {
+      report.skipped.push({ path, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return report;
 }
 
 /**
@@ -224,9 +308,12 @@ export interface MigrationReport {
  * ADR 0005) gets its title for a name, in the same folder, and every link to it follows (dry
  * run unless `apply`). Idempotent: a second run finds nothing named by an id and no link to fix.
  */
-export async function migrateNames(vault: Vault, options: { apply: boolean }): Promise<MigrationReport> {
+export async function migrateNames(vault: Vault, options: { apply: boolean; around?: ObsidianVaultAround | null }): Promise<MigrationReport> {
   const { memories, problems } = await vault.loadAll();
-  const taken = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path), ...(await listMemoryPaths(vault.ports.files, [LAYOUT.conflicts, 'review', LAYOUT.daily]))]);
+  const around = options.around ?? null;
+  // names unique in the whole Obsidian vault, so that `[[Name]]` resolves to the memory from any note
+  const outside = around ? around.notes : [];
+  const taken = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path), ...(await listMemoryPaths(vault.ports.files, [LAYOUT.conflicts, 'review', LAYOUT.daily])), ...outside]);
   const renamed: MigrationReport['renamed'] = [];
   for (const memory of memories) {
     if (noteName(memory.path) !== memory.id) continue;
@@ -237,8 +324,9 @@ export async function migrateNames(vault: Vault, options: { apply: boolean }): P
     renamed.push({ id: memory.id, from: memory.path, to: `${folder}/${name}.md` });
   }
   if (!options.apply) {
-    const links = await repairLinks(vault, { apply: false, renamed: new Map(renamed.map((r) => [r.id, noteName(r.to)])) });
-    return { renamed, links, applied: false };
+    const names = new Map(renamed.map((r) => [r.id, noteName(r.to)]));
+    const links = await repairLinks(vault, { apply: false, renamed: names });
+    return { renamed, links, outside: around ? await repairOutside(vault, around, names, false) : null, applied: false };
   }
   const done: MigrationReport['renamed'] = [];
   for (const move of renamed) {
@@ -248,5 +336,6 @@ export async function migrateNames(vault: Vault, options: { apply: boolean }): P
       done.push(move);
     });
   }
-  return { renamed: done, links: await repairLinks(vault, { apply: true }), applied: true };
+  const links = await repairLinks(vault, { apply: true });
+  return { renamed: done, links, outside: around ? await repairOutside(vault, around, new Map(), true) : null, applied: true };
 }

@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, renameSync, mkdirSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, renameSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, tempDir } from '../helpers/cli';
 
@@ -119,5 +119,64 @@ describe('engram migrate: readable names for a vault of mem-<id>.md files', () =
     // every link before still reaches its memory (consolidation's new pattern adds links of its own)
     expect(consolidated.edges.filter((e) => before.edges.includes(e))).toEqual(before.edges);
     expect(notes(vault)).toContain('semantic/reviews/Console logging.md');
+  });
+});
+
+describe('engram migrate in an Obsidian vault: the person\'s own notes follow', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let obsidian: string;
+  let vault: string;
+  const ID = 'mem-ed7c49c755c3';
+  // a person's note: links by id in the body (plain, aliased, with a heading and a path, embedded) and in a property
+  const PLAN = (to: (id: string, withPath?: boolean) => string) =>
+    `---\ntags: [work]\nsee: "[[${to('mem-f89bf528af4e')}]]"\n---\n# Chargebacks plan\n\n` +
+    `The limit is in [[${to(ID)}]], see also [[${to(ID)}|the 10 MB rule]] and [[${to(ID, true)}.md#Limits|the rule's text]].\n` +
+    `![[${to(ID)}]]\n[[Some other note]] and [[mem-000000000000]] stay as written.\n`;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDir());
+    obsidian = path.join(dir, 'Work');
+    vault = path.join(obsidian, 'memory');
+    cpSync(EXAMPLE, vault, { recursive: true });
+    mkdirSync(path.join(obsidian, '.obsidian'));
+    mkdirSync(path.join(obsidian, 'Projects', 'Payments'), { recursive: true });
+    writeFileSync(path.join(obsidian, 'Projects', 'Payments', 'Chargebacks plan.md'), PLAN((id, withPath) => (withPath ? `memory/episodic/${id}` : id)));
+    writeFileSync(path.join(obsidian, 'Some other note.md'), 'No links to memories here: [[Chargebacks plan]].\n');
+    mkdirSync(path.join(obsidian, '.trash'));
+    writeFileSync(path.join(obsidian, '.trash', 'Old.md'), `[[${ID}]]\n`);
+  });
+  afterEach(() => cleanup());
+
+  it('points the [[mem-…]] links of notes outside the memory folder at the new names, changing nothing else, with names unique in the whole vault', async () => {
+    const before = resolveLinks(obsidian);
+    expect(before.unresolved).toEqual(['Projects/Payments/Chargebacks plan.md: [[mem-000000000000]]']);
+    // the title the memory would take is already a note of the person's: the memory takes `… 2`
+    const dry = (await engram(vault, ['--json', 'migrate'])).json();
+    const title = path.basename(dry.renamed.find((r: { id: string }) => r.id === ID).to, '.md');
+    writeFileSync(path.join(obsidian, 'Projects', `${title}.md`), 'The person\'s own note with that title.\n');
+    const planned = (await engram(vault, ['--json', 'migrate'])).json();
+    const renamed = new Map<string, string>(planned.renamed.map((r: { id: string; to: string }) => [r.id, r.to]));
+    expect(path.basename(renamed.get(ID)!, '.md')).toBe(`${title} 2`);
+    expect([planned.outside.rewritten.length, planned.outside.written, planned.outside.skipped]).toEqual([5, [], []]);
+    expect(readFileSync(path.join(obsidian, 'Projects', 'Payments', 'Chargebacks plan.md'), 'utf8')).toBe(PLAN((id, withPath) => (withPath ? `memory/episodic/${id}` : id))); // a dry run writes nothing
+
+    const run = await engram(vault, ['migrate', '--apply']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`pointed 5 links in 1 of your notes in the Obsidian vault ${obsidian} at the new names:\n  Projects/Payments/Chargebacks plan.md\n`);
+    const name = (id: string, withPath?: boolean) => {
+      const to = renamed.get(id)!.replace(/\.md$/, '');
+      return withPath ? `memory/${to}` : path.basename(to);
+    };
+    // only the link targets changed: the person's words, headings, aliases and other links are as they were
+    expect(readFileSync(path.join(obsidian, 'Projects', 'Payments', 'Chargebacks plan.md'), 'utf8')).toBe(PLAN(name));
+    expect(readFileSync(path.join(obsidian, 'Some other note.md'), 'utf8')).toBe('No links to memories here: [[Chargebacks plan]].\n');
+    expect(readFileSync(path.join(obsidian, '.trash', 'Old.md'), 'utf8')).toBe(`[[${ID}]]\n`); // dot-folders are not the person's notes
+    // every link reaches the same note as before, resolved as Obsidian does over the whole vault
+    const after = resolveLinks(obsidian);
+    expect(after.unresolved).toEqual(before.unresolved);
+    expect(after.edges).toEqual(before.edges);
+    // idempotent
+    const again = await engram(vault, ['migrate', '--apply']);
+    expect([again.code, again.stdout]).toEqual([0, 'nothing to migrate: every memory has a readable name and every link resolves\n']);
   });
 });
