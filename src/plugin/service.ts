@@ -40,7 +40,7 @@ export class EngramService {
   constructor(
     readonly app: App,
     readonly plugin: PluginSettings,
-    /** The plugin's folder (manifest.dir), where embedding-worker.js and the WASM files sit. */
+    /** The plugin's folder (manifest.dir), where the downloaded WASM files sit (the worker is inside main.js). */
     private readonly pluginDir: string,
   ) {
     this.files = new ObsidianFileStore(app, plugin.folder);

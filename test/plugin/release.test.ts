@@ -7,6 +7,8 @@ import * as path from 'node:path';
  * obsidianmd/obsidian-releases): checked here because the lint config only runs on src/.
  */
 const ROOT = path.join(__dirname, '..', '..');
+/** What a release publishes: the store's three files and the pinned WebAssembly (esbuild.config.mjs). */
+const RELEASED = ['main.js', 'manifest.json', 'styles.css', 'ort-wasm-simd.wasm', 'ort-wasm.wasm'];
 const json = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')) as Record<string, unknown>;
 
 describe('release readiness', () => {
@@ -38,11 +40,23 @@ describe('release readiness', () => {
     expect(json('package.json').license).toBe('MIT');
   });
 
-  it('publishes the three store files and the runtime the plugin downloads, from a tag equal to the version', () => {
+  it('publishes the three store files and the WebAssembly the plugin downloads, no other JavaScript, from a tag equal to the version', () => {
     const workflow = fs.readFileSync(path.join(ROOT, '.github', 'workflows', 'release.yml'), 'utf8');
     expect(workflow).toMatch(/tags: \['\*'\]/);
-    for (const file of ['main.js', 'manifest.json', 'styles.css', 'embedding-worker.js', 'ort-wasm-simd.wasm', 'ort-wasm.wasm']) expect(workflow).toContain(file);
+    // the files the release carries: exactly the store's three and the two pinned WASM files
+    const create = /gh release create[^\n]*\\\n\s*([^\n]+)/.exec(workflow);
+    expect(create?.[1]!.trim().split(/\s+/)).toEqual(RELEASED);
+    // the embedding worker is inside main.js (issue 21): no script is published for the plugin to fetch
+    expect(workflow).not.toMatch(/embedding-worker|\.js\b(?<!main\.js)/);
     expect(workflow).toContain('test "$tag" = "$(node -p "require(\'./manifest.json\').version")"');
+  });
+
+  it('pins for download only the WASM files the release publishes (the plugin fetches no script)', () => {
+    const config = fs.readFileSync(path.join(ROOT, 'esbuild.config.mjs'), 'utf8');
+    const runtime = config.slice(config.indexOf('const runtime = {'), config.indexOf('};', config.indexOf('const runtime = {')));
+    const pinned = [...runtime.matchAll(/pinned\('([^']+)'/g)].map((m) => m[1]);
+    expect(pinned).toEqual(['ort-wasm-simd.wasm', 'ort-wasm.wasm']);
+    expect(pinned.every((name) => RELEASED.includes(name!))).toBe(true);
   });
 
   it('runs the tests before publishing and attests every published file', () => {
@@ -54,6 +68,6 @@ describe('release readiness', () => {
     expect(workflow).toMatch(/id-token: write/);
     expect(workflow).toMatch(/attestations: write/);
     const subjects = workflow.slice(workflow.indexOf('subject-path:'), workflow.indexOf('- name: Publish'));
-    for (const file of ['main.js', 'manifest.json', 'styles.css', 'embedding-worker.js', 'ort-wasm-simd.wasm', 'ort-wasm.wasm']) expect(subjects).toContain(`dist/plugin/${file}`);
+    expect([...subjects.matchAll(/dist\/plugin\/(\S+)/g)].map((m) => m[1])).toEqual(RELEASED);
   });
 });
