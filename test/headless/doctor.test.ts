@@ -114,13 +114,16 @@ describe('engram doctor', () => {
     expect((await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', a, b])).code).toBe(0);
     expect((await engram(vault, ['--now', '2026-11-21T11:00:00Z', 'cite', a, b])).code).toBe(0);
     // every line but the counting fields' is the same, in the same place; new fields at the mapping's indentation
-    const counting = /^\s*(last_accessed_at|access_count|activation|activation_at|counted_by|co_access|tier):/;
+    const counting = /^\s*(last_accessed_at|access_count|activation|activation_at|counted_by|co_access|tier|uses_m-[0-9a-f]{12}):/;
     for (const [i, file] of [fileA, fileB].entries()) {
       const after = readFileSync(file, 'utf8');
       expect(after.split('\n').filter((l) => !counting.test(l))).toEqual(before[i]!.split('\n').filter((l) => !counting.test(l)));
       expect(after).toContain(i === 0 ? '\n  access_count: 1\n' : '\naccess_count: 1\n');
       expect(after).toContain(i === 0 ? '\n  activation_at: "2026-11-21T11:00:00Z"\n' : '\nactivation_at: "2026-11-21T11:00:00Z"\n');
-      expect(after).toMatch(i === 0 ? /\n {2}counted_by: m-[0-9a-f]{12}\n---\n/ : /\ncounted_by: m-[0-9a-f]{12}\n---\n/);
+      // the two new fields, this machine's stamp and its own use count (issue 21), last, at the mapping's indentation
+      const stamp = /counted_by: (m-[0-9a-f]{12})/.exec(after)![1]!;
+      const added = [`counted_by: ${stamp}`, `uses_${stamp}: 1`].map((l) => (i === 0 ? `  ${l}` : l));
+      expect(after.split('\n---\n')[0]!.split('\n').slice(-2).sort()).toEqual(added);
     }
     expect(fields(fileB)).toMatchObject({ constructor: 'world', toString: 'x', access_count: 1 });
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
@@ -134,7 +137,8 @@ describe('engram doctor', () => {
     const yaml = splitFrontmatter(text)!.yaml;
     writeFileSync(file, text.replace(yaml, `{${yaml.trim().split('\n').join(', ')}}\n`));
     const touched = await engram(vault, ['touch', a]);
-    expect([touched.code, touched.stderr]).toEqual([1, `engram: episodic/${a}.md: cannot set activation, activation_at, tier, access_count, last_accessed_at, counted_by without changing other fields of this frontmatter; edit it by hand\n`]);
+    expect(touched.code).toBe(1);
+    expect(touched.stderr).toMatch(new RegExp(`^engram: episodic/${a}\\.md: cannot set activation, activation_at, tier, access_count, last_accessed_at, uses_m-[0-9a-f]{12}, counted_by without changing other fields of this frontmatter; edit it by hand\\n$`));
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
     expect(found.json().findings.map((f: { check: string; path: string; problem: string }) => [f.check, f.path, f.problem.split(':')[0]])).toEqual([['unreadable', `episodic/${a}.md`, 'Engram cannot record a use of it']]);
     expect(found.code).toBe(1);
