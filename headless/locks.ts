@@ -31,6 +31,8 @@ export class NodeLocks implements Locks {
   constructor(
     private readonly vaultRoot: string,
     private readonly staleMs = 10_000,
+    /** Fault injection for the tests: `guarded` runs once a waiter holds a takeover's guard, before it reads the lock again. */
+    private readonly faults: { guarded?: (path: string) => void } = {},
   ) {
     this.dir = nodePath.join(vaultRoot, '.engram', 'locks');
   }
@@ -63,10 +65,10 @@ export class NodeLocks implements Locks {
         fs.mkdirSync(lockDir); // fails on anything already there, a planted link included
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
-        const judged = fs.lstatSync(lockDir, { bigint: true, throwIfNoEntry: false });
+        const judged = inspectDirLock(lockDir, info);
         if (!judged) continue; // released meanwhile
-        const current = readHolder(info);
-        if (this.takeOverIfDead(lockDir, current, judged)) continue;
+        if (this.takeOverIfDead(lockDir, judged, () => inspectDirLock(lockDir, info), info)) continue;
+        const current = judged.holder;
         return { heldBy: current ? `${current.holder} (pid ${current.pid} on ${current.host})` : 'another process' };
       }
       const ino = fs.lstatSync(lockDir).ino;
@@ -110,7 +112,7 @@ export class NodeLocks implements Locks {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LockError(`could not lock ${key}: ${(error as Error).message}`);
       }
       const held = inspectLock(path);
-      if (!held || this.takeOverIfDead(path, held.owner, held.stat)) continue;
+      if (!held || this.takeOverIfDead(path, held, () => inspectLock(path))) continue;
       if (Date.now() - started > LOCK_WAIT_MS) throw new LockError(`could not lock ${key}: another process has held it for over ${LOCK_WAIT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
       wait = Math.min(20, wait * 1.5);
@@ -136,12 +138,15 @@ export class NodeLocks implements Locks {
   /**
    * Remove a lock whose holder is gone: a process of this machine that no longer runs, or
    * anything not refreshed within `staleMs`. True when the caller should try again at once.
+   * `judged` is what the caller saw; `reinspect` reads the lock again (its stat and holder
+   * through one descriptor); `holderFile`, for the consolidation lock, is its holder description,
+   * removed before the folder so that a folder created after the takeover never names the dead
+   * holder.
    */
-  private takeOverIfDead(path: string, owner: { pid: number; host: string } | null, st: fs.BigIntStats): boolean {
-    const deadHere = owner !== null && owner.host === this.host && owner.pid !== process.pid && !processAlive(owner.pid);
-    if (!deadHere && Date.now() - Number(st.mtimeMs) <= this.staleMs) return false;
+  private takeOverIfDead(path: string, judged: JudgedLock, reinspect: () => JudgedLock | null, holderFile?: string): boolean {
+    if (!this.dead(judged)) return false;
     // Two waiters may judge the same lock dead: a guard file lets one of them remove it, and
-    // only if it is still the very lock judged (same inode), not a fresh one taken meanwhile.
+    // only if it is still the very lock judged, not a fresh one taken meanwhile.
     const guard = `${path}.takeover`;
     try {
       fs.closeSync(fs.openSync(guard, 'wx'));
@@ -151,15 +156,43 @@ export class NodeLocks implements Locks {
       return false;
     }
     try {
-      // the same inode and change time: a lock created since (its inode number may be reused)
-      // or refreshed since is not the one judged
-      const again = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false });
-      if (again && again.ino === st.ino && again.ctimeNs === st.ctimeNs) fs.rmSync(path, { recursive: true, force: true });
+      this.faults.guarded?.(path);
+      // Read again under the guard and judged again: the same inode and change time are not
+      // enough, since a lock released and taken again within one tick of the file system's
+      // clock may get the freed inode back with the same times (ext4 reuses inodes at once;
+      // its timestamps come from a clock that ticks every few milliseconds). A lock taken
+      // since names a live holder (or none yet) and was just written: it is not dead. Only the
+      // guard's holder removes a dead lock, so what is read here stays dead until removed.
+      const again = reinspect();
+      if (again && again.stat.ino === judged.stat.ino && again.stat.ctimeNs === judged.stat.ctimeNs && this.dead(again)) {
+        if (holderFile !== undefined) fs.rmSync(holderFile, { force: true });
+        fs.rmSync(path, { recursive: true, force: true });
+      }
       return true;
     } finally {
       fs.rmSync(guard, { force: true });
     }
   }
+
+  /** A lock's holder is a process of this machine that no longer runs, or it was not refreshed within `staleMs`. */
+  private dead({ owner, stat }: JudgedLock): boolean {
+    const deadHere = owner !== null && owner.host === this.host && owner.pid !== process.pid && !processAlive(owner.pid);
+    return deadHere || Date.now() - Number(stat.mtimeMs) > this.staleMs;
+  }
+}
+
+/** A lock as a waiter saw it: its stat and the holder it names (null: none, or not yet written). */
+interface JudgedLock {
+  stat: fs.BigIntStats;
+  owner: { pid: number; host: string } | null;
+}
+
+/** The consolidation lock folder and the holder its description names; null when there is no lock. */
+function inspectDirLock(lockDir: string, info: string): (JudgedLock & { holder: { pid: number; host: string; holder: string } | null }) | null {
+  const stat = fs.lstatSync(lockDir, { bigint: true, throwIfNoEntry: false });
+  if (!stat) return null;
+  const holder = readHolder(info);
+  return { stat, owner: holder, holder };
 }
 
 /** How long a writer waits for a per-memory lock before it gives up with a message. */

@@ -75,4 +75,56 @@ describe('concurrent writers (real processes)', () => {
     }
     expect(events).toEqual(['next writer took the lock', 'next writer released it', 'waiter runs']);
   });
+  it('a lock taken again on the freed inode within one tick of the file system clock is not taken over (inode reuse, forced)', async () => {
+    // The same inode and change time do not prove the lock is the one judged dead: ext4 hands a
+    // freed inode to the next file at once, and its times come from a clock that ticks every
+    // few milliseconds. Forced here: once the waiter holds the takeover guard, the next writer
+    // (a live process of this machine) has taken the lock on the same inode, with the change
+    // time the waiter saw. The waiter must judge the lock again, leave it, and run only after
+    // that writer released it.
+    const fs = require('node:fs') as typeof import('node:fs');
+    const lock = path.join(vault, '.engram', 'locks', 'mem-bbbbbbbbbbbb.lock');
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    fs.writeFileSync(lock, `4194305@${hostname()}`); // a holder that died (pid 2^22 + 1 never runs)
+    const ino = fs.statSync(lock, { bigint: true }).ino;
+    let judgedCtime: bigint | undefined;
+    const events: string[] = [];
+    let readsSinceTaken = -1;
+    const fstatSync = fs.fstatSync;
+    const readSync = fs.readSync;
+    fs.fstatSync = ((fd: number, options?: { bigint?: boolean }) => {
+      const st = (fstatSync as (fd: number, o?: object) => import('node:fs').BigIntStats)(fd, options);
+      if (options?.bigint && st.ino === ino) {
+        if (judgedCtime === undefined) judgedCtime = st.ctimeNs;
+        else st.ctimeNs = judgedCtime; // the same tick: the change time the waiter judged
+      }
+      return st;
+    }) as typeof fs.fstatSync;
+    fs.readSync = ((fd: number, ...rest: unknown[]) => {
+      const n = (readSync as (...a: unknown[]) => number)(fd, ...rest);
+      if (readsSinceTaken >= 0 && fstatSync(fd, { bigint: true }).ino === ino && ++readsSinceTaken === 2) {
+        fs.unlinkSync(lock); // the next writer is done (after the waiter's second look at its lock)
+        events.push('next writer released it');
+      }
+      return n;
+    }) as typeof fs.readSync;
+    const locks = new NodeLocks(vault, 3_600_000, {
+      guarded: () => {
+        if (readsSinceTaken >= 0) return;
+        // the dead holder's lock was removed and the next writer took the lock: the same inode
+        // (rewritten in place, as a reused inode would be), naming a live process, just written
+        fs.writeFileSync(lock, `${process.ppid}@${hostname()}`);
+        expect(fs.statSync(lock, { bigint: true }).ino).toBe(ino);
+        readsSinceTaken = 0;
+        events.push('next writer took the lock');
+      },
+    });
+    try {
+      await locks.withLock('mem-bbbbbbbbbbbb', async () => void events.push('waiter runs'));
+    } finally {
+      fs.fstatSync = fstatSync;
+      fs.readSync = readSync;
+    }
+    expect(events).toEqual(['next writer took the lock', 'next writer released it', 'waiter runs']);
+  });
 });

@@ -100,6 +100,33 @@ describe('locks', () => {
     expect(readdirSync(path.join(vault, '.engram', 'locks'))).toEqual([]);
   }, 30_000);
 
+  it('a consolidation lock whose holder died is taken over with its description: the folder taken next never names the dead run', async () => {
+    // A second waiter that judged the dead run's lock and reads it again under the takeover guard
+    // (locks.ts takeOverIfDead) may find the new folder on the freed inode with the same times;
+    // it judges it by the description beside it, which must not still name the dead run.
+    const fs = require('node:fs') as typeof import('node:fs');
+    const dir = path.join(vault, '.engram', 'locks');
+    mkdirSync(path.join(dir, 'consolidate.lock'), { recursive: true });
+    writeFileSync(path.join(dir, 'consolidate.holder.json'), JSON.stringify({ pid: 4194305, host: require('node:os').hostname(), holder: 'a run that died' }));
+    const described: Array<string | null> = [];
+    const mkdirSync_ = fs.mkdirSync;
+    fs.mkdirSync = ((target: string, ...rest: unknown[]) => {
+      const made = (mkdirSync_ as (...a: unknown[]) => unknown)(target, ...rest);
+      if (target === path.join(dir, 'consolidate.lock')) described.push(fs.existsSync(path.join(dir, 'consolidate.holder.json')) ? fs.readFileSync(path.join(dir, 'consolidate.holder.json'), 'utf8') : null);
+      return made;
+    }) as typeof fs.mkdirSync;
+    let lock;
+    try {
+      lock = await new NodeLocks(vault, 3_600_000).tryLock('consolidate', 'next run');
+    } finally {
+      fs.mkdirSync = mkdirSync_;
+    }
+    expect(described).toEqual([null]);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'consolidate.holder.json'), 'utf8'))).toEqual({ pid: process.pid, host: require('node:os').hostname(), holder: 'next run' });
+    if ('release' in lock) await lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
+
   it('refuses a locks folder that is a link out of the vault, creating nothing there', async () => {
     const outside = path.join(dir, 'outside');
     mkdirSync(outside);
