@@ -10,9 +10,14 @@ const path = require('node:path');
 process.env.GIT_CONFIG_GLOBAL = path.join(__dirname, 'test', 'fixtures', 'gitconfig');
 process.env.GIT_CONFIG_NOSYSTEM = '1';
 process.env.TZ = 'UTC';
+process.env.ENGRAM_STRYKER = '1'; // tests that only spawn dist/ (no mutant there) leave themselves out
 
 module.exports = {
   ...base,
   globalSetup: '<rootDir>/test/stryker-setup.cjs',
-  testMatch: ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/headless/mcp-effects.test.ts'],
+  // ENGRAM_STRYKER_TESTS (set by `npm run mutate -- FILE --tests a,b`): only these test files,
+  // for a run on a loaded machine where the whole in-process suite's dry run takes minutes
+  testMatch: process.env.ENGRAM_STRYKER_TESTS
+    ? process.env.ENGRAM_STRYKER_TESTS.split(',').map((t) => `<rootDir>/${t.trim()}`)
+    : ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/headless/mcp-effects.test.ts'],
 };

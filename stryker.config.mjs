@@ -15,6 +15,9 @@ export default {
   ignorePatterns: ['dist', '.work', 'reports', 'coverage', '*.tgz'],
   concurrency: 1,
   timeoutMS: 20_000,
+  // the dry run (every covering test, once, with coverage) on a shared 2-core machine under load
+  // took over Stryker's default 5 minutes
+  dryRunTimeoutMinutes: 30,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

@@ -5,8 +5,11 @@ const { existsSync } = require('node:fs');
 const path = require('node:path');
 const setup = require('./global-setup.cjs');
 
+// A run narrowed to some test files (ENGRAM_STRYKER_TESTS) builds only if one of them needs dist/.
+const needsDist = () => !process.env.ENGRAM_STRYKER_TESTS || /cluster\.test/.test(process.env.ENGRAM_STRYKER_TESTS);
+
 module.exports = async () => {
-  if (!existsSync(path.join(__dirname, '..', 'dist', 'lib.js'))) return setup();
+  if (needsDist() && !existsSync(path.join(__dirname, '..', 'dist', 'lib.js'))) return setup();
   process.env.GIT_CONFIG_GLOBAL = path.join(__dirname, 'fixtures', 'gitconfig');
   process.env.GIT_CONFIG_NOSYSTEM = '1';
 };

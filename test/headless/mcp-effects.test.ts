@@ -59,10 +59,14 @@ const inProcess: Connect = async (vault) => {
   };
 };
 
-describe.each([
-  ['SDK client over stdio', overStdio],
+// Under Stryker (jest.stryker.cjs sets ENGRAM_STRYKER) only in process: the built server over
+// stdio holds no mutant, and its runs would only slow every mutant down.
+const CONNECTIONS: Array<[string, Connect]> = [
+  ...(process.env.ENGRAM_STRYKER ? [] : [['SDK client over stdio', overStdio] as [string, Connect]]),
   ['SDK client in process', inProcess],
-])('engram mcp: every tool\'s effect on the vault (%s)', (_how, connect: Connect) => {
+];
+
+describe.each(CONNECTIONS)('engram mcp: every tool\'s effect on the vault (%s)', (_how, connect: Connect) => {
   let vault: string;
   let cleanup: () => void;
   let client: Client;
@@ -158,10 +162,7 @@ describe.each([
   });
 });
 
-describe.each([
-  ['SDK client over stdio', overStdio],
-  ['SDK client in process', inProcess],
-])('engram mcp consolidate: a dry run unless apply is true (%s)', (_how, connect: Connect) => {
+describe.each(CONNECTIONS)('engram mcp consolidate: a dry run unless apply is true (%s)', (_how, connect: Connect) => {
   let vault: string;
   let cleanup: () => void;
   let client: Client;

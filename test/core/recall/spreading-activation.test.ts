@@ -67,6 +67,30 @@ describe('spreading activation (SPEC §7)', () => {
   });
 });
 
+describe('spreading activation over a hand-made graph (SPEC §7)', () => {
+  const E = (target: number, weight: number, kinds: Array<'related' | 'co_access' | 'decays_from'> = ['related']) => ({ target, weight, kinds });
+
+  it('sends nothing along an edge of weight 0, and keeps for each node the strongest seed it heard from', () => {
+    const graph: Record<number, ReturnType<typeof E>[]> = { 0: [E(2, 0.5), E(3, 0)], 1: [E(2, 1)], 2: [], 3: [] };
+    const spread = spreadActivation((n) => graph[n] ?? [], new Map([[0, 0.9], [1, 0.3]]), 0.5, 2);
+    expect(Object.fromEntries(spread.received)).toEqual({ 2: 0.5 * 0.5 * 0.9 + 0.5 * 1 * 0.3 });
+    expect(Object.fromEntries(spread.strongestSeed)).toEqual({ 2: 0.9 });
+    // the weaker seed alone: its own value
+    const weak = spreadActivation((n) => graph[n] ?? [], new Map([[1, 0.3]]), 0.5, 2);
+    expect(Object.fromEntries(weak.strongestSeed)).toEqual({ 2: 0.3 });
+  });
+
+  it('explains a node by its largest single contribution, the first of equal ones', () => {
+    const graph: Record<number, ReturnType<typeof E>[]> = { 0: [E(2, 0.5, ['co_access'])], 1: [E(2, 0.5, ['decays_from'])], 3: [E(2, 0.9)] };
+    const equal = spreadActivation((n) => graph[n] ?? [], new Map([[0, 1], [1, 1]]), 0.6, 1);
+    expect(equal.via.get(2)).toEqual({ from: 0, kinds: ['co_access'], amount: 0.3, path: [0, 2] });
+    const larger = spreadActivation((n) => graph[n] ?? [], new Map([[0, 1], [3, 1]]), 0.6, 1);
+    expect(larger.via.get(2)).toEqual({ from: 3, kinds: ['related'], amount: 0.6 * 0.9, path: [3, 2] });
+    // depth 0: nothing spreads
+    expect(spreadActivation((n) => graph[n] ?? [], new Map([[0, 1]]), 0.6, 0).received.size).toBe(0);
+  });
+});
+
 describe('the association graph as a graphology graph (for export and the graph view)', () => {
   it('holds exactly the edges recall spreads over', () => {
     const docs = [doc(id(0), 0), doc(id(1), 1000, [[id(0), 'related']], { [id(2)]: 2 }), doc(id(2), 2000, [[id(1), 'decays_from']])];
