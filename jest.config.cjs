@@ -1,4 +1,8 @@
-/** Tests mirror src/ and headless/; every run is TZ=UTC (set by the npm script). */
+/** Tests mirror src/ and headless/; every run is TZ=UTC, set here rather than in the npm script
+ * (`TZ=UTC jest` is POSIX shell: cmd.exe on Windows cannot run it). Jest's workers inherit it; a
+ * run in band sees it too (Node re-reads TZ when process.env.TZ is assigned). */
+process.env.TZ = 'UTC';
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],

@@ -5,8 +5,9 @@
 // `--tests test/core/decay.test.ts,test/core/tiers.test.ts` narrows the tests the mutants meet.
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // --tests a,b: run the mutants against only these test files (jest.stryker.cjs reads them from
 // ENGRAM_STRYKER_TESTS); without it, every in-process test (test/core and mcp-effects).
 const all = process.argv.slice(2);
