@@ -24,3 +24,4 @@ export { consolidate } from '../src/core/consolidation/consolidate';
 export { NodeLocks } from './locks';
 export { NodeFileStore } from './fs-files';
 export { cliReference } from './cli-reference';
+export { mcpReference } from './mcp/reference';

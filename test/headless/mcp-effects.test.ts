@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { mcpReference } from '../../headless/mcp/reference';
 import { buildServer } from '../../headless/mcp/server';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { readFrontmatter, splitFrontmatter } from '../../src/core/frontmatter';
@@ -200,5 +201,12 @@ describe.each(CONNECTIONS)('engram mcp consolidate: a dry run unless apply is tr
     expect(readFileSync(path.join(vault, '.engram', 'runs.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
     // nothing left to do
     expect(prune(await data({ apply: true })).count).toBe(0);
+  });
+});
+
+describe('docs/mcp-tools.md', () => {
+  it('is every tool, argument, hint and resource exactly as a client lists them (npm run docs:cli rewrites it)', async () => {
+    // what a model reads to choose a tool and fill its arguments is part of the interface
+    expect(readFileSync(path.join(__dirname, '..', '..', 'docs', 'mcp-tools.md'), 'utf8')).toBe(await mcpReference());
   });
 });
