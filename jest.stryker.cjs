@@ -19,5 +19,5 @@ module.exports = {
   // for a run on a loaded machine where the whole in-process suite's dry run takes minutes
   testMatch: process.env.ENGRAM_STRYKER_TESTS
     ? process.env.ENGRAM_STRYKER_TESTS.split(',').map((t) => `<rootDir>/${t.trim()}`)
-    : ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/headless/mcp-effects.test.ts'],
+    : ['<rootDir>/test/core/**/*.test.ts', '<rootDir>/test/headless/mcp-effects.test.ts', '<rootDir>/test/headless/mcp.test.ts'],
 };

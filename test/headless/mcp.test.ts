@@ -4,7 +4,13 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { buildServer } from '../../headless/mcp/server';
+import { WarmVault } from '../../headless/mcp/warm-vault';
 import { engram, initVault, tempDir } from '../helpers/cli';
+
+/** Under Stryker only the first block runs, in process: the others drive the built process itself. */
+const processOnly = process.env.ENGRAM_STRYKER ? describe.skip : describe;
 
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
 const NOW = '2026-11-10T10:00:00Z';
@@ -17,19 +23,33 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
   let vault: string;
   let client: Client;
   let stderr: string;
+  let server: ReturnType<typeof buildServer> | undefined;
+  let warm: WarmVault | undefined;
 
   beforeAll(async () => {
     ({ dir, cleanup } = tempDir());
     vault = path.join(dir, 'vault');
     await engram(vault, ['init']);
+    client = new Client({ name: 'engram-test', version: '1.0.0' });
+    if (process.env.ENGRAM_STRYKER) {
+      // under Stryker (jest.stryker.cjs) the same server in this process, linked by the SDK's
+      // in-memory transport, so that the tests meet the mutants of headless/mcp
+      warm = new WarmVault({ vault, now: NOW, cwd: process.cwd(), env: {} });
+      server = buildServer(warm, 'test');
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await server.connect(serverSide);
+      await client.connect(clientSide);
+      return;
+    }
     const transport = new StdioClientTransport({ command: process.execPath, args: [ENGRAM, '--vault', vault, '--now', NOW, 'mcp'], stderr: 'pipe' });
     stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    client = new Client({ name: 'engram-test', version: '1.0.0' });
     await client.connect(transport);
   });
   afterAll(async () => {
     await client.close();
+    await server?.close();
+    warm?.close();
     cleanup();
   });
 
@@ -181,9 +201,67 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     const bad = await call('remember', { text: 'x', supersedes: 'mem-000000000000' });
     expect([bad.isError, bad.content[0]!.text]).toEqual([true, 'no memory with id mem-000000000000']);
   });
+
+  it("passes every list filter, sort and reverse to the same listing as the CLI; recall's explain, one version of history, purge, and the ids it refuses", async () => {
+    const one = await data('remember', { text: 'Zzlist one: the parser rejects tab characters in keys.', category: 'semantic', tags: ['zzlist'], confidence: 'verified', agent_role: 'planner' });
+    const two = await data('remember', { text: 'Zzlist two: the lexer keeps comments beside their tokens.', category: 'episodic', tags: ['zzlist'], confidence: 'inferred' });
+    const three = await data('remember', { text: 'Zzlist three: the formatter wraps lines at one hundred columns.', category: 'decision', tags: ['zzlist', 'zzextra'] });
+    const ids = async (args: Record<string, unknown>) => (await data('list', { tags: ['zzlist'], ...args })).memories.map((m: { id: string }) => m.id);
+    const all = [one.id, two.id, three.id];
+    expect(await ids({ sort: 'id' })).toEqual([...all].sort());
+    expect(await ids({ sort: 'id', reverse: true })).toEqual([...all].sort().reverse());
+    expect(await ids({ sort: 'id', limit: 1 })).toEqual([[...all].sort()[0]]);
+    expect((await data('list', { tags: ['zzlist'], limit: 1 })).total).toBe(3);
+    expect(await ids({ tags: ['zzlist', 'zzextra'] })).toEqual([three.id]);
+    expect(await ids({ category: 'episodic' })).toEqual([two.id]);
+    expect(await ids({ confidence: 'verified' })).toEqual([one.id]);
+    expect(await ids({ role: 'planner' })).toEqual([one.id]);
+    expect(await ids({ tier: 'active', sort: 'id' })).toEqual([...all].sort());
+    expect(await ids({ tier: 'cold' })).toEqual([]);
+    expect(await ids({ since: '2026-11-10', until: '2026-11-10T23:59:59Z', sort: 'id' })).toEqual([...all].sort());
+    expect(await ids({ until: '2026-11-09' })).toEqual([]);
+    expect(await ids({ since: '2026-11-11' })).toEqual([]);
+    expect(await ids({ accessed_since: '2026-11-11' })).toEqual([]);
+    expect(await ids({ accessed_until: '2026-11-09' })).toEqual([]);
+    expect(await ids({ accessed_since: '1d', sort: 'id' })).toEqual([...all].sort());
+    expect(await ids({ in_conflict: true })).toEqual([]);
+
+    const explained = await data('recall', { query: 'parser rejects tab characters', explain: true, limit: 1 });
+    expect(Object.keys(explained).sort()).toEqual(['results', 'widening']);
+    expect([explained.results.length, explained.results[0].id, typeof explained.results[0].explain]).toEqual([1, one.id, 'object']);
+    expect((await data('recall', { query: 'parser rejects tab characters', limit: 1 }))[0].explain).toBeUndefined();
+
+    await data('edit', { id: two.id, text: 'Zzlist two: the lexer keeps comments and blank lines beside their tokens.' });
+    expect(await data('history', { id: two.id, version: 1 })).toMatchObject({ n: 1, reason: 'created' });
+    expect(await data('history', { id: two.id, version: 2 })).toMatchObject({ n: 2, reason: 'edit', by: 'mcp' });
+
+    const purged = await data('forget', { ids: [three.id], purge: true });
+    expect(purged).toHaveLength(1);
+    expect(await ids({})).not.toContain(three.id);
+    expect(await ids({ forgotten: true })).toEqual([]);
+    await data('forget', { ids: [two.id] });
+    expect(await ids({ forgotten: true })).toEqual([two.id]);
+
+    for (const [name, args, message] of [
+      ['forget', { ids: ['nope'] }, 'not a memory id: "nope"'],
+      ['touch', { ids: ['mem-000000000000'] }, 'no memory with id mem-000000000000'],
+      ['touch', { ids: [one.id, 'MEM-1'] }, 'not a memory id: "MEM-1" (expected mem- and 12 lowercase letters or digits)'],
+      ['history', { id: one.id, version: 0 }, 'version: expected a whole number of at least 1, got 0'],
+      ['revert', { id: one.id, version: 2.5 }, 'version: expected a whole number of at least 1, got 2.5'],
+    ] as Array<[string, Record<string, unknown>, string]>) {
+      const result = await call(name, args);
+      expect([name, result.isError, result.content[0]!.text]).toEqual([name, true, message]);
+    }
+    // touching nothing wrong first: the memory named before a bad id is not touched
+    expect((await data('show', { id: one.id })).access_count).toBe(0);
+    await expect(client.readResource({ uri: 'engram://memory/nope' })).rejects.toThrow(/not a memory id: "nope"/);
+    await expect(client.readResource({ uri: 'engram://memory/mem-000000000000' })).rejects.toThrow(/no memory with id mem-000000000000/);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['engram://state', `engram://memory/${one.id}`]));
+  });
 });
 
-describe('engram mcp survives malformed input (raw JSON-RPC over stdio)', () => {
+processOnly('engram mcp survives malformed input (raw JSON-RPC over stdio)', () => {
   let dir: string;
   let cleanup: () => void;
   beforeAll(() => ({ dir, cleanup } = tempDir()));
@@ -251,7 +329,7 @@ function rawSession(vault: string) {
   return { child, send, call, end };
 }
 
-describe('engram mcp keeps serving one client whatever a line holds, and answers all it read', () => {
+processOnly('engram mcp keeps serving one client whatever a line holds, and answers all it read', () => {
   let vault: string;
   let cleanup: () => void;
   beforeAll(async () => ({ vault, cleanup } = await initVault()));
@@ -298,7 +376,7 @@ describe('engram mcp keeps serving one client whatever a line holds, and answers
   });
 });
 
-describe('engram mcp --http (Streamable HTTP)', () => {
+processOnly('engram mcp --http (Streamable HTTP)', () => {
   let cleanup: () => void;
   let vault: string;
   beforeAll(async () => {
