@@ -31,8 +31,12 @@ export class NodeLocks implements Locks {
   constructor(
     private readonly vaultRoot: string,
     private readonly staleMs = 10_000,
-    /** Fault injection for the tests: `guarded` runs once a waiter holds a takeover's guard, before it reads the lock again. */
-    private readonly faults: { guarded?: (path: string) => void } = {},
+    /**
+     * For the tests: `now`, the clock a lock's age is judged by (file times are the system's;
+     * default Date.now); `guarded`, a fault hook run once a waiter holds a takeover's guard,
+     * before it reads the lock again.
+     */
+    private readonly faults: { now?: () => number; guarded?: (path: string) => void } = {},
   ) {
     this.dir = nodePath.join(vaultRoot, '.engram', 'locks');
   }
@@ -152,7 +156,7 @@ export class NodeLocks implements Locks {
       fs.closeSync(fs.openSync(guard, 'wx'));
     } catch {
       const g = fs.lstatSync(guard, { throwIfNoEntry: false });
-      if (g && Date.now() - g.mtimeMs > this.staleMs) fs.rmSync(guard, { force: true });
+      if (g && this.now() - g.mtimeMs > this.staleMs) fs.rmSync(guard, { force: true });
       return false;
     }
     try {
@@ -177,7 +181,11 @@ export class NodeLocks implements Locks {
   /** A lock's holder is a process of this machine that no longer runs, or it was not refreshed within `staleMs`. */
   private dead({ owner, stat }: JudgedLock): boolean {
     const deadHere = owner !== null && owner.host === this.host && owner.pid !== process.pid && !processAlive(owner.pid);
-    return deadHere || Date.now() - Number(stat.mtimeMs) > this.staleMs;
+    return deadHere || this.now() - Number(stat.mtimeMs) > this.staleMs;
+  }
+
+  private now(): number {
+    return this.faults.now?.() ?? Date.now();
   }
 }
 

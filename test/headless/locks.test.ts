@@ -9,8 +9,9 @@ import { tempDir } from '../helpers/cli';
  * of its timers (consolidate-lock-starved.sh: 40,000 memories, 10 s stale time, scaled down
  * here to a 400 ms stale time and a holder blocked until the test lets it go), and no lock
  * file is created through a link planted in `.engram/` (symlink-follow-writes-outside.sh).
- * Nothing here depends on how fast the machine is: the holder blocks until told, and the
- * waiter asks until it has asked 8 times and the stale time has passed 4 times over.
+ * Nothing here depends on how fast the machine is: the holder blocks until told, the test
+ * waits until the holder's worker has refreshed the lock three times, and the waiter judges the
+ * lock's age on an injected clock (a 400 ms refresh window failed at load 15 on 2 cores).
  */
 const LIB = path.join(__dirname, '..', '..', 'dist', 'lib.js');
 const STALE_MS = 400;
@@ -65,30 +66,49 @@ describe('locks', () => {
   async function holderKeepsLock(holder: ReturnType<typeof blockingHolder>): Promise<void> {
     await holder.started;
     const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
-    const taken = statSync(lockDir).mtimeMs;
-    const locks = new NodeLocks(vault, STALE_MS);
+    // Its worker thread refreshes the lock while the holder's main thread is blocked: wait (however
+    // long the machine takes) until its modification time has moved three times.
+    const seen = [statSync(lockDir, { bigint: true }).mtimeNs];
+    while (seen.length < 4) {
+      const mtime = statSync(lockDir, { bigint: true }).mtimeNs;
+      if (mtime !== seen[seen.length - 1]) seen.push(mtime);
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(seen.every((t, i) => i === 0 || t > seen[i - 1]!)).toBe(true);
+    // A waiter judges the lock by its age on its own clock (injected here, so that no answer
+    // depends on how late the machine runs the refresh): within the stale time the lock is held
+    // by the blocked holder, named; past it, and only then, it would be taken over.
+    const refreshed = Number(statSync(lockDir, { bigint: true }).mtimeMs); // whole ms, as the lock code reads it
+    let now = refreshed + STALE_MS;
+    const locks = new NodeLocks(vault, STALE_MS, { now: () => now });
     const answers: string[] = [];
-    const started = Date.now();
-    // at least 8 answers, and at least 4 stale times since the lock was taken: a lock nobody
-    // refreshed would have been taken over by then (under load this takes longer, never fails)
-    while (answers.length < 8 || Date.now() - started < 4 * STALE_MS) {
+    for (let i = 0; i < 8; i++) {
       const lock = await locks.tryLock('consolidate', 'second run');
-      if ('release' in lock) {
-        await lock.release();
-        answers.push('TAKEN');
-        break;
-      }
-      answers.push(lock.heldBy.replace(/pid \d+/, 'pid N'));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      answers.push('release' in lock ? 'TAKEN' : lock.heldBy.replace(/pid \d+/, 'pid N'));
+      if ('release' in lock) await lock.release();
     }
     expect(new Set(answers)).toEqual(new Set([expect.stringMatching(/^blocked holder \(pid N on .+\)$/)]));
-    // the holder's worker thread kept the lock fresh while its main thread was blocked
-    expect(statSync(lockDir).mtimeMs - taken).toBeGreaterThan(STALE_MS);
     expect(await holder.release()).toBe(0);
+    now = Date.now();
     const after = await locks.tryLock('consolidate', 'after');
     expect('release' in after).toBe(true);
     if ('release' in after) await after.release();
   }
+
+  it('a consolidation lock not refreshed within the stale time is taken over from a holder elsewhere, not a moment before', async () => {
+    // a holder on another machine (or the plugin): only its lock's age says whether it is alive
+    const locks = path.join(vault, '.engram', 'locks');
+    mkdirSync(path.join(locks, 'consolidate.lock'), { recursive: true });
+    writeFileSync(path.join(locks, 'consolidate.holder.json'), JSON.stringify({ pid: 1, host: 'elsewhere', holder: 'a run on another machine' }));
+    const mtime = Number(statSync(path.join(locks, 'consolidate.lock'), { bigint: true }).mtimeMs);
+    let now = mtime + STALE_MS;
+    const waiter = new NodeLocks(vault, STALE_MS, { now: () => now });
+    expect(await waiter.tryLock('consolidate', 'here')).toEqual({ heldBy: 'a run on another machine (pid 1 on elsewhere)' });
+    now = mtime + STALE_MS + 1;
+    const taken = await waiter.tryLock('consolidate', 'here');
+    expect('release' in taken).toBe(true);
+    if ('release' in taken) await taken.release();
+  });
 
   it('a lock left by a process that died is taken over at once, not after the stale time', async () => {
     mkdirSync(path.join(vault, '.engram', 'locks'), { recursive: true });
