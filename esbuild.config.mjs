@@ -24,6 +24,27 @@ await Promise.all([
   build({ ...node, entryPoints: ['headless/index.ts'], outfile: 'dist/lib.js' }),
   worker,
 ]);
+// cl100k_base's ranks sorted by their bytes, for the CLI's token counts (src/core/bpe-count.ts):
+// found by binary search in one string, where gpt-tokenizer compiled a 1 MB array of its ranks
+// and built a map of them at each start (~180 ms of every `engram context`).
+const sortedRanks = readFileSync('node_modules/gpt-tokenizer/data/cl100k_base.tiktoken', 'utf8')
+  .split('\n')
+  .filter((line) => line.indexOf(' ') > 0)
+  .map((line) => [Buffer.from(line.slice(0, line.indexOf(' ')), 'base64').toString('latin1'), Number(line.slice(line.indexOf(' ') + 1))])
+  .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+const rankOffsets = new Uint32Array(sortedRanks.length + 1);
+sortedRanks.forEach(([key], i) => (rankOffsets[i + 1] = rankOffsets[i] + key.length));
+const base64 = (words) => Buffer.from(words.buffer, words.byteOffset, words.byteLength).toString('base64');
+const words = (text) => `new Uint32Array(Uint8Array.from(Buffer.from('${text}', 'base64')).buffer)`;
+await build({
+  ...node,
+  sourcemap: false,
+  stdin: {
+    contents: `// cl100k_base's ranks sorted by bytes, written by esbuild.config.mjs from gpt-tokenizer's cl100k_base.tiktoken\nmodule.exports = { keys: Buffer.from('${Buffer.from(sortedRanks.map(([key]) => key).join(''), 'latin1').toString('base64')}', 'base64').toString('latin1'), offsets: ${words(base64(rankOffsets))}, ranks: ${words(base64(Uint32Array.from(sortedRanks, ([, rank]) => rank)))} };\n`,
+    loader: 'js',
+  },
+  outfile: 'dist/cl100k.js',
+});
 for (const wasm of ['ort-wasm.wasm', 'ort-wasm-simd.wasm']) copyFileSync(`node_modules/onnxruntime-web/dist/${wasm}`, `dist/plugin/${wasm}`);
 
 // The runtime's pinned files: this version's release assets, each with its SHA-256.

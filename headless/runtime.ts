@@ -1,6 +1,7 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
+import { bpeCounter, sortedRankOf, type SortedRanks } from '../src/core/bpe-count';
 import { UsageError, EngramError } from '../src/core/errors';
 import type { Ports, Random, TokenCounter } from '../src/core/ports';
 import { seededRandom } from '../src/core/random';
@@ -63,17 +64,30 @@ export function parseNow(value: string | undefined): number | null {
   return ms;
 }
 
-/** gpt-tokenizer's cl100k encoding, loaded on first use (it takes ~180 ms to load). */
+/**
+ * cl100k_base token counts, ready on first use: from the sorted rank table the build writes
+ * beside the bundle (dist/cl100k.js, a few ms to load), or from gpt-tokenizer (~180 ms to load)
+ * where there is none (the sources run by the tests) and for a text holding `<|`, whose special
+ * tokens gpt-tokenizer refuses as it always did. The same counts: test/headless/token-count.test.ts.
+ */
 function lazyTokenCounter(): TokenCounter {
-  let count: ((text: string) => number) | null = null;
+  let exact: ((text: string) => number) | null = null;
+  let sorted: ((text: string) => number) | null | undefined;
+  const gptTokenizer = (): ((text: string) => number) =>
+    (exact ??= (require('gpt-tokenizer/encoding/cl100k_base') as { countTokens: (t: string) => number }).countTokens);
   return {
     count(text: string): number {
-      if (!count) {
-        count = (require('gpt-tokenizer/encoding/cl100k_base') as { countTokens: (t: string) => number }).countTokens;
-      }
-      return count(text);
+      if (text.includes('<|')) return gptTokenizer()(text);
+      if (sorted === undefined) sorted = sortedTableCounter();
+      return (sorted ?? gptTokenizer())(text);
     },
   };
+}
+
+function sortedTableCounter(): ((text: string) => number) | null {
+  const file = nodePath.join(__dirname, 'cl100k.js');
+  if (!existsSync(file)) return null;
+  return bpeCounter(sortedRankOf(require(file) as SortedRanks));
 }
 
 /** A regular file's text, opened without blocking: a FIFO in its place is an error, not a hang. */
