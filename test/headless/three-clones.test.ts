@@ -38,5 +38,7 @@ describe('three clones of one vault through git', () => {
     expect(report.access_count_sum).toBe(report.access_count_expected);
     expect(report.touches_and_uses).toBeGreaterThan(0);
     expect(report.driver_runs).toBeGreaterThan(0);
-  });
+  // a ceiling, not a target: 3 clones, git and about 50 engram processes a case; at load 20 on the
+  // shared 2-core machine a case took 165 s
+  }, 300_000);
 });
