@@ -21,7 +21,8 @@ import { currentTier } from '../src/core/tiers';
 import { useMemories, type UseOptions, type UseResult } from '../src/core/touch';
 import type { Command, CommandContext } from './command';
 import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef, unreadableForRecall, warnUnreadable } from './command-kit';
-import { loadVectors, updateVectors } from '../src/core/embeddings/store';
+import { loadVectors, refreshVectors } from '../src/core/embeddings/store';
+import { loadCatalog } from '../src/core/recall/catalog';
 import { searchVectors } from '../src/core/embeddings/vector-search';
 import { createEmbedder, requireEmbedder } from './embedders';
 import { captureCommand } from './capture-command';
@@ -601,7 +602,9 @@ export const COMMANDS: Record<string, Command> = {
   reembed: {
     group: 'maintain',
     summary: 'embed every memory whose text changed, with the configured embedder',
-    details: 'json: {"model", "dimensions", "total", "embedded", "kept", "removed", "rebuilt", "seconds"}',
+    details:
+      'Reads only the memories whose text changed since their vector was made (the catalog keeps the hash of each text).\n' +
+      'json: {"model", "dimensions", "total", "embedded", "kept", "removed", "rebuilt", "read" (memory files read), "seconds"}',
     options: { model: { type: 'string', value: 'ID', help: 'migrate to another model: re-embed everything, record it in .engram/config.json' } },
     async run(context) {
       const runtime = openVault(context.runtime);
@@ -609,9 +612,10 @@ export const COMMANDS: Record<string, Command> = {
       const model = context.options.model as string | undefined;
       const settings = { ...vault.settings.embedder, ...(model ? { model } : {}) };
       const embedder = requireEmbedder(settings, runtime.root);
-      const { memories } = await vault.loadAll();
       const started = Date.now();
-      const report = await updateVectors(vault, memories.map((m) => ({ id: m.id, text: memoryText(m) })), embedder, {
+      // the catalog (cache: only changed files parsed) says which texts changed; only those are read
+      const { docs } = await loadCatalog(vault);
+      const report = await refreshVectors(vault, docs, embedder, {
         force: model !== undefined && model !== vault.settings.embedder.model,
       });
       if (model && model !== vault.settings.embedder.model) await saveEmbedderModel(runtime, model);

@@ -1,8 +1,8 @@
 import { Modal, Notice, Setting, type App, type Editor, type MarkdownFileInfo, type MarkdownView } from 'obsidian';
 import { agentContext, formatAgentContext } from '../core/agent-context';
 import { consolidate } from '../core/consolidation/consolidate';
-import { updateVectors } from '../core/embeddings/store';
-import { memoryText, type Memory } from '../core/memory';
+import { refreshVectors } from '../core/embeddings/store';
+import type { Memory } from '../core/memory';
 import { drawIds } from './creative-draw';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
@@ -138,10 +138,11 @@ export function registerCommands(plugin: EngramPlugin): void {
           return;
         }
         const { vault } = service();
-        const { memories } = await vault.loadAll();
         try {
           plugin.status?.setJob('Engram: embedding...', () => service().cancelEmbedding());
-          const report = await updateVectors(vault, memories.map((m) => ({ id: m.id, text: memoryText(m) })), embedder, {
+          // the warm index knows each memory's text hash: only memories whose text changed are read
+          await plugin.index.load();
+          const report = await refreshVectors(vault, [...plugin.index.all()], embedder, {
             onProgress: (done, total) => plugin.status?.setJob(`Engram: embedding ${done}/${total} (click to cancel)`, () => service().cancelEmbedding()),
           });
           new Notice(`Engram: embedded ${report.embedded}, kept ${report.kept}, removed ${report.removed}`);

@@ -1,4 +1,5 @@
-import { EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, updateVectors } from '../../src/core/embeddings/store';
+import { EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, updateVectors } from '../../src/core/embeddings/store';
+import { loadCatalog } from '../../src/core/recall/catalog';
 import { naiveSearch, searchVectors } from '../../src/core/embeddings/vector-search';
 import type { Embedder } from '../../src/core/ports';
 import { normalise } from '../../src/embedding/vectors';
@@ -90,5 +91,53 @@ describe('vector search', () => {
       const odd = searchVectors(stored, query, 5, (id) => Number(id.slice(1)) % 2 === 1);
       expect([...odd.keys()].every((id) => Number(id.slice(1)) % 2 === 1)).toBe(true);
     }
+  });
+});
+
+describe('re-embedding from the catalog (issue 21: only what changed is read)', () => {
+  const note = (id: string, text: string) => `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-01-01T00:00:00Z"\n---\n${text}\n`;
+
+  it('reads no memory file when every text is unchanged, and only the changed or new ones otherwise', async () => {
+    const { vault, files } = memoryVault('2026-01-02T00:00:00Z');
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 'Alpha ships on Mondays.'));
+    files.files.set('episodic/ops/Beta.md', note('mem-bbbbbbbbbbbb', 'Beta runs in eu-west-1.\n\n[[mem-aaaaaaaaaaaa|related]]'));
+    files.files.set('semantic/mem-cccccccccccc.md', note('mem-cccccccccccc', 'Gamma is the cache.'));
+    const reads: string[] = [];
+    const read = files.read.bind(files);
+    files.read = async (path) => {
+      if (path.endsWith('.md')) reads.push(path);
+      return read(path);
+    };
+    const embedder = fakeEmbedder();
+    const docs = async () => {
+      const catalog = await loadCatalog(vault);
+      reads.length = 0; // what the catalog parsed is its own (cached after the first load)
+      return catalog.docs;
+    };
+    const first = await refreshVectors(vault, await docs(), embedder);
+    expect([first.embedded, first.kept, first.read]).toEqual([3, 0, 3]);
+    // the same texts the plain update embeds: vectors of memoryText (typed link markup left out)
+    expect(embedder.calls).toEqual([['Alpha ships on Mondays.', 'Beta runs in eu-west-1.', 'Gamma is the cache.']]);
+
+    // nothing changed: not one memory file read, nothing embedded, nothing written
+    const writes = files.writes;
+    const idle = await refreshVectors(vault, await docs(), embedder);
+    expect([idle.embedded, idle.kept, idle.read, reads]).toEqual([0, 3, 0, []]);
+    expect(files.writes).toBe(writes);
+
+    // one text changed (a fields-only touch of another changes nothing), one memory new, one gone
+    files.files.set('episodic/ops/Beta.md', note('mem-bbbbbbbbbbbb', 'Beta moved to eu-central-1 in June.'));
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 'Alpha ships on Mondays.').replace('category: episodic', 'category: episodic\naccess_count: 4'));
+    files.files.set('decisions/mem-dddddddddddd.md', note('mem-dddddddddddd', 'Delta is decided.').replace('category: episodic', 'category: decision'));
+    files.files.delete('semantic/mem-cccccccccccc.md');
+    const next = await refreshVectors(vault, await docs(), embedder);
+    expect([next.embedded, next.kept, next.removed, next.read]).toEqual([2, 1, 1, 2]);
+    expect(reads.sort()).toEqual(['decisions/mem-dddddddddddd.md', 'episodic/ops/Beta.md']);
+    expect(embedder.calls[1]).toEqual(['Beta moved to eu-central-1 in June.', 'Delta is decided.']);
+    expect((await loadVectors(vault)).vectors!.ids).toEqual(['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-dddddddddddd']);
+
+    // another model: everything is read and embedded again
+    const other = await refreshVectors(vault, await docs(), fakeEmbedder('fake:v2'));
+    expect([other.embedded, other.read]).toEqual([3, 3]);
   });
 });

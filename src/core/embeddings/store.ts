@@ -1,4 +1,5 @@
 import { contentHash } from '../ids';
+import { memoryText } from '../memory';
 import type { Embedder } from '../ports';
 import type { Vault } from '../vault';
 
@@ -106,6 +107,13 @@ export interface EmbedSource {
   text: string;
 }
 
+/** A memory whose text is not at hand: its vector is kept when `hash` is the stored one. */
+interface KnownSource {
+  id: string;
+  hash: string;
+  text?: undefined;
+}
+
 export interface EmbedReport {
   model: string;
   dimensions: number;
@@ -121,18 +129,70 @@ export interface EmbedReport {
  * content hash), keep the rest, drop what is gone. `force` re-embeds everything (a model
  * migration). Writes nothing when nothing changed.
  */
-export async function updateVectors(vault: Vault, sources: EmbedSource[], embedder: Embedder, options: { force?: boolean; onProgress?: (done: number, total: number) => void } = {}): Promise<EmbedReport> {
+export async function updateVectors(vault: Vault, sources: EmbedSource[], embedder: Embedder, options: EmbedOptions = {}): Promise<EmbedReport> {
+  return applyVectors(vault, await loadVectors(vault), sources, embedder, options);
+}
+
+export interface EmbedOptions {
+  force?: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** A memory as the catalog or the plugin's index knows it: where it is and the hash of its text, no text. */
+export interface IndexedMemory {
+  id: string;
+  path: string;
+  /** contentHash(memoryText(memory)), as the catalog keeps it (RecallDoc.text_hash); absent: unknown. */
+  text_hash?: string;
+}
+
+/**
+ * updateVectors over the memories the catalog (or the plugin's warm index) lists, reading only
+ * the files whose text may have changed: a memory whose stored vector was made from a text with
+ * the hash the catalog holds keeps it without a read. New or changed memories, and documents
+ * without a hash, are read (a file gone or holding another id meanwhile is left for the next
+ * run). `read`: how many memory files were read.
+ */
+export async function refreshVectors(vault: Vault, docs: Iterable<IndexedMemory>, embedder: Embedder, options: EmbedOptions = {}): Promise<EmbedReport & { read: number }> {
   const loaded = await loadVectors(vault);
-  const previous = loaded.vectors && loaded.vectors.model === embedder.model && !options.force ? loaded.vectors : null;
+  const previous = current(loaded, embedder, options);
+  const hashOf = new Map<string, string>();
+  previous?.ids.forEach((id, row) => hashOf.set(id, previous.hashes[row]!));
+  const sources: Array<EmbedSource | KnownSource> = [];
+  let read = 0;
+  for (const doc of docs) {
+    if (doc.text_hash !== undefined && hashOf.get(doc.id) === doc.text_hash) {
+      sources.push({ id: doc.id, hash: doc.text_hash });
+      continue;
+    }
+    read++;
+    const file = await vault.read(doc.path).catch(() => null);
+    if (!file || file.memory.id !== doc.id) continue;
+    sources.push({ id: doc.id, text: memoryText(file.memory) });
+  }
+  return { ...(await applyVectors(vault, loaded, sources, embedder, options)), read };
+}
+
+function current(loaded: LoadResult, embedder: Embedder, options: EmbedOptions): StoredVectors | null {
+  return loaded.vectors && loaded.vectors.model === embedder.model && !options.force ? loaded.vectors : null;
+}
+
+async function applyVectors(vault: Vault, loaded: LoadResult, sources: Array<EmbedSource | KnownSource>, embedder: Embedder, options: EmbedOptions): Promise<EmbedReport> {
+  const previous = current(loaded, embedder, options);
   const rowOf = new Map<string, number>();
   previous?.ids.forEach((id, row) => rowOf.set(id, row));
-  const hashes = sources.map((s) => contentHash(s.text));
+  const hashes = sources.map((s) => (s.text === undefined ? s.hash : contentHash(s.text)));
   const todo: number[] = [];
   sources.forEach((source, i) => {
     const row = rowOf.get(source.id);
     if (row === undefined || previous!.hashes[row] !== hashes[i]) todo.push(i);
   });
-  const fresh = todo.length > 0 ? await embedder.embed(todo.map((i) => sources[i]!.text), options.onProgress) : [];
+  const texts = todo.map((i) => {
+    const text = sources[i]!.text;
+    if (text === undefined) throw new Error(`${sources[i]!.id}: no stored vector for its text and no text to embed`);
+    return text;
+  });
+  const fresh = todo.length > 0 ? await embedder.embed(texts, options.onProgress) : [];
   const dimensions = fresh[0]?.length ?? previous?.dimensions ?? 0;
   for (const vector of fresh) {
     if (vector.length !== dimensions) throw new Error(`embedder ${embedder.model} returned ${vector.length} dimensions, expected ${dimensions}`);

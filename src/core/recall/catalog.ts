@@ -1,4 +1,5 @@
 import { analyze } from '../analyzer';
+import { contentHash } from '../ids';
 import { MemoryParseError } from '../errors';
 import type { LinkKind, MemoryLink } from '../links';
 import { ARCHIVE_FOLDER, bodyText, decodeNote, parseMemory, type Memory } from '../memory';
@@ -52,6 +53,11 @@ export interface RecallDoc {
   superseded_by?: string | null;
   /** The body as an agent reads it; null until read (documents that came from the cache). */
   text: string | null;
+  /**
+   * contentHash of the text an embedder reads (memoryText): whether the stored vector is current
+   * can be told without reading the file (re-embed reads only what changed). Absent: not known.
+   */
+  text_hash?: string;
   /** Tags, related paths and recalls (accesses less reinforcements), for results; undefined until read (the catalog does not keep them). */
   tags?: string[];
   related_paths?: string[];
@@ -85,6 +91,7 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
     co_access: memory.co_access,
     superseded_by: supersededBy(memory),
     text,
+    text_hash: contentHash(text),
     tags: memory.tags,
     related_paths: memory.related_paths,
     recall_count: recallCount(memory),
@@ -95,7 +102,7 @@ type Row = [
   path: string, size: number, mtimeMs: number, category: Category, confidence: Confidence, tier: Tier | null,
   createdMs: number, accessMs: number, activationMs: number, accessCount: number, isError: 0 | 1, halfLife: number,
   activation: number, amplitude: number, role: string | null, source: string | null, session: string | null,
-  terms: string, links: string, coAccess: string, facets: string, id: string, supersededBy: string,
+  terms: string, links: string, coAccess: string, facets: string, id: string, supersededBy: string, textHash: string,
 ];
 type ErrorRow = [path: string, size: number, mtimeMs: number, error: string];
 
@@ -108,6 +115,7 @@ function encode(doc: RecallDoc, size: number, mtimeMs: number): Row {
     (doc.facets ?? []).join(' '),
     doc.id,
     doc.superseded_by ?? '',
+    doc.text_hash ?? '',
   ];
 }
 
@@ -139,6 +147,7 @@ function decode(row: Row): RecallDoc {
     co_access: coAccess,
     superseded_by: row[22] ? row[22] : null,
     text: null,
+    ...(row[23] ? { text_hash: row[23] } : {}),
   };
 }
 
@@ -149,7 +158,7 @@ interface CacheFile {
 }
 
 export const CATALOG_PATH = '.engram/cache/catalog.json';
-const FORMAT = 5;
+const FORMAT = 6;
 
 export interface Catalog {
   docs: RecallDoc[];
