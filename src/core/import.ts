@@ -28,9 +28,12 @@ import { assertWritable, type Vault } from './vault';
  *   reinforced an existing memory leaves its key in that memory's `import_keys` in the same
  *   write. A run killed half-way and run again writes only what is missing, and counts
  *   nothing twice. `reinforceRepeats` counts lines already imported as reinforcement instead.
- * - All or nothing: ids are chosen clear of every file in the memory folders (unreadable ones
- *   included), and a write that fails undoes the writes of the run before the error is
- *   reported. (A killed run cannot undo; running it again completes it.)
+ * - Written as it goes: lines are planned a batch at a time (IMPORT_BATCH_LINES) and each
+ *   batch is written before the next is planned, so a run killed at any point keeps every
+ *   batch it wrote (and the writes of the batch it was in), and running it again completes it
+ *   with the same decisions. Ids are chosen clear of every file in the memory folders
+ *   (unreadable ones included). A write that fails undoes the writes of the run before the
+ *   error is reported (all or nothing for an error; a kill cannot undo).
  * - Lines that share a `session` are one episode: each memory is linked to its neighbours in
  *   that session as `related`.
  */
@@ -137,6 +140,8 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Lines already imported reinforce their memory again (a repeat counted as an event). */
   reinforceRepeats?: boolean;
+  /** Lines planned before their writes are made (IMPORT_BATCH_LINES). */
+  batchLines?: number;
 }
 
 /** What the import will do with one line. */
@@ -158,6 +163,9 @@ function anchors(lines: ImportLine[], memories: NewMemory[]): string[] {
   });
 }
 
+/** How many lines are planned before their writes are made (an import writes as it goes, SPEC §14). */
+export const IMPORT_BATCH_LINES = 1000;
+
 export async function importLines(vault: Vault, lines: ImportLine[], options: ImportOptions | Embedder | null = {}): Promise<ImportSummary> {
   const opts: ImportOptions = options && 'embed' in options ? { embedder: options } : ((options) ?? {});
   const context = await loadWriteContext(vault, opts.embedder);
@@ -165,8 +173,33 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
   const memories = lines.map((line) => normaliseInput(line, now, vault.settings.maxFileBytes));
   // a text an unreadable memory holds: the new memory names it, to be merged once it is repaired
   for (const memory of memories) noteSameTextUnreadable(context, memory);
-  const plans = await planImport(vault, context, lines, memories, opts);
-  const results = opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(vault, plans);
+  const planner = await importPlanner(vault, context, lines, memories, opts);
+  const batch = Math.max(1, Math.floor(opts.batchLines ?? IMPORT_BATCH_LINES));
+  const results: ImportResult[] = [];
+  const undo: Undo[] = [];
+  // Plan a batch, write it, go on: a killed run keeps every batch it wrote, and a re-run finds
+  // those lines imported. A batch is written once the session neighbours of its lines are
+  // planned (a line links to the next line of its session, which may be further on).
+  let written = 0;
+  while (written < lines.length) {
+    const planned = planner.plans.length;
+    if (planned < lines.length) await planner.planUpTo(Math.min(lines.length, planned + batch));
+    const upTo = planner.writableUpTo(written);
+    if (upTo === written) continue; // a session runs on: plan further before writing
+    const plans = planner.plans.slice(written, upTo);
+    linkSessions(planner, written, upTo);
+    // links found by supersession or a conflict name their target's file, like the others (ADR 0005)
+    for (const plan of plans) if (plan.kind === 'create') plan.memory.links = namedLinks(plan.memory.links, planner.pathOf);
+    results.push(...(opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(vault, plans, undo)));
+    written = upTo;
+  }
+  // Archived memories a line reinforced come back out of archive/ once the run stands (a move
+  // is not rolled back; one cut short here is completed by the next consolidation).
+  if (!opts.dryRun) {
+    for (const result of results) {
+      if (result.action === 'reinforced' && isArchived(result.path)) result.path = await reviveFromArchive(vault, result.id);
+    }
+  }
   return {
     lines: lines.length,
     created: results.filter((r) => r.action === 'created').length,
@@ -178,7 +211,22 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
   };
 }
 
-async function planImport(vault: Vault, context: WriteContext, lines: ImportLine[], memories: NewMemory[], options: ImportOptions): Promise<Plan[]> {
+/** Plans made in input order, a range at a time, with everything earlier lines decided carried over. */
+interface ImportPlanner {
+  lines: ImportLine[];
+  plans: Plan[];
+  /** Plan the lines up to (not including) `end`. */
+  planUpTo(end: number): Promise<void>;
+  /** The end of the longest run of planned lines from `from` whose session neighbours are all planned. */
+  writableUpTo(from: number): number;
+  /** Each line's previous and next line of the same session (-1: none). */
+  previous: number[];
+  next: number[];
+  /** The file of a memory planned by this import or already in the vault. */
+  pathOf: (id: string) => string | undefined;
+}
+
+async function importPlanner(vault: Vault, context: WriteContext, lines: ImportLine[], memories: NewMemory[], options: ImportOptions): Promise<ImportPlanner> {
   const byId = new Map<string, Memory>(context.memories.map((m) => [m.id, m]));
   for (const m of await forgottenMemories(vault)) {
     byId.set(m.id, m); // a forgotten memory was imported: importing again does not bring it back
@@ -190,43 +238,74 @@ async function planImport(vault: Vault, context: WriteContext, lines: ImportLine
     if (Array.isArray(keys)) for (const key of keys) if (typeof key === 'string') keyOwner.set(key, m);
   }
   const lineAnchors = anchors(lines, memories);
-  const found = await Promise.all(memories.map((memory, i) => findImported(vault, byId, context.taken, memory, lineAnchors[i]!)));
-  const fresh = memories.map((_, i) => i).filter((i) => !found[i]!.memory && !keyOwner.has(found[i]!.key));
-  const matches = await vectorMatches(context, fresh.map((i) => memories[i]!), vault.settings.resonance.vectorThreshold);
-  const vectorMatchOf = new Map(fresh.map((i, k) => [i, matches[k]]));
+  const previous = lines.map(() => -1);
+  const next = lines.map(() => -1);
+  const last = new Map<string, number>();
+  lines.forEach((line, i) => {
+    if (line.session === undefined) return;
+    const before = last.get(line.session);
+    if (before !== undefined) {
+      previous[i] = before;
+      next[before] = i;
+    }
+    last.set(line.session, i);
+  });
   const plans: Plan[] = [];
-  for (const [i, memory] of memories.entries()) {
-    const { memory: existing, key, freeId } = found[i]!;
-    const previous = existing ?? keyOwner.get(key);
-    if (previous) {
-      plans.push(options.reinforceRepeats ? { kind: 'reinforce', id: previous.id, path: previous.path, similarity: 1, key: null, memory } : { kind: 'unchanged', id: previous.id, path: previous.path });
-      continue;
+
+  async function planUpTo(end: number): Promise<void> {
+    const start = plans.length;
+    const range = memories.slice(start, end);
+    const found = await Promise.all(range.map((memory, k) => findImported(vault, byId, context.taken, memory, lineAnchors[start + k]!)));
+    const fresh = range.map((_, k) => k).filter((k) => !found[k]!.memory && !keyOwner.has(found[k]!.key));
+    const matches = await vectorMatches(context, fresh.map((k) => range[k]!), vault.settings.resonance.vectorThreshold);
+    const vectorMatchOf = new Map(fresh.map((k, j) => [k, matches[j]]));
+    for (const [k, memory] of range.entries()) {
+      const i = start + k;
+      const { memory: existing, key, freeId } = found[k]!;
+      const previousMemory = existing ?? keyOwner.get(key);
+      if (previousMemory) {
+        plans.push(options.reinforceRepeats ? { kind: 'reinforce', id: previousMemory.id, path: previousMemory.path, similarity: 1, key: null, memory } : { kind: 'unchanged', id: previousMemory.id, path: previousMemory.path });
+        continue;
+      }
+      const vector = vectorMatchOf.get(k);
+      let resonance = context.index.resonate(memory.text, memory.category, vector);
+      if (resonance.kind === 'reinforce') {
+        const target = byId.get(resonance.id);
+        plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
+        continue;
+      }
+      // free when found; taken meanwhile only if two lines of this file derive the same id
+      let id = freeId;
+      for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
+      context.taken.add(id);
+      const planned = planChanges(context.index, memory, resonance);
+      resonance = planned.resonance;
+      if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
+      context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
+      for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
+      const path = `${CATEGORY_FOLDERS[memory.category]}/${newMemoryFileName(memoryTitle(memory.text), id, context.names)}.md`;
+      plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
     }
-    const vector = vectorMatchOf.get(i);
-    let resonance = context.index.resonate(memory.text, memory.category, vector);
-    if (resonance.kind === 'reinforce') {
-      const target = byId.get(resonance.id);
-      plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
-      continue;
-    }
-    // free when found; taken meanwhile only if two lines of this file derive the same id
-    let id = freeId;
-    for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
-    context.taken.add(id);
-    const planned = planChanges(context.index, memory, resonance);
-    resonance = planned.resonance;
-    if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
-    context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
-    for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
-    const path = `${CATEGORY_FOLDERS[memory.category]}/${newMemoryFileName(memoryTitle(memory.text), id, context.names)}.md`;
-    plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
   }
-  linkSessions(lines, plans);
-  // links found by supersession or a conflict name their target's file, like the others (ADR 0005)
-  const planned = new Map(plans.filter((p) => p.kind === 'create').map((p) => [p.id, p.path]));
-  const pathOf = (id: string) => planned.get(id) ?? byId.get(id)?.path;
-  for (const plan of plans) if (plan.kind === 'create') plan.memory.links = namedLinks(plan.memory.links, pathOf);
-  return plans;
+
+  function writableUpTo(from: number): number {
+    let upTo = from;
+    while (upTo < plans.length && next[upTo]! < plans.length) upTo++;
+    return upTo;
+  }
+
+  // a planned memory's file, or an existing one's
+  const plannedPaths = new Map<string, string>();
+  let seen = 0;
+  function pathOf(id: string): string | undefined {
+    for (; seen < plans.length; seen++) {
+      const plan = plans[seen]!;
+      if (plan.kind === 'create') plannedPaths.set(plan.id, plan.path);
+    }
+    return plannedPaths.get(id) ?? byId.get(id)?.path;
+  }
+
+  return { lines, plans, planUpTo, writableUpTo, previous, next, pathOf };
 }
 
 /**
@@ -263,9 +342,13 @@ interface Undo {
   after: string;
 }
 
-async function applyImport(vault: Vault, plans: Plan[]): Promise<ImportResult[]> {
+/**
+ * Write one batch's plans. A write that fails undoes every write of the run (this batch's and
+ * the ones before) before the error is reported: all or nothing for an error. A killed run
+ * cannot undo: it keeps the batches it wrote, and running it again completes it.
+ */
+async function applyImport(vault: Vault, plans: Plan[], undo: Undo[]): Promise<ImportResult[]> {
   const results: ImportResult[] = new Array<ImportResult>(plans.length);
-  const undo: Undo[] = [];
   try {
     // New files are independent: a few at a time. Reinforcements and conflicts touch
     // existing files and run after, in input order.
@@ -291,11 +374,6 @@ async function applyImport(vault: Vault, plans: Plan[]): Promise<ImportResult[]>
     const undone = await rollBack(vault, undo);
     const reason = error instanceof Error ? error.message : String(error);
     throw new EngramError(`import stopped: ${reason}; nothing imported (${undone} ${undone === 1 ? 'write' : 'writes'} of this run undone)`);
-  }
-  // Archived memories a line reinforced come back out of archive/ once the run stands (a move
-  // is not rolled back; one cut short here is completed by the next consolidation).
-  for (const result of results) {
-    if (result.action === 'reinforced' && isArchived(result.path)) result.path = await reviveFromArchive(vault, result.id);
   }
   return results;
 }
@@ -401,28 +479,20 @@ async function rollBack(vault: Vault, undo: Undo[]): Promise<number> {
   return undone;
 }
 
-/** Link each new memory of a session to its previous and next neighbours (`related`). */
-function linkSessions(lines: ImportLine[], plans: Plan[]): void {
-  const sessions = new Map<string, number[]>();
-  lines.forEach((line, i) => {
-    if (line.session === undefined) return;
-    const members = sessions.get(line.session) ?? [];
-    members.push(i);
-    sessions.set(line.session, members);
-  });
-  for (const members of sessions.values()) {
-    members.forEach((lineIndex, position) => {
-      const plan = plans[lineIndex]!;
-      if (plan.kind !== 'create') return;
-      const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes' || l.kind === 'contradicts');
-      for (const neighbour of [members[position - 1], members[position + 1]]) {
-        if (neighbour === undefined) continue;
-        const other = plans[neighbour]!;
-        const target = other.id;
-        // the neighbour's file name is what Obsidian resolves; its id goes to link_ids (ADR 0005)
-        if (target !== plan.id && !links.some((l) => l.target === target)) links.push({ target, kind: 'related', name: noteName(other.path) });
-      }
-      plan.memory.links = links;
-    });
+/** Link each new memory of a session in [from, to) to its previous and next neighbours (`related`); both are planned. */
+function linkSessions(planner: ImportPlanner, from: number, to: number): void {
+  const { plans, previous, next } = planner;
+  for (let i = from; i < to; i++) {
+    const plan = plans[i]!;
+    if (plan.kind !== 'create' || planner.lines[i]!.session === undefined) continue;
+    const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes' || l.kind === 'contradicts');
+    for (const neighbour of [previous[i]!, next[i]!]) {
+      if (neighbour < 0) continue;
+      const other = plans[neighbour]!;
+      const target = other.id;
+      // the neighbour's file name is what Obsidian resolves; its id goes to link_ids (ADR 0005)
+      if (target !== plan.id && !links.some((l) => l.target === target)) links.push({ target, kind: 'related', name: noteName(other.path) });
+    }
+    plan.memory.links = links;
   }
 }
