@@ -63,6 +63,8 @@ function version(text: string | null): Version | null {
  */
 export function unmergeableReason(text: string, other: string): string | null {
   const split = splitFrontmatter(text);
+  // a frontmatter opened and never closed is a damaged memory, not a plain text (a line merge would write markers into it)
+  if (!split && /^\uFEFF?---[ \t]*\r?\n/.test(text)) return 'its frontmatter is not closed (no --- line after its fields)';
   if (!split) return splitFrontmatter(other) ? 'it has no frontmatter while the other side has one' : null;
   try {
     const data = readFrontmatter(split.yaml);
