@@ -9,7 +9,7 @@
 // - every note reads back; no temp file, duplicate id, lock or plan is left.
 // Prints the figures as JSON; exits 1 if anything is unaccounted for.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -55,6 +55,70 @@ for (let i = 0; i < 3; i++) startWriter('touch', ids);
 for (let i = 0; i < 2; i++) startWriter('remember', pool);
 startWriter('person', ids);
 
+// an agent over MCP (issue 22): one `engram mcp` for the whole soak, touching pool memories
+// (logged like the touch writers, so the audit counts them) between hostile lines: junk JSON,
+// params of the wrong type, queries at and over the length limit, a line over the 4 MiB
+// request limit now and then. Every request it sends must be answered once, for its id.
+const mcp = { requests: 0, answered: 0, errors: 0, junk_lines: 0, oversized_lines: 0, answered_twice: 0, unanswered: [], touches_done: 0, exit: null };
+const mcpSession = (async () => {
+  const log = openSync(path.join(logs, 'touch-mcp.log'), 'a');
+  const child = spawn(process.execPath, [ENGRAM, '--vault', vault, 'mcp'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const waiting = new Map();
+  let buffer = '';
+  child.stdout.on('data', (d) => {
+    buffer += d.toString();
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const reply = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+      if (reply.id === null || reply.id === 'init') continue;
+      const request = waiting.get(reply.id);
+      if (!request) {
+        mcp.answered_twice++;
+        continue;
+      }
+      waiting.delete(reply.id);
+      mcp.answered++;
+      const failed = reply.error || reply.result?.isError;
+      if (failed) mcp.errors++;
+      if (request.touch) {
+        writeSync(log, `${failed ? 'F' : 'D'} ${reply.id} ${request.touch}${failed ? ` ${JSON.stringify(reply.error ?? reply.result.content?.[0]?.text ?? '').slice(0, 200)}` : ''}\n`);
+        if (!failed) mcp.touches_done++;
+      }
+    }
+  });
+  const closed = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  const send = (line) => new Promise((resolve) => (child.stdin.write(`${line}\n`) ? resolve() : child.stdin.once('drain', resolve)));
+  await send(JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'soak', version: '0' } } }));
+  await send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  const request = async (method, params, touch = null) => {
+    const id = ++mcp.requests;
+    waiting.set(id, { touch });
+    if (touch) writeSync(log, `I ${id} ${touch}\n`);
+    await send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  };
+  while (Date.now() < until - 3000) {
+    const roll = Math.random();
+    if (roll < 0.5) {
+      const id = ids[Math.floor(Math.random() * ids.length)];
+      await request('tools/call', { name: 'touch', arguments: { ids: [id] } }, id);
+    }
+    else if (roll < 0.7) await request('tools/call', { name: 'recall', arguments: { query: Math.random() < 0.2 ? 'q'.repeat(65_537) : `the cache of service ${Math.floor(Math.random() * 30)}` } });
+    else if (roll < 0.8) await request('tools/call', Math.random() < 0.5 ? 'stats' : { name: 'touch', arguments: { ids: 7 } });
+    else if (roll < 0.95) {
+      mcp.junk_lines++;
+      await send(['{', '[]', 'null', '{"jsonrpc":"2.0","id":', '"x"'][Math.floor(Math.random() * 5)]);
+    } else {
+      mcp.oversized_lines++;
+      await send(`{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"${'p'.repeat(4 * 1024 * 1024 + 10)}"}}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+  }
+  child.stdin.end();
+  mcp.exit = await closed;
+  mcp.unanswered = [...waiting.keys()].slice(0, 20);
+  closeSync(log);
+})();
+
 // consolidation every few seconds, one in three killed at a random moment
 const consolidations = (async () => {
   while (Date.now() < until - 3000) {
@@ -88,7 +152,7 @@ const killer = (async () => {
 })();
 
 const progress = setInterval(() => process.stderr.write(`\r${Math.round((Date.now() - started) / 1000)} s: ${figures.writers_killed} writers killed, ${figures.consolidations} consolidations (${figures.consolidations_killed} killed)   `), 5000);
-await Promise.all([consolidations, killer]);
+await Promise.all([consolidations, killer, mcpSession]);
 while (live.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
 clearInterval(progress);
 process.stderr.write('\n');
@@ -188,10 +252,12 @@ const verdict = {
   plan_left: existsSync(path.join(vault, '.engram', 'consolidation-plan.json')),
   unreadable: stats.invalid,
   memories_in_vault: stats.memories,
+  mcp,
 };
 const held =
   audit.access_counts_wrong.length === 0 && audit.edits_missing.length === 0 && audit.edits_duplicated.length === 0 && audit.bodies_cut.length === 0 &&
-  audit.duplicates.length === 0 && leftovers.length === 0 && locks.length === 0 && !verdict.plan_left && stats.invalid.length === 0 && counts.failed === 0;
+  audit.duplicates.length === 0 && leftovers.length === 0 && locks.length === 0 && !verdict.plan_left && stats.invalid.length === 0 && counts.failed === 0 &&
+  mcp.unanswered.length === 0 && mcp.answered_twice === 0 && mcp.exit === 0;
 verdict.held = held;
 writeFileSync(path.join(root, 'audit.json'), `${JSON.stringify(verdict, null, 2)}\n`);
 console.log(JSON.stringify(verdict, null, 2));
