@@ -159,6 +159,9 @@ const ID_INDEX_FORMAT = 1;
 export class IdIndex {
   private rows: Map<string, Row> | null = null;
   private byId = new Map<string, string[]>();
+  /** Rows changed by moved() since ids.json was written, and whether byId must be rebuilt from them. */
+  private unsaved = false;
+  private byIdStale = false;
   /** ids.json as read for findInCacheText (null: none), until the rows are parsed. */
   private cacheText: string | null | undefined = undefined;
 
@@ -166,6 +169,7 @@ export class IdIndex {
 
   /** The files that held `id` at the last refresh, the preferred first. */
   private candidates(id: string): string[] {
+    if (this.byIdStale) this.setRows(this.rows!);
     const paths = this.byId.get(id) ?? [];
     return paths.length > 1 ? [preferredPath(paths), ...paths.filter((p) => p !== preferredPath(paths))] : paths;
   }
@@ -242,6 +246,30 @@ export class IdIndex {
     return stat && stat.size === row[0] && stat.mtimeMs === row[1] ? path : undefined;
   }
 
+  /**
+   * A move Engram made: the file at `from` is now at `to` (a link and an unlink: the same file,
+   * its size and mtime kept). Its row follows it when the moved file still has the row's size
+   * and mtime, as refresh would trust it, so no refresh reads it again to learn the id it holds:
+   * consolidation's first run moves thousands of memories to archive/, and re-reading each was
+   * 18 % of its profile. The rows are written by saveMoves() (or the next refresh).
+   */
+  async moved(from: string, to: string): Promise<void> {
+    if (!this.rows) await this.loadCache();
+    const row = this.rows!.get(from);
+    if (!row) return;
+    const stat = await this.files.stat(to).catch(() => null);
+    if (!stat || stat.size !== row[0] || stat.mtimeMs !== row[1]) return;
+    this.rows!.delete(from);
+    this.rows!.set(to, row);
+    this.unsaved = true;
+    this.byIdStale = true;
+  }
+
+  /** Write the rows moved() changed, if any. */
+  async saveMoves(): Promise<void> {
+    if (this.unsaved) await this.saveCache();
+  }
+
   /** Every id with the files holding it, fresh from the disk. */
   async all(): Promise<Map<string, string[]>> {
     await this.refresh();
@@ -266,11 +294,12 @@ export class IdIndex {
     }
     if (next.size !== previous.size) changed = true;
     this.setRows(next);
-    if (changed) await this.saveCache();
+    if (changed || this.unsaved) await this.saveCache();
   }
 
   private setRows(rows: Map<string, Row>): void {
     this.rows = rows;
+    this.byIdStale = false;
     this.byId = new Map();
     for (const [path, [, , id]] of rows) if (id) this.byId.set(id, [...(this.byId.get(id) ?? []), path]);
   }
@@ -296,6 +325,7 @@ export class IdIndex {
   }
 
   private async saveCache(): Promise<void> {
+    this.unsaved = false;
     const cache: IdCacheFile = { format: ID_INDEX_FORMAT, rows: [...this.rows!].map(([path, [size, mtimeMs, id]]) => [path, size, mtimeMs, id]) };
     try {
       await this.files.mkdir('.engram/cache');

@@ -143,6 +143,19 @@ export class Vault {
     return bytes !== null && frontmatterId(new TextDecoder().decode(bytes)) === id;
   }
 
+  /**
+   * Move a memory's file (fails when `to` exists) and tell the id index, so that it need not read
+   * the file again to find the memory there. `saveIndex` writes what the index learned.
+   */
+  async moveMemoryFile(from: string, to: string): Promise<void> {
+    await this.ports.files.move(from, to);
+    await this.index.moved(from, to);
+  }
+
+  async saveIndex(): Promise<void> {
+    await this.index.saveMoves();
+  }
+
   /** Every id with the files holding it (fresh from the disk). */
   async idPaths(): Promise<Map<string, string[]>> {
     return this.index.all();

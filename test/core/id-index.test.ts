@@ -57,4 +57,26 @@ describe('IdIndex.find', () => {
     files.reads.length = 0;
     expect(await new IdIndex(files).find('mem-eeeeeeeeeeee')).toBeNull();
   });
+
+  it('follows a move Engram made without reading the moved file, and saves it', async () => {
+    const files = await vaultWithIndex();
+    const index = new IdIndex(files);
+    await files.move('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md');
+    await index.moved('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md');
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('archive/mem-aaaaaaaaaaaa.md');
+    await index.saveMoves();
+    expect(await new IdIndex(files).find('mem-aaaaaaaaaaaa')).toBe('archive/mem-aaaaaaaaaaaa.md');
+    // ids.json twice (once per index), the moved note never
+    expect(files.reads).toEqual([ID_INDEX_PATH, ID_INDEX_PATH]);
+  });
+
+  it('leaves a moved file that changed since its row to the next refresh', async () => {
+    const files = await vaultWithIndex();
+    const index = new IdIndex(files);
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 5));
+    await files.move('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md');
+    await index.moved('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md');
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('archive/mem-aaaaaaaaaaaa.md');
+    expect(files.reads).toEqual([ID_INDEX_PATH, 'archive/mem-aaaaaaaaaaaa.md']);
+  });
 });

@@ -369,6 +369,7 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
     await skipped.guard('prune', move.from, () => vault.ports.locks.withLock(move.id, () => moveOne(vault, move)));
     at?.('moved-one');
   }
+  await vault.saveIndex();
 }
 
 async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): Promise<void> {
@@ -384,7 +385,7 @@ async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): 
   if (move.seen !== undefined && parseMemory(move.from, source, vault.settings).last_accessed_at !== move.seen) return;
   // another note already has the name there: this one keeps its name with a number after it
   if (target !== null) to = await freePath(to, async (p) => (await vault.ports.files.stat(p)) !== null);
-  await vault.ports.files.move(move.from, to);
+  await vault.moveMemoryFile(move.from, to);
 }
 
 /**
