@@ -144,6 +144,28 @@ describe('field rules', () => {
     expect(fields(merge(core, edit(core, { tier: 'active' }), edit(core, { access_count: 4 })).text)).toMatchObject({ tier: 'active', access_count: 4 });
   });
 
+  it('counters with fractions (amplitude) are rounded to four decimals: 1.0 + 0.1 + 0.3 is 1.4, not 1.4000000000000001', () => {
+    expect(fields(merge(BASE, edit(BASE, { amplitude: 1.1 }), edit(BASE, { amplitude: 1.3 })).text).amplitude).toBe(1.4);
+    expect(fields(merge(BASE, edit(BASE, { amplitude: 1.2 }), edit(BASE, { amplitude: 1.4 })).text).amplitude).toBe(1.6);
+  });
+
+  it('tier: core set by hand on either side wins; a tier Engram does not know (a person\'s) against a known one keeps the same one on every machine', () => {
+    const touched = edit(BASE, { tier: 'active', access_count: 4 });
+    expect(fields(merge(BASE, touched, edit(BASE, { tier: 'core' })).text).tier).toBe('core');
+    expect(fields(merge(BASE, edit(BASE, { tier: 'core' }), touched).text).tier).toBe('core');
+    // "hot" is no tier: the smaller of the two written values, whichever side holds it
+    expect(fields(merge(BASE, edit(BASE, { tier: 'hot' }), edit(BASE, { tier: 'cold' })).text).tier).toBe('cold');
+    expect(fields(merge(BASE, edit(BASE, { tier: 'cold' }), edit(BASE, { tier: 'hot' })).text).tier).toBe('cold');
+    expect(fields(merge(BASE, edit(BASE, { tier: 'archive' }), edit(BASE, { tier: 'hot' })).text).tier).toBe('archive');
+  });
+
+  it('tier without a usable base (none, or one Engram does not know): the more present of the two', () => {
+    expect(fields(merge(null, edit(BASE, { tier: 'cold' }), edit(BASE, { tier: 'warm' })).text).tier).toBe('warm');
+    expect(fields(merge(null, edit(BASE, { tier: 'warm' }), edit(BASE, { tier: 'archive' })).text).tier).toBe('warm');
+    const unknown = edit(BASE, { tier: 'hot' });
+    expect(fields(merge(unknown, edit(unknown, { tier: 'cold' }), edit(unknown, { tier: 'warm' })).text).tier).toBe('warm');
+  });
+
   it('confidence: a person\'s mark wins over git invalidation\'s stale on the other side', () => {
     const r = merge(BASE, edit(BASE, { confidence: 'stale' }), edit(BASE, { confidence: 'verified' }));
     expect(fields(r.text).confidence).toBe('verified');
