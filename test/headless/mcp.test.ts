@@ -226,6 +226,12 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     expect(await ids({ accessed_since: '1d', sort: 'id' })).toEqual([...all].sort());
     expect(await ids({ in_conflict: true })).toEqual([]);
 
+    // a sort other than the default (created, then id): the most used first
+    const byId = [...all].sort();
+    await data('touch', { ids: [byId[2]] });
+    expect(await ids({ sort: 'access_count' })).toEqual([byId[2], byId[0], byId[1]]);
+    expect(await ids({})).toEqual([...all].sort());
+
     const explained = await data('recall', { query: 'parser rejects tab characters', explain: true, limit: 1 });
     expect(Object.keys(explained).sort()).toEqual(['results', 'widening']);
     expect([explained.results.length, explained.results[0].id, typeof explained.results[0].explain]).toEqual([1, one.id, 'object']);
@@ -242,18 +248,22 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     await data('forget', { ids: [two.id] });
     expect(await ids({ forgotten: true })).toEqual([two.id]);
 
+    const usesBefore = (await data('show', { id: one.id })).access_count;
     for (const [name, args, message] of [
       ['forget', { ids: ['nope'] }, 'not a memory id: "nope"'],
       ['touch', { ids: ['mem-000000000000'] }, 'no memory with id mem-000000000000'],
       ['touch', { ids: [one.id, 'MEM-1'] }, 'not a memory id: "MEM-1" (expected mem- and 12 lowercase letters or digits)'],
       ['history', { id: one.id, version: 0 }, 'version: expected a whole number of at least 1, got 0'],
       ['revert', { id: one.id, version: 2.5 }, 'version: expected a whole number of at least 1, got 2.5'],
+      ['list', { until: 'soon' }, 'until: expected a date (2026-11-01), a date-time (2026-11-01T10:00:00Z) or days ago (7d), got "soon"'],
+      ['list', { accessed_since: 'x' }, 'accessed_since: expected a date (2026-11-01), a date-time (2026-11-01T10:00:00Z) or days ago (7d), got "x"'],
+      ['list', { accessed_until: 'y' }, 'accessed_until: expected a date (2026-11-01), a date-time (2026-11-01T10:00:00Z) or days ago (7d), got "y"'],
     ] as Array<[string, Record<string, unknown>, string]>) {
       const result = await call(name, args);
       expect([name, result.isError, result.content[0]!.text]).toEqual([name, true, message]);
     }
     // touching nothing wrong first: the memory named before a bad id is not touched
-    expect((await data('show', { id: one.id })).access_count).toBe(0);
+    expect((await data('show', { id: one.id })).access_count).toBe(usesBefore);
     await expect(client.readResource({ uri: 'engram://memory/nope' })).rejects.toThrow(/not a memory id: "nope"/);
     await expect(client.readResource({ uri: 'engram://memory/mem-000000000000' })).rejects.toThrow(/no memory with id mem-000000000000/);
     const { resources } = await client.listResources();
