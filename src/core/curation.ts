@@ -5,7 +5,9 @@ import { memoryStrength } from './decay';
 import { dropVectors } from './embeddings/store';
 import { NotFoundError, UsageError, WriteConflictError } from './errors';
 import { removeFrontmatterFields, setFrontmatterFields, splitFrontmatter } from './frontmatter';
+import { nameKey } from './file-names';
 import { assertMemoryId } from './ids';
+import { LINK_IDS_FIELD, noteName } from './links';
 import { bodyText, decodeNote, memoryText, parseMemory, type Memory } from './memory';
 import type { Category, Confidence, Tier } from './settings';
 import { currentTier, impliedTier } from './tiers';
@@ -177,8 +179,10 @@ export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult
   const texts = [text, ...(await recordedBodies(vault, id))];
   const { memories } = await vault.loadAll();
   const others = [...memories, ...(await forgottenMemories(vault))].filter((m) => m.id !== id);
+  // links name its file (ADR 0005), and the name is often its first words: a link to it would keep them
+  const name = nameKey(noteName(path));
   for (const other of others) {
-    if (await unlinkFrom(vault, other, id)) result.unlinked.push(other.id);
+    if (await unlinkFrom(vault, other, id, name)) result.unlinked.push(other.id);
   }
   for (const name of (await vault.ports.files.list(LAYOUT.conflicts)).sort()) {
     const notePath = `${LAYOUT.conflicts}/${name}`;
@@ -193,10 +197,12 @@ export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult
   if (versions > 0) result.removed.push(`.engram/versions/${id}/ (${versions} versions)`);
   await vault.ports.files.remove(path);
   result.removed.unshift(path);
-  for (const trace of await filesContaining(vault, texts)) {
+  // its file's name too: made from its first words, it is in every link another note made to it
+  for (const trace of await filesContaining(vault, [...texts, noteName(path)])) {
     result.also_contains.push(trace.path);
     result.also_contains_fragments[trace.path] = trace.fragments;
   }
+  await vault.idPaths(); // the id index (.engram/cache/ids.json) forgets its path, which may hold its words
   await openRecall(vault); // the recall caches (catalog, snapshot) are written again without it
   return result;
 }
@@ -206,14 +212,27 @@ async function readNote(vault: Vault, path: string): Promise<ConflictNote | null
   return text ? readConflictNote(path, text) : null;
 }
 
-/** Remove `id` from a memory's co_access, body links and decays_from; true when anything changed. */
-async function unlinkFrom(vault: Vault, memory: Memory, id: string): Promise<boolean> {
+/**
+ * Remove `id` (its file named `name`, a file-names.ts key) from a memory's co_access, body links
+ * (by id or by name), `link_ids` and decays_from; true when anything changed.
+ */
+async function unlinkFrom(vault: Vault, memory: Memory, id: string, name: string): Promise<boolean> {
   const inCoAccess = id in memory.co_access;
-  const inBody = new RegExp(`\\[\\[${id}(?:[#|][^\\]]*)?\\]\\]`).test(memory.body);
-  const inProperty = typeof memory.extra.decays_from === 'string' && memory.extra.decays_from.includes(id);
-  if (!inCoAccess && !inBody && !inProperty) return false;
-  if (memory.path.startsWith(`${FORGOTTEN_FOLDER}/`)) return unlinkForgotten(vault, memory.path, id);
-  if (inBody) await changeBody(vault, memory.id, (m) => removeLinks(m.body, new Set([id])), { reason: `link to purged ${id} removed`, by: 'engram' });
+  const inBody = removeLinks(memory.body, new Set([id]), new Set([name])) !== memory.body;
+  const inProperty = decaysFrom(memory.extra.decays_from, id, name);
+  const inLinkIds = linkIdsWithout(memory.extra[LINK_IDS_FIELD], id) !== null;
+  if (!inCoAccess && !inBody && !inProperty && !inLinkIds) return false;
+  if (memory.path.startsWith(`${FORGOTTEN_FOLDER}/`)) return unlinkForgotten(vault, memory.path, id, name);
+  if (inBody) {
+    const unlink = (body: string) => removeLinks(body, new Set([id]), new Set([name]));
+    await changeBody(vault, memory.id, (m) => unlink(m.body), { reason: `link to purged ${id} removed`, by: 'engram', scrub: unlink });
+  }
+  if (inLinkIds) {
+    await vault.update(memory.id, (m) => {
+      const kept = linkIdsWithout(m.extra[LINK_IDS_FIELD], id);
+      return kept === null ? null : { [LINK_IDS_FIELD]: kept };
+    });
+  }
   if (inCoAccess) {
     await vault.update(memory.id, (m) => {
       if (!(id in m.co_access)) return null;
@@ -221,19 +240,32 @@ async function unlinkFrom(vault: Vault, memory: Memory, id: string): Promise<boo
       return { co_access: rest };
     });
   }
-  if (inProperty) await removeProperty(vault, memory.id, id);
+  if (inProperty) await removeProperty(vault, memory.id, id, name);
   return true;
 }
 
+/** Whether a decays_from property names the memory, by id or by its file's name. */
+function decaysFrom(value: unknown, id: string, name: string): boolean {
+  return typeof value === 'string' && (value.includes(id) || removeLinks(value, new Set(), new Set([name])) !== value);
+}
+
+/** `link_ids` without the entries recording `id`, or null when it has none. */
+function linkIdsWithout(value: unknown, id: string): string[] | null {
+  if (!Array.isArray(value)) return null;
+  const entries = value.map(String);
+  const kept = entries.filter((entry) => entry.trim().split(/\s+/)[1] !== id);
+  return kept.length === entries.length ? null : kept;
+}
+
 /** decays_from is a property: removing it is a frontmatter edit under the memory's lock. */
-async function removeProperty(vault: Vault, memoryId: string, id: string): Promise<void> {
+async function removeProperty(vault: Vault, memoryId: string, id: string, name: string): Promise<void> {
   await vault.ports.locks.withLock(memoryId, async () => {
     for (let attempt = 0; attempt < 20; attempt++) {
       const path = await vault.locate(memoryId);
       const loaded = path ? await vault.read(path, { stable: true }) : null;
       if (!path || !loaded) return;
       const value = loaded.memory.extra.decays_from;
-      if (typeof value !== 'string' || !value.includes(id)) return;
+      if (!decaysFrom(value, id, name)) return;
       const next = removeFrontmatterFields(loaded.text, ['decays_from']);
       try {
         await vault.ports.files.write(path, next, { expect: loaded.text });
@@ -246,17 +278,19 @@ async function removeProperty(vault: Vault, memoryId: string, id: string): Promi
 }
 
 /** A forgotten memory is no one else's to write: one compare-and-swap edit of its file. */
-async function unlinkForgotten(vault: Vault, path: string, id: string): Promise<boolean> {
+async function unlinkForgotten(vault: Vault, path: string, id: string, name: string): Promise<boolean> {
   const loaded = await vault.read(path, { stable: true });
   if (!loaded) return false;
   const { memory } = loaded;
   const split = splitFrontmatter(loaded.text)!;
-  let next = split.head + split.yaml + split.fence + removeLinks(memory.body, new Set([id]));
+  let next = split.head + split.yaml + split.fence + removeLinks(memory.body, new Set([id]), new Set([name]));
   if (id in memory.co_access) {
     const { [id]: _gone, ...rest } = memory.co_access;
     next = setFrontmatterFields(next, { co_access: rest });
   }
-  if (typeof memory.extra.decays_from === 'string' && memory.extra.decays_from.includes(id)) next = removeFrontmatterFields(next, ['decays_from']);
+  const linkIds = linkIdsWithout(memory.extra[LINK_IDS_FIELD], id);
+  if (linkIds !== null) next = setFrontmatterFields(next, { [LINK_IDS_FIELD]: linkIds });
+  if (decaysFrom(memory.extra.decays_from, id, name)) next = removeFrontmatterFields(next, ['decays_from']);
   if (next === loaded.text) return false;
   await vault.ports.files.write(path, next, { expect: loaded.text });
   return true;

@@ -8,20 +8,25 @@
 
 /** Characters no file name may hold on Windows (and `/` anywhere), plus what breaks Obsidian links: `#^[]|`. */
 const FORBIDDEN = /[<>:"/\\|?*#^[\]]|\p{Cc}/gu;
+/**
+ * Characters left out: invisible ones that make a name look like another (bidi overrides and
+ * marks, zero-width space, byte-order mark), and half of a character outside the BMP (a lone
+ * surrogate, which no file system stores as written).
+ */
+const DROPPED = /[\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Names Windows reserves for devices, with or without an extension. */
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
-/** Name new memories after their titles (off: by their ids, the layout before ADR 0005). */
-const TITLE_NAMES = false;
 /** At most this many characters before `.md` (and a number if needed): far under every system's limit of 255 bytes. */
 export const MAX_NAME_CHARS = 60;
 
 /** A title made into a file name (without `.md`); '' when nothing usable is left. */
 export function safeFileName(title: string, max = MAX_NAME_CHARS): string {
-  let name = title.normalize('NFC').replace(FORBIDDEN, ' ').replace(/\s+/g, ' ').trim();
+  let name = title.replace(DROPPED, '').normalize('NFC').replace(FORBIDDEN, ' ').replace(/\s+/g, ' ').trim();
   if (name.length > max) {
     const cut = name.slice(0, max + 1);
     const space = cut.lastIndexOf(' ');
-    name = space > max / 2 ? cut.slice(0, space) : cut.slice(0, max);
+    // never half of a character outside the BMP (an emoji): a lone surrogate is no valid name
+    name = space > max / 2 ? cut.slice(0, space) : cut.slice(0, max).replace(/[\ud800-\udbff]$/, '');
   }
   // no leading dot (a hidden file), no trailing dots or spaces (Windows drops them)
   name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
@@ -52,9 +57,4 @@ export function claimFileName(title: string, fallback: string, taken: Set<string
   for (let n = 2; taken.has(nameKey(name)); n++) name = `${base} ${n}`;
   taken.add(nameKey(name));
   return name;
-}
-
-/** The file name of a new memory (remember, import, consolidation): claimFileName of its title. */
-export function newMemoryFileName(title: string, fallback: string, taken: Set<string>): string {
-  return claimFileName(TITLE_NAMES ? title : '', fallback, taken);
 }

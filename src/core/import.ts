@@ -1,7 +1,7 @@
 import { openConflict } from './conflicts';
 import { forgottenMemories } from './curation';
 import { EngramError, NotFoundError, WriteConflictError } from './errors';
-import { newMemoryFileName } from './file-names';
+import { claimFileName } from './file-names';
 import { setFrontmatterFields } from './frontmatter';
 import { deriveMemoryId, sha256Hex } from './ids';
 import { namedLinks, noteName, type MemoryLink } from './links';
@@ -283,7 +283,7 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
       if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
       context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
       for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
-      const path = `${CATEGORY_FOLDERS[memory.category]}/${newMemoryFileName(memoryTitle(memory.text), id, context.names)}.md`;
+      const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(memoryTitle(memory.text), id, context.names)}.md`;
       plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
     }
   }

@@ -54,7 +54,9 @@ export function distinctiveFragments(texts: string[]): Fragments {
 
 /** The fragments `text` contains: tokens, then sentences (or else the start of the text), in the purged text's order. */
 export function fragmentsIn(text: string, fragments: Fragments): string[] {
-  const found = fragments.tokens.filter((t) => text.includes(t));
+  const present = fragments.tokens.filter((t) => text.includes(t));
+  // a token found inside a longer one found (`Zq81x…` of a file name, in `ghp_Zq81x…`) says nothing more
+  const found = present.filter((t) => !present.some((o) => o !== t && o.includes(t)));
   const flat = squash(text).toLowerCase();
   const sentences = fragments.sentences.filter((s) => flat.includes(s.toLowerCase()));
   const starts = sentences.length > 0 ? [] : fragments.starts.filter((s) => flat.includes(s.toLowerCase()));

@@ -1,5 +1,5 @@
 import { NotFoundError, UsageError, WriteConflictError } from './errors';
-import { newMemoryFileName, takenNames } from './file-names';
+import { claimFileName, takenNames } from './file-names';
 import { namedLinks, noteName } from './links';
 import { frontmatterId } from './memory-files';
 import { memoryTitle } from './title';
@@ -250,7 +250,7 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   taken.add(id);
   index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
   for (const link of memory.links) if (link.kind === 'supersedes') index.markSuperseded(link.target);
-  return { memory, resonance, id, name: newMemoryFileName(memoryTitle(memory.text), id, names ?? new Set()), ...(planned.reason ? { reason: planned.reason } : {}) };
+  return { memory, resonance, id, name: claimFileName(memoryTitle(memory.text), id, names ?? new Set()), ...(planned.reason ? { reason: planned.reason } : {}) };
 }
 
 /** Carry out a planned write. */

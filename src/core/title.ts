@@ -13,5 +13,6 @@ export function memoryTitle(text: string, max = 60): string {
   if (line.length <= max) return line.replace(/[\s,;:.!?-]+$/, '');
   const cut = line.slice(0, max + 1);
   const space = cut.lastIndexOf(' ');
-  return (space > max / 2 ? cut.slice(0, space) : cut.slice(0, max)).replace(/[\s,;:.!?-]+$/, '');
+  // a cut inside a word never keeps half of a character outside the BMP (an emoji)
+  return (space > max / 2 ? cut.slice(0, space) : cut.slice(0, max).replace(/[\ud800-\udbff]$/, '')).replace(/[\s,;:.!?-]+$/, '');
 }

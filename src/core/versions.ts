@@ -1,6 +1,8 @@
 import { MemoryParseError, NotFoundError, UsageError, WriteConflictError } from './errors';
 import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
+import { nameKey } from './file-names';
 import { assertMemoryId, contentHash } from './ids';
+import { noteName } from './links';
 import { parseMemory, type Memory } from './memory';
 import { FRONTMATTER_ALLOWANCE } from './remember';
 import { formatTimestamp } from './time';
@@ -69,6 +71,12 @@ export interface DamagedRecord {
 export interface ChangeMeta {
   reason: string;
   by?: string | null;
+  /**
+   * `forget --purge` only: what the current body, recorded first when no version holds it,
+   * leaves out (links naming the purged memory's file, which hold its words). When that is the
+   * new body, no second version is recorded.
+   */
+  scrub?: (body: string) => string;
 }
 
 export interface ChangeResult {
@@ -271,6 +279,10 @@ export async function changeBody(
       }
       if (next.includes('\0')) throw new UsageError('the text contains a NUL byte: nothing written');
       parseMemory(memory.path, next, vault.settings); // the new file must read back
+      if (current && meta.scrub) {
+        current.body = meta.scrub(current.body);
+        current.hash = contentHash(current.body);
+      }
       if (current) await writeRecord(vault, current);
       try {
         await vault.ports.files.write(memory.path, next, { expect: text });
@@ -278,6 +290,7 @@ export async function changeBody(
         if (error instanceof WriteConflictError) continue;
         throw error;
       }
+      if (current?.body === body) return { id, path: memory.path, version: currentNumber, changed: true };
       const seq = (current?.seq ?? lastSeq(entries)) + 1;
       await writeRecord(vault, { format: 1, id, seq, at: formatTimestamp(vault.now()), hash, reason: meta.reason, by: meta.by ?? null, body });
       return { id, path: memory.path, version: currentNumber + 1, changed: true };
@@ -348,15 +361,18 @@ export async function revertTo(vault: Vault, id: string, n: number, meta: Partia
 const GONE = '\u0000';
 
 /**
- * A body without its wikilinks to `ids`: a typed link or a bare `[[id]]` goes, a link with a
- * label of its own (`[[id|the retry decision]]`) leaves its label; a link line left empty goes.
+ * A body without its wikilinks to `ids` (`[[mem-…]]`) or to the notes named `names` (file names
+ * without `.md`, compared as file-names.ts' nameKey, the way Obsidian resolves a link by name,
+ * ADR 0005): a typed link or a bare link goes, a link with a label of its own
+ * (`[[id|the retry decision]]`) leaves its label; a link line left empty goes.
  */
-export function removeLinks(body: string, ids: Set<string>): string {
+export function removeLinks(body: string, ids: Set<string>, names: Set<string> = new Set()): string {
   const lines: string[] = [];
+  const linked = (target: string) => ids.has(noteName(target.trim())) || names.has(nameKey(noteName(target.trim())));
   for (const line of body.split('\n')) {
     let changed = false;
-    const marked = line.replace(/\[\[(mem-[a-z0-9]{12})(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g, (link, target: string, label: string | undefined) => {
-      if (!ids.has(target)) return link;
+    const marked = line.replace(/\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g, (link, target: string, label: string | undefined) => {
+      if (!linked(target)) return link;
       changed = true;
       const kind = (label ?? '').trim();
       return kind === '' || /^(related|decays_from|supersedes|contradicts)$/.test(kind) ? GONE : kind;

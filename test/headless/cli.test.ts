@@ -41,7 +41,7 @@ describe('engram runner', () => {
         'Found a flaky test in the auth suite: timeout too short for CI.',
         '--tags', 'testing,ci', '--error', '--path', 'src/auth/session.ts', '--role', 'code-reviewer', '--source', 'pr-42',
       ]);
-      expect(result).toEqual({ id: 'mem-6570690b3af9', path: 'episodic/mem-6570690b3af9.md', action: 'created' });
+      expect(result).toEqual({ id: 'mem-6570690b3af9', path: 'episodic/Found a flaky test in the auth suite timeout too short for.md', action: 'created' });
       expect(read(result.path)).toBe(`---
 id: mem-6570690b3af9
 category: episodic
@@ -83,7 +83,7 @@ Found a flaky test in the auth suite: timeout too short for CI.
       expect(neu.conflict_with).toBe(old.id);
       const note = read(neu.conflict_path);
       expect(note).toContain(`sides: ["${old.id}", "${neu.id}"]`);
-      expect(note).toContain(`- Existing: [[${old.id}|contradicts]]`);
+      expect(note).toContain('- Existing: [[Integration tests must use Testcontainers for the database|contradicts]]');
       expect(note).toContain('status: open');
       expect((await engram(vault, ['--json', 'stats'])).json().open_conflicts).toBe(1);
     });
@@ -244,13 +244,22 @@ Found a flaky test in the auth suite: timeout too short for CI.
       const summary = run.json();
       expect([summary.lines, summary.created, summary.reinforced, summary.conflicts]).toEqual([4, 4, 0, 0]);
       const [a, b, c, d] = summary.results.map((r: { id: string }) => r.id);
-      const body = (id: string) => read(`episodic/${id}.md`).split('---\n')[2];
-      expect(body(a)).toBe(`Caroline: I went to the LGBTQ support group yesterday.\n\n[[${b}|related]]\n`);
-      expect(body(b)).toBe(`Melanie: That sounds wonderful, how was it?\n\n[[${a}|related]] [[${c}|related]]\n`);
-      expect(body(c)).toBe(`Caroline: Very empowering, I felt accepted.\n\n[[${b}|related]]\n`);
+      const paths = summary.results.map((r: { path: string }) => r.path);
+      expect(paths).toEqual([
+        'episodic/Caroline I went to the LGBTQ support group yesterday.md',
+        'episodic/Melanie That sounds wonderful, how was it.md',
+        'episodic/Caroline Very empowering, I felt accepted.md',
+        'episodic/Melanie I painted a sunrise last week.md',
+      ]);
+      const body = (id: string) => read(paths[[a, b, c, d].indexOf(id)]).split('---\n')[2];
+      expect(body(a)).toBe('Caroline: I went to the LGBTQ support group yesterday.\n\n[[Melanie That sounds wonderful, how was it|related]]\n');
+      expect(body(b)).toBe('Melanie: That sounds wonderful, how was it?\n\n[[Caroline I went to the LGBTQ support group yesterday|related]] [[Caroline Very empowering, I felt accepted|related]]\n');
+      expect(body(c)).toBe('Caroline: Very empowering, I felt accepted.\n\n[[Melanie That sounds wonderful, how was it|related]]\n');
       expect(body(d)).toBe('Melanie: I painted a sunrise last week.\n');
-      expect(read(`episodic/${a}.md`)).toContain('created_at: "2023-05-08T13:56:00Z"\n');
-      expect(read(`episodic/${a}.md`)).toContain('source: "D1:1"\n');
+      expect(read(paths[0])).toContain(`link_ids: ["related ${b}"]\n`);
+      expect(read(paths[1])).toContain(`link_ids: ["related ${a}", "related ${c}"]\n`);
+      expect(read(paths[0])).toContain('created_at: "2023-05-08T13:56:00Z"\n');
+      expect(read(paths[0])).toContain('source: "D1:1"\n');
     });
 
     it('checks every line first: one bad line writes nothing and names the line', async () => {

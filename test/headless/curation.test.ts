@@ -84,8 +84,12 @@ describe('curation from the CLI', () => {
 
     it('--purge removes every trace: file, versions, vector, links, co-access, conflict notes, caches', async () => {
       const secret = await remember('The deploy token is ghp_Zq81xSecretTokenValue42 for the staging cluster.');
+      expect(secret.path).toBe('episodic/The deploy token is ghp Zq81xSecretTokenValue42 for the.md');
       const linker = await remember('Deploys to staging run from the release pipeline.');
       const child = await remember('Staging deploys need the VPN.');
+      // a link Engram writes names the file (ADR 0005), and the name holds the token: it goes too
+      const rotated = await remember('Deploy tokens now live in the secrets manager.', '--supersedes', secret.id);
+      expect(read(rotated.path)).toContain('\n[[The deploy token is ghp Zq81xSecretTokenValue42 for the|supersedes]]\n');
       // links in both directions, co-access, a decays_from property, a conflict note, a version, a vector
       writeFileSync(path.join(vault, linker.path), read(linker.path).replace('co_access: {}', `co_access: {"${secret.id}": 2, "${child.id}": 1}`).replace(/\n$/, `\n\n[[${secret.id}|related]] [[${child.id}|related]]\n`));
       writeFileSync(path.join(vault, child.path), read(child.path).replace('---\nStaging', `decays_from: "[[${secret.id}]]"\n---\nStaging`));
@@ -100,7 +104,7 @@ describe('curation from the CLI', () => {
         {
           id: secret.id,
           removed: [secret.path, 'conflicts/conflict-aaaaaaaaaaaa.md', `.engram/versions/${secret.id}/ (2 versions)`],
-          unlinked: [linker.id, child.id].sort(),
+          unlinked: [rotated.id, linker.id, child.id], // in the vault's order: episodic/Deploy tokens..., episodic/Deploys to staging..., episodic/Staging deploys...
           vectors_removed: true,
           also_contains: ['daily/2026-11-01.md'],
           also_contains_fragments: { 'daily/2026-11-01.md': ['ghp_Zq81xSecretTokenValue42', 'The deploy token is ghp_Zq81xSecretTokenValue42 for the staging cluster'] },
@@ -109,17 +113,21 @@ describe('curation from the CLI', () => {
       expect(read(linker.path)).toContain(`co_access: {"${child.id}": 1}\n`);
       expect(read(linker.path).endsWith(`---\nDeploys to staging run from the release pipeline.\n\n[[${child.id}|related]]\n`)).toBe(true);
       expect(read(child.path)).not.toContain('decays_from');
+      expect(read(rotated.path).endsWith('\nlink_ids: []\n---\nDeploy tokens now live in the secrets manager.\n')).toBe(true);
       expect((await loadVectors(core)).vectors!.ids).toEqual([linker.id]);
       const traces: string[] = [];
       const walk = (d: string) => {
         for (const entry of readdirSync(d, { withFileTypes: true })) {
           const full = path.join(d, entry.name);
           if (entry.isDirectory()) walk(full);
-          else if (readFileSync(full).toString('latin1').toLowerCase().includes('zq81x')) traces.push(path.relative(vault, full));
+          // the token was in the memory's file name too (named after its title): no name keeps it either
+          else if (entry.name.toLowerCase().includes('zq81x') || readFileSync(full).toString('latin1').toLowerCase().includes('zq81x')) traces.push(path.relative(vault, full));
         }
       };
       walk(vault);
       expect(traces).toEqual(['daily/2026-11-01.md']);
+      // the note that linked it records its first version without the link, not the token in a version file
+      expect((await json(['history', rotated.id])).map((v: { n: number; reason: string; body: string }) => [v.n, v.reason, v.body])).toEqual([[1, 'created', 'Deploy tokens now live in the secrets manager.\n']]);
       expect(readdirSync(path.join(vault, '.engram', 'versions', secret.id))).toEqual([]);
     });
   });

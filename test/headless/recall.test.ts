@@ -10,20 +10,21 @@ describe('engram recall and context', () => {
   let cleanup: () => void;
   let vault: string;
   const ids: Record<string, string> = {};
+  const paths: Record<string, string> = {};
 
   beforeEach(async () => {
     ({ dir, cleanup } = tempDir());
     vault = path.join(dir, 'vault');
     await engram(vault, ['init']);
     const add = async (key: string, args: string[], now = '2026-11-28T10:00:00Z') => {
-      ids[key] = (await engram(vault, ['--json', '--now', now, 'remember', ...args])).json().id;
+      ({ id: ids[key], path: paths[key] } = (await engram(vault, ['--json', '--now', now, 'remember', ...args])).json());
     };
     await add('tests', ['Integration tests must use Testcontainers with a real PostgreSQL.', '--category', 'decision', '--confidence', 'verified']);
     await add('flaky', ['The session expiry test is flaky on CI: its timeout is 50 ms.', '--role', 'test-runner']);
     await add('pnpm', ['We use pnpm workspaces; CI fails on any other lockfile.', '--category', 'decision']);
     await add('old', ['Old note: integration tests used an in-memory database.'], '2026-06-01T10:00:00Z');
     await add('stale', ['Integration tests run against the staging database.', '--confidence', 'inferred']);
-    const stalePath = path.join(vault, 'episodic', `${ids.stale}.md`);
+    const stalePath = path.join(vault, paths.stale!);
     writeFileSync(stalePath, readFileSync(stalePath, 'utf8').replace('confidence: inferred', 'confidence: stale'));
   });
   afterEach(() => cleanup());
@@ -47,7 +48,7 @@ describe('engram recall and context', () => {
       'superseded_by', 'collapsed',
     ]);
     expect(results[1]).toMatchObject({
-      path: `decisions/${ids.tests}.md`, tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.',
+      path: 'decisions/Integration tests must use Testcontainers with a real.md', tier: 'active', confidence: 'verified', category: 'decision', text: 'Integration tests must use Testcontainers with a real PostgreSQL.',
       tags: [], created_at: '2026-11-28T10:00:00Z', last_accessed_at: '2026-11-28T10:00:00Z', is_error: false, related_paths: [], agent_role: null, widened: false,
     });
     expect(results[0]).toMatchObject({ tier: 'archive', widened: true, created_at: '2026-06-01T10:00:00Z' });
@@ -100,7 +101,7 @@ describe('engram recall and context', () => {
 
   it('--touch reinforces the results: touched, returned boost, co-accessed', async () => {
     await engram(vault, ['--now', NOW, 'recall', 'integration tests database', '--touch']);
-    const tests = readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8');
+    const tests = readFileSync(path.join(vault, paths.tests!), 'utf8');
     expect(tests).toContain('access_count: 1\n');
     expect(tests).toContain(`last_accessed_at: "${NOW}"\n`);
     // returned boost 1, then what the co-accessed results spread back when they are touched after it
@@ -150,7 +151,7 @@ describe('engram recall and context', () => {
     // the query widens like plain recall: the old note matches three times better than the flaky test
     expect(out.included).toEqual([ids.tests, ids.old, ids.flaky]);
     // injection is not use: nothing shown is touched, so a second context is the same block
-    expect(readFileSync(path.join(vault, 'decisions', `${ids.tests}.md`), 'utf8')).toContain('access_count: 0\n');
+    expect(readFileSync(path.join(vault, paths.tests!), 'utf8')).toContain('access_count: 0\n');
     const again = await engram(vault, ['--now', NOW, 'context', 'integration tests database']);
     expect(again.stdout).toContain('Testcontainers with a real PostgreSQL.  [[');
     expect(again.stdout).not.toContain('(recalled');
@@ -166,7 +167,7 @@ describe('engram recall and context', () => {
 
   it('sees edits made behind its back (catalog cache refreshed by mtime and size)', async () => {
     await engram(vault, ['--now', NOW, 'recall', 'pnpm']);
-    const file = path.join(vault, 'decisions', `${ids.pnpm}.md`);
+    const file = path.join(vault, paths.pnpm!);
     const text = readFileSync(file, 'utf8');
     const at = text.lastIndexOf('We use pnpm workspaces'); // the body, not the title in `aliases`
     writeFileSync(file, `${text.slice(0, at)}We use yarn berry workspaces${text.slice(at + 'We use pnpm workspaces'.length)}`);

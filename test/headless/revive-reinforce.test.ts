@@ -12,6 +12,8 @@ import { engram, tempDir } from '../helpers/cli';
  */
 const T0 = '2026-01-05T09:00:00Z';
 const LATER = '2026-03-20T09:00:00Z'; // 74 days on: the episode was pruned long ago
+/** The file name remember gives the memory (its title, ADR 0005); archive and revive keep it. */
+const NAME = 'Chose pg-boss for background jobs BullMQ would need Redis';
 
 describe('an archived memory comes back when it is used', () => {
   let dir: string;
@@ -25,21 +27,23 @@ describe('an archived memory comes back when it is used', () => {
     ({ dir, cleanup } = tempDir());
     vault = path.join(dir, 'vault');
     await engram(vault, ['--now', T0, 'init']);
-    id = (await engram(vault, ['--json', '--now', T0, 'remember', 'Chose pg-boss for background jobs: BullMQ would need Redis.', '--tags', 'jobs'])).json().id;
+    const created = (await engram(vault, ['--json', '--now', T0, 'remember', 'Chose pg-boss for background jobs: BullMQ would need Redis.', '--tags', 'jobs'])).json();
+    expect(created.path).toBe(`episodic/${NAME}.md`);
+    id = created.id;
     other = (await engram(vault, ['--json', '--now', T0, 'remember', 'The staging database is refreshed every Sunday.'])).json().id;
     // the note links the other one: the link must keep resolving wherever the file is
-    writeFileSync(file(`episodic/${id}.md`), `${readFileSync(file(`episodic/${id}.md`), 'utf8')}\n[[${other}|related]]\n`);
+    writeFileSync(file(`episodic/${NAME}.md`), `${readFileSync(file(`episodic/${NAME}.md`), 'utf8')}\n[[${other}|related]]\n`);
     await engram(vault, ['--now', '2026-02-20T03:00:00Z', 'consolidate']);
-    expect(existsSync(file(`archive/${id}.md`))).toBe(true);
+    expect(existsSync(file(`archive/${NAME}.md`))).toBe(true);
   });
   afterEach(() => cleanup());
 
   it('touch: one tier up, the file back in its folder, and the next consolidations leave it there', async () => {
-    const before = readFileSync(file(`archive/${id}.md`), 'utf8');
+    const before = readFileSync(file(`archive/${NAME}.md`), 'utf8');
     const touched = await engram(vault, ['--json', '--now', LATER, 'touch', id]);
-    expect(touched.json()[0]).toMatchObject({ id, path: `episodic/${id}.md`, tier_before: 'archive', tier: 'cold', access_count: 1, revived_from: `archive/${id}.md` });
-    expect(existsSync(file(`archive/${id}.md`))).toBe(false);
-    const after = readFileSync(file(`episodic/${id}.md`), 'utf8');
+    expect(touched.json()[0]).toMatchObject({ id, path: `episodic/${NAME}.md`, tier_before: 'archive', tier: 'cold', access_count: 1, revived_from: `archive/${NAME}.md` });
+    expect(existsSync(file(`archive/${NAME}.md`))).toBe(false);
+    const after = readFileSync(file(`episodic/${NAME}.md`), 'utf8');
     expect(after.slice(after.indexOf('\n---\n'))).toBe(before.slice(before.indexOf('\n---\n'))); // the body, byte for byte
     expect(after).toContain(`last_accessed_at: "${LATER}"\n`);
     expect((await engram(vault, ['--now', LATER, 'touch', id])).stdout).toBe(`${id}  cold -> warm  access_count 2  activation 0.5  spread to 1\n`);
@@ -48,9 +52,9 @@ describe('an archived memory comes back when it is used', () => {
       const report = (await engram(vault, ['--json', '--now', night, 'consolidate'])).json();
       expect(report.steps.find((s: { step: string }) => s.step === 'prune').count).toBe(0);
     }
-    expect(readFileSync(file(`episodic/${id}.md`), 'utf8')).toContain('tier: warm\n');
+    expect(readFileSync(file(`episodic/${NAME}.md`), 'utf8')).toContain('tier: warm\n');
     const [shown] = [(await engram(vault, ['--json', '--now', '2026-03-27T09:00:00Z', 'show', id])).json()];
-    expect(shown).toMatchObject({ path: `episodic/${id}.md`, tier_now: 'warm', links: [{ target: other, kind: 'related' }] });
+    expect(shown).toMatchObject({ path: `episodic/${NAME}.md`, tier_now: 'warm', links: [{ target: other, kind: 'related' }] });
     // plain recall finds it near, not widened
     const [hit] = (await engram(vault, ['--json', '--now', '2026-03-27T09:00:00Z', 'recall', 'background jobs pg-boss'])).json();
     expect(hit).toMatchObject({ id, tier: 'warm', widened: false });
@@ -59,9 +63,9 @@ describe('an archived memory comes back when it is used', () => {
   it('recall --touch brings back what it returns; context shows without moving anything (injection is not use)', async () => {
     const [hit] = (await engram(vault, ['--json', '--now', LATER, 'recall', 'why pg-boss for background jobs', '--touch'])).json();
     // found in archive (tier, widened), and the path says where the file is now that the touch moved it
-    expect(hit).toMatchObject({ id, tier: 'archive', widened: true, path: `episodic/${id}.md` });
-    expect(existsSync(file(`episodic/${id}.md`))).toBe(true);
-    expect(existsSync(file(`archive/${id}.md`))).toBe(false);
+    expect(hit).toMatchObject({ id, tier: 'archive', widened: true, path: `episodic/${NAME}.md` });
+    expect(existsSync(file(`episodic/${NAME}.md`))).toBe(true);
+    expect(existsSync(file(`archive/${NAME}.md`))).toBe(false);
 
     const again = path.join(dir, 'again');
     await engram(again, ['--now', T0, 'init']);
@@ -70,32 +74,32 @@ describe('an archived memory comes back when it is used', () => {
     const ctx = (await engram(again, ['--json', '--now', LATER, 'context', 'background jobs library'])).json();
     expect(ctx.included).toEqual([other2]);
     expect(ctx.block).toContain('· from 2026-01-05] Chose pg-boss');
-    expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
+    expect(existsSync(path.join(again, 'archive', `${NAME}.md`))).toBe(true);
     // --peek (kept for compatibility) is the same: nothing moves
     await engram(again, ['--now', '2026-06-20T03:00:00Z', 'consolidate']);
-    expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
+    expect(existsSync(path.join(again, 'archive', `${NAME}.md`))).toBe(true);
     await engram(again, ['--json', '--now', '2026-06-21T09:00:00Z', 'context', 'background jobs library', '--peek']);
-    expect(existsSync(path.join(again, 'archive', `${other2}.md`))).toBe(true);
+    expect(existsSync(path.join(again, 'archive', `${NAME}.md`))).toBe(true);
     // recall --batch --touch: each line printed after its touch, with the path the file has now
     const questions = path.join(dir, 'questions.jsonl');
     writeFileSync(questions, `${JSON.stringify({ id: 'q1', query: 'which library runs background jobs' })}\n`);
     const batch = await engram(again, ['--now', '2026-06-21T09:00:00Z', 'recall', '--batch', questions, '--touch']);
-    expect(JSON.parse(batch.stdout).results.map((r: { id: string; path: string; tier: string }) => [r.id, r.path, r.tier])).toEqual([[other2, `episodic/${other2}.md`, 'archive']]);
-    expect(existsSync(path.join(again, 'episodic', `${other2}.md`))).toBe(true);
+    expect(JSON.parse(batch.stdout).results.map((r: { id: string; path: string; tier: string }) => [r.id, r.path, r.tier])).toEqual([[other2, `episodic/${NAME}.md`, 'archive']]);
+    expect(existsSync(path.join(again, 'episodic', `${NAME}.md`))).toBe(true);
   });
 
   it('remembering the same thing again reinforces and revives it: no duplicate, what the new call adds merged', async () => {
     const run = await engram(vault, ['--json', '--now', LATER, 'remember', 'Chose pg-boss for background jobs: BullMQ would need Redis.', '--tags', 'Jobs,queues', '--confidence', 'verified', '--path', 'src/jobs/boss.ts', '--source', 'adr-7', '--role', 'architect']);
-    expect(run.json()).toEqual({ id, path: `episodic/${id}.md`, action: 'reinforced', revived: true });
-    expect(existsSync(file(`archive/${id}.md`))).toBe(false);
-    const text = readFileSync(file(`episodic/${id}.md`), 'utf8');
+    expect(run.json()).toEqual({ id, path: `episodic/${NAME}.md`, action: 'reinforced', revived: true });
+    expect(existsSync(file(`archive/${NAME}.md`))).toBe(false);
+    const text = readFileSync(file(`episodic/${NAME}.md`), 'utf8');
     for (const line of [
       `last_accessed_at: "${LATER}"`, 'agent_role: architect', 'confidence: verified', 'tags: ["jobs", "queues"]', 'access_count: 1', 'tier: cold',
       'related_paths: ["src/jobs/boss.ts"]', 'amplitude: 2', 'source: adr-7', 'remembered_again: 1',
     ]) expect(text).toContain(`\n${line}\n`);
     // a second source is recorded beside the first; confidence is never lowered
     await engram(vault, ['--now', LATER, 'remember', 'Chose pg-boss for background jobs: BullMQ would need Redis.', '--source', 'standup', '--confidence', 'inferred']);
-    const twice = readFileSync(file(`episodic/${id}.md`), 'utf8');
+    const twice = readFileSync(file(`episodic/${NAME}.md`), 'utf8');
     expect(twice).toContain('\nsource: adr-7\n');
     expect(twice).toContain('\nsources: ["standup"]\n');
     expect(twice).toContain('\nconfidence: verified\n');
@@ -116,20 +120,20 @@ describe('an archived memory comes back when it is used', () => {
     const lines = path.join(dir, 'lines.jsonl');
     writeFileSync(lines, `${JSON.stringify({ text: 'Chose pg-boss for background jobs: BullMQ would need Redis.', tags: ['queues'], source: 'wiki' })}\n`);
     const run = (await engram(vault, ['--json', '--now', LATER, 'import', lines])).json();
-    expect(run.results).toEqual([{ id, path: `episodic/${id}.md`, action: 'reinforced' }]);
-    const text = readFileSync(file(`episodic/${id}.md`), 'utf8');
+    expect(run.results).toEqual([{ id, path: `episodic/${NAME}.md`, action: 'reinforced' }]);
+    const text = readFileSync(file(`episodic/${NAME}.md`), 'utf8');
     for (const line of ['tags: ["jobs", "queues"]', 'source: wiki', 'tier: cold', 'access_count: 1', 'remembered_again: 1', `last_accessed_at: "${LATER}"`]) expect(text).toContain(`\n${line}\n`);
-    expect(existsSync(file(`archive/${id}.md`))).toBe(false);
+    expect(existsSync(file(`archive/${NAME}.md`))).toBe(false);
   });
 
   it('the move is under the memory\'s lock and idempotent: a move cut short is completed, a second revive changes nothing', async () => {
     const { vault: v } = openVault({ vault, now: LATER, cwd: dir, env: {} });
     // a move killed between link and unlink: both names, the same bytes
-    linkSync(file(`archive/${id}.md`), file(`episodic/${id}.md`));
-    expect(await reviveFromArchive(v, id)).toBe(`episodic/${id}.md`);
-    expect(existsSync(file(`archive/${id}.md`))).toBe(false);
-    expect(await reviveFromArchive(v, id)).toBe(`episodic/${id}.md`);
-    expect(existsSync(file(`episodic/${id}.md`))).toBe(true);
+    linkSync(file(`archive/${NAME}.md`), file(`episodic/${NAME}.md`));
+    expect(await reviveFromArchive(v, id)).toBe(`episodic/${NAME}.md`);
+    expect(existsSync(file(`archive/${NAME}.md`))).toBe(false);
+    expect(await reviveFromArchive(v, id)).toBe(`episodic/${NAME}.md`);
+    expect(existsSync(file(`episodic/${NAME}.md`))).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
+import { frontmatterId } from '../../src/core/memory-files';
 
 export interface CliRun {
   code: number;
@@ -52,7 +53,7 @@ export function fileOf(vault: string, id: string): string {
         if (entry.name.startsWith('.')) continue;
         const found = walk(child);
         if (found) return found;
-      } else if (entry.name.endsWith('.md') && new RegExp(`^id: ["']?${id}["']?$`, 'm').test(readFileSync(path.join(vault, child), 'utf8'))) return child;
+      } else if (entry.name.endsWith('.md') && frontmatterId(readFileSync(path.join(vault, child), 'utf8')) === id) return child;
     }
     return null;
   };

@@ -12,7 +12,7 @@ import { volatilityUpdates } from '../validation/volatility';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
 import { formatTimestamp, parseTimestamp } from '../time';
 import { frontmatterId, freePath } from '../memory-files';
-import { newMemoryFileName, takenNames } from '../file-names';
+import { claimFileName, takenNames } from '../file-names';
 import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
 import { memoryTitle } from '../title';
 import { repairLinks } from '../link-repair';
@@ -489,7 +489,7 @@ function nameNewPatterns(clusters: ClusterAction[], memories: Memory[], others: 
   for (const cluster of clusters) {
     if (cluster.action !== 'create' || cluster.path) continue;
     const title = memoryTitle(cluster.text, 48);
-    cluster.path = `${CATEGORY_FOLDERS.semantic}/${newMemoryFileName(title ? `${title} (pattern)` : '', cluster.id, taken)}.md`;
+    cluster.path = `${CATEGORY_FOLDERS.semantic}/${claimFileName(title ? `${title} (pattern)` : '', cluster.id, taken)}.md`;
   }
 }
 
