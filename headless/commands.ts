@@ -131,7 +131,7 @@ function formatConsolidation(report: ConsolidationReport): string {
   const lines = [`${report.dry_run ? 'consolidation plan (dry run: nothing written)' : 'consolidation'} at ${report.started_at}${report.resumed ? ' (completed a run that was interrupted)' : ''}`];
   const verb: Record<string, (s: StepReport) => string> = {
     copies: (s) => `merged ${s.count} sync-conflict copies`,
-    links: (s) => `repaired ${s.count} links`,
+    links: (s) => `repaired ${s.count} ${s.count === 1 ? 'link' : 'links'}`,
     'same-text': (s) => `merged ${s.count} ${s.count === 1 ? 'memory' : 'memories'} into the one holding the same text`,
     prune: (s) => `pruned ${s.count} (strength under ${PRUNE_STRENGTH}: moved to archive/)`,
     git: (s) => `downgraded ${s.count} → stale`,

@@ -1,3 +1,5 @@
+import { patternExample } from './consolidation/pattern-summary';
+import { PATTERN_TITLE_CHARS } from './consolidation/semantic';
 import { claimFileName, takenNames } from './file-names';
 import { setFrontmatterFields, splitFrontmatter, readFrontmatter, type FieldValue } from './frontmatter';
 import { contentHash, isMemoryId } from './ids';
@@ -317,7 +319,9 @@ export async function migrateNames(vault: Vault, options: { apply: boolean; arou
   const renamed: MigrationReport['renamed'] = [];
   for (const memory of memories) {
     if (noteName(memory.path) !== memory.id) continue;
-    const title = memoryTitle(memoryText(memory), memory.source === 'consolidation' ? 48 : 60);
+    // a pattern is named after the episode it quotes, as consolidation names new ones
+    const text = memoryText(memory);
+    const title = memory.source === 'consolidation' ? memoryTitle(patternExample(text) ?? text, PATTERN_TITLE_CHARS) : memoryTitle(text);
     const name = claimFileName(memory.source === 'consolidation' && title ? `${title} (pattern)` : title, memory.id, taken);
     if (name === memory.id) continue;
     const folder = memory.path.slice(0, memory.path.lastIndexOf('/'));

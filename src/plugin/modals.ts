@@ -97,6 +97,8 @@ export class CreativeModal extends Modal {
 }
 
 const STEP_LABEL: Record<string, string> = {
+  copies: 'sync-conflict copies merged',
+  links: 'links repaired (renamed notes)',
   prune: 'pruned (moved to archive/)',
   git: 'downgraded → stale',
   embed: 'embedded',

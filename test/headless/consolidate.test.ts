@@ -11,13 +11,24 @@ describe('engram consolidate (SPEC §8)', () => {
   let cleanup: () => void;
   let vault: string;
   const ids: Record<string, string> = {} as Record<string, string>;
+  /** The file name remember gives each (its title, ADR 0005); prune and revive keep it. */
+  const NAMES: Record<string, string> = {
+    forgotten: 'A passing remark about the build cache',
+    fresh: 'The deploy pipeline was green today',
+    verified: 'Decision money is stored in cents',
+    core: 'Never log card numbers',
+    hub: 'The outbox worker drains 500 rows a tick',
+    warm: 'Staging was slow last week',
+  };
 
   beforeEach(async () => {
     ({ dir, cleanup } = tempDir());
     vault = path.join(dir, 'vault');
     await engram(vault, ['init']);
     const add = async (key: string, text: string, at: string, extra: string[] = []) => {
-      ids[key] = (await engram(vault, ['--json', '--now', at, 'remember', text, ...extra])).json().id;
+      const created = (await engram(vault, ['--json', '--now', at, 'remember', text, ...extra])).json();
+      expect(created.path).toBe(`${extra.includes('decision') ? 'decisions' : 'episodic'}/${NAMES[key]}.md`);
+      ids[key] = created.id;
     };
     await add('forgotten', 'A passing remark about the build cache.', '2026-08-01T00:00:00Z');
     await add('fresh', 'The deploy pipeline was green today.', '2026-11-28T00:00:00Z');
@@ -26,9 +37,9 @@ describe('engram consolidate (SPEC §8)', () => {
     await add('core', 'Never log card numbers.', '2026-01-01T00:00:00Z');
     await add('hub', 'The outbox worker drains 500 rows a tick.', '2026-07-01T00:00:00Z');
     await add('warm', 'Staging was slow last week.', '2026-11-15T00:00:00Z');
-    const core = path.join(vault, 'episodic', `${ids.core}.md`);
+    const core = path.join(vault, 'episodic', `${NAMES.core}.md`);
     writeFileSync(core, readFileSync(core, 'utf8').replace(/tier: \w+/, 'tier: core'));
-    const hub = path.join(vault, 'episodic', `${ids.hub}.md`);
+    const hub = path.join(vault, 'episodic', `${NAMES.hub}.md`);
     writeFileSync(hub, `${readFileSync(hub, 'utf8')}\n[[${ids.fresh}|related]] [[${ids.warm}|related]] [[${ids.verified}|related]]\n`);
   });
   afterEach(() => cleanup());
@@ -52,15 +63,17 @@ describe('engram consolidate (SPEC §8)', () => {
   it('--dry-run --verbose and --json list the memories each step would change', async () => {
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate', '--dry-run'])).json();
     const changes = Object.fromEntries(report.steps.map((s: { step: string; changes: unknown }) => [s.step, s.changes]));
-    expect(changes.prune).toEqual([{ id: ids.forgotten, change: `episodic/${ids.forgotten}.md -> archive/${ids.forgotten}.md` }]);
+    expect(changes.prune).toEqual([{ id: ids.forgotten, change: `episodic/${NAMES.forgotten}.md -> archive/${NAMES.forgotten}.md` }]);
     expect(changes.tiers).toHaveLength(report.steps.find((s: { step: string }) => s.step === 'tiers').count);
     expect(changes.tiers).toContainEqual({ id: ids.forgotten, change: 'active -> archive' });
     expect(changes.strengthen).toEqual([]);
     const human = await engram(vault, ['--now', NOW, 'consolidate', '--dry-run', '--verbose']);
     const lines = human.stdout.split('\n');
     const pruned = lines.findIndex((l) => l.startsWith('✓ pruned 1'));
-    expect(lines[pruned + 1]).toBe(`    ${ids.forgotten}  episodic/${ids.forgotten}.md -> archive/${ids.forgotten}.md`);
+    expect(lines[pruned + 1]).toBe(`    ${ids.forgotten}  episodic/${NAMES.forgotten}.md -> archive/${NAMES.forgotten}.md`);
     expect(human.stdout).toContain(`    ${ids.forgotten}  active -> archive\n`);
+    // the hub's links name ids, and no file has that name now (ADR 0005): they would point at the files
+    expect(lines[1]).toBe('✓ repaired 3 links (in 1 notes, pointed at the files their memories have now: dry run)');
     expect((await engram(vault, ['--now', NOW, 'consolidate', '--dry-run'])).stdout).not.toContain(`    ${ids.forgotten}`);
   });
 
@@ -85,16 +98,16 @@ describe('engram consolidate (SPEC §8)', () => {
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
     expect(Object.fromEntries(report.steps.map((s: { step: string; count: number }) => [s.step, s.count]))).toMatchObject({ prune: 1, strengthen: 0, tiers: 4 }); // forgotten and hub to archive, verified to cold, warm to warm
     const after = files();
-    expect(Object.keys(after).filter((p) => p.startsWith('archive/'))).toEqual([`archive/${ids.forgotten}.md`]);
-    expect(after[`archive/${ids.forgotten}.md`]).toContain('tier: archive\n');
-    expect(after[`episodic/${ids.core}.md`]).toContain('tier: core\n');
+    expect(Object.keys(after).filter((p) => p.startsWith('archive/'))).toEqual([`archive/${NAMES.forgotten}.md`]);
+    expect(after[`archive/${NAMES.forgotten}.md`]).toContain('tier: archive\n');
+    expect(after[`episodic/${NAMES.core}.md`]).toContain('tier: core\n');
     // kept in decisions/ though its strength is under 0.05; 546.5 days with a 90-day half-life are 42.5 days of an episode: cold
-    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.verified!])).json()).toMatchObject({ path: `decisions/${ids.verified}.md`, tier: 'cold', strength: 0.0149 });
-    expect(after[`episodic/${ids.hub}.md`]).toContain('tier: archive\n');
-    expect(after[`episodic/${ids.warm}.md`]).toContain('tier: warm\n');
-    expect(after[`episodic/${ids.fresh}.md`]).toContain('tier: active\n');
+    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.verified!])).json()).toMatchObject({ path: `decisions/${NAMES.verified}.md`, tier: 'cold', strength: 0.0149 });
+    expect(after[`episodic/${NAMES.hub}.md`]).toContain('tier: archive\n');
+    expect(after[`episodic/${NAMES.warm}.md`]).toContain('tier: warm\n');
+    expect(after[`episodic/${NAMES.fresh}.md`]).toContain('tier: active\n');
     // the archived memory is still found by id and in the `all` radius
-    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.forgotten!])).json().path).toBe(`archive/${ids.forgotten}.md`);
+    expect((await engram(vault, ['--json', '--now', NOW, 'show', ids.forgotten!])).json().path).toBe(`archive/${NAMES.forgotten}.md`);
     expect((await engram(vault, ['--json', '--now', NOW, 'recall', 'build cache', '--radius', 'all'])).json()[0].id).toBe(ids.forgotten);
   });
 
@@ -115,18 +128,18 @@ describe('engram consolidate (SPEC §8)', () => {
     await engram(vault, ['--now', '2026-11-30T10:00:00Z', 'touch', ids.fresh!]);
     const report = (await engram(vault, ['--json', '--now', '2026-11-30T12:00:00Z', 'consolidate'])).json();
     expect(report.steps.find((s: { step: string }) => s.step === 'strengthen').count).toBe(1);
-    expect(readFileSync(path.join(vault, 'episodic', `${ids.fresh}.md`), 'utf8')).toContain('half_life_days: 9\n');
+    expect(readFileSync(path.join(vault, 'episodic', `${NAMES.fresh}.md`), 'utf8')).toContain('half_life_days: 9\n');
   });
 
   it('completes a plan left by a killed run, without duplicating anything', async () => {
-    const plan = { format: 1, started_at: NOW, prune: [{ id: ids.forgotten, from: `episodic/${ids.forgotten}.md`, to: `archive/${ids.forgotten}.md` }], strengthen: [], tiers: [{ id: ids.forgotten, from: 'archive', to: 'archive' }] };
+    const plan = { format: 1, started_at: NOW, prune: [{ id: ids.forgotten, from: `episodic/${NAMES.forgotten}.md`, to: `archive/${NAMES.forgotten}.md` }], strengthen: [], tiers: [{ id: ids.forgotten, from: 'archive', to: 'archive' }] };
     writeFileSync(path.join(vault, '.engram', 'consolidation-plan.json'), JSON.stringify(plan));
     // killed between the link and the unlink of the move: both names exist
-    writeFileSync(path.join(vault, 'archive', `${ids.forgotten}.md`), readFileSync(path.join(vault, 'episodic', `${ids.forgotten}.md`)));
+    writeFileSync(path.join(vault, 'archive', `${NAMES.forgotten}.md`), readFileSync(path.join(vault, 'episodic', `${NAMES.forgotten}.md`)));
     const report = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
     expect(report.resumed).toBe(true);
-    expect(existsSync(path.join(vault, 'episodic', `${ids.forgotten}.md`))).toBe(false);
-    expect(existsSync(path.join(vault, 'archive', `${ids.forgotten}.md`))).toBe(true);
+    expect(existsSync(path.join(vault, 'episodic', `${NAMES.forgotten}.md`))).toBe(false);
+    expect(existsSync(path.join(vault, 'archive', `${NAMES.forgotten}.md`))).toBe(true);
     expect(existsSync(path.join(vault, '.engram', 'consolidation-plan.json'))).toBe(false);
   });
 
@@ -161,15 +174,27 @@ describe('engram consolidate: episodes into semantic memories', () => {
         'The nightly CI run flaked: session expiry timeout is too short.',
       ];
       const ids: string[] = [];
+      const files: string[] = [];
       const paths = [['--path', 'test/auth/session.test.ts', '--role', 'tester'], ['--role', 'tester'], ['--path', 'ci/nightly.yml', '--role', 'code-reviewer']];
-      for (const [i, text] of texts.entries()) ids.push((await engram(vault, ['--json', '--now', `2026-11-2${i}T10:00:00Z`, 'remember', text, '--tags', 'testing,flaky', ...paths[i]!])).json().id);
+      for (const [i, text] of texts.entries()) {
+        const created = (await engram(vault, ['--json', '--now', `2026-11-2${i}T10:00:00Z`, 'remember', text, '--tags', 'testing,flaky', ...paths[i]!])).json();
+        ids.push(created.id);
+        files.push(created.path);
+      }
+      expect(files).toEqual([
+        'episodic/The session expiry test flaked on CI because its timeout is.md',
+        'episodic/Session expiry test failed in the nightly pipeline; timeout.md',
+        'episodic/The nightly CI run flaked session expiry timeout is too.md',
+      ]);
+      const nameOf = (m: string) => path.basename(files[ids.indexOf(m)]!, '.md');
       await engram(vault, ['--json', '--now', '2026-11-25T10:00:00Z', 'remember', 'Lunch was pizza.']);
       const first = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
       expect(first.steps.find((s: { step: string }) => s.step === 'cluster')).toMatchObject({ count: 1, note: '1 new semantic, 0 reinforced (lexical similarity)' });
       const semantic = readdirSync(path.join(vault, 'semantic'));
-      expect(semantic).toHaveLength(1);
-      const id = semantic[0]!.replace(/\.md$/, '');
+      // named after its most representative episode (not "Recurring pattern in 3 episodes ...", which every pattern would share)
+      expect(semantic).toEqual(['The session expiry test flaked on CI because its (pattern).md']);
       const note = readFileSync(path.join(vault, 'semantic', semantic[0]!), 'utf8');
+      const id = /\nid: (mem-[a-z0-9]{12})\n/.exec(note)![1]!;
       expect(note).toContain('category: semantic\n');
       expect(note).toContain('confidence: inferred\n');
       expect(note).toContain('tags: ["flaky", "testing"]\n');
@@ -182,19 +207,20 @@ describe('engram consolidate: episodes into semantic memories', () => {
           'Roles: tester (2), code-reviewer (1).\n' +
           'Tags: flaky, testing.\n' +
           'Example (the most representative episode): "The session expiry test flaked on CI because its timeout is too short."\n\n' +
-          `Consolidated from 3 episodes: ${[...ids].sort().map((m) => `[[${m}]]`).join(' ')}\n`,
+          `Consolidated from 3 episodes: ${[...ids].sort().map((m) => `[[${nameOf(m)}]]`).join(' ')}\n`,
       );
-      for (const m of ids) expect(readFileSync(path.join(vault, 'episodic', `${m}.md`), 'utf8')).toContain(`decays_from: "[[${id}]]"\n`);
+      for (const file of files) expect(readFileSync(path.join(vault, file), 'utf8')).toContain('decays_from: "[[The session expiry test flaked on CI because its (pattern)]]"\n');
 
       const again = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
       expect(again.steps.find((s: { step: string }) => s.step === 'cluster').count).toBe(0);
 
-      const fourth = (await engram(vault, ['--json', '--now', NOW, 'remember', 'Session expiry test flaky on CI again; the timeout is short.'])).json().id;
+      const fourth = (await engram(vault, ['--json', '--now', NOW, 'remember', 'Session expiry test flaky on CI again; the timeout is short.'])).json().path;
       const third = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
       expect(third.steps.find((s: { step: string }) => s.step === 'cluster')).toMatchObject({ count: 1, note: '0 new semantic, 1 reinforced (lexical similarity)' });
       expect(readFileSync(path.join(vault, 'semantic', semantic[0]!), 'utf8')).toContain('reinforcement_count: 2\n');
-      expect(readFileSync(path.join(vault, 'episodic', `${fourth}.md`), 'utf8')).toContain(`decays_from: "[[${id}]]"\n`);
-      expect(readdirSync(path.join(vault, 'semantic'))).toHaveLength(1);
+      expect(readFileSync(path.join(vault, fourth), 'utf8')).toContain('decays_from: "[[The session expiry test flaked on CI because its (pattern)]]"\n');
+      // reinforcing the pattern renames nothing
+      expect(readdirSync(path.join(vault, 'semantic'))).toEqual(semantic);
       // recall follows the new links: the pattern comes up with its episodes
       const recalled = (await engram(vault, ['--json', '--now', NOW, 'recall', 'session expiry flaky', '--explain'])).json().map((r: { id: string }) => r.id);
       expect(recalled).toContain(id);

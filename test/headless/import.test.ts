@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { deriveMemoryId } from '../../src/core/ids';
 import { NodeFileStore } from '../../headless/fs-files';
-import { engram, initVault } from '../helpers/cli';
+import { engram, fileOf, initVault } from '../helpers/cli';
 
 const KILLED = path.join(__dirname, '..', 'helpers', 'import-killed.js');
 const NOW = '2026-11-30T00:00:00Z';
@@ -76,16 +76,17 @@ describe('engram import: fixable in one pass, idempotent, all or nothing', () =>
     const first = (await importFile(file)).json();
     expect([first.created, first.reinforced, first.conflicts, first.unchanged]).toEqual([3, 2, 0, 0]);
     const after = snapshot();
-    const [caroline] = first.results.map((r: { id: string }) => r.id);
-    expect(after[`${caroline}.md`]).toContain('amplitude: 2\n');
-    expect(after[`${caroline}.md`]).toMatch(/\nimport_keys: \["mem-[a-z0-9]{12}"\]\n/);
+    const [caroline] = first.results.map((r: { path: string }) => r.path);
+    expect(caroline).toBe('episodic/Caroline I went to the support group yesterday.md');
+    expect(after['Caroline I went to the support group yesterday.md']).toContain('amplitude: 2\n');
+    expect(after['Caroline I went to the support group yesterday.md']).toMatch(/\nimport_keys: \["mem-[a-z0-9]{12}"\]\n/);
     const again = (await engram(vault, ['--json', '--now', '2026-12-01T00:00:00Z', 'import', file])).json();
     expect([again.created, again.reinforced, again.conflicts, again.unchanged]).toEqual([0, 0, 0, 5]);
     expect(again.results.map((r: { id: string }) => r.id)).toEqual(first.results.map((r: { id: string }) => r.id));
     expect(snapshot()).toEqual(after);
     const counted = (await importFile(file, '--reinforce')).json();
     expect([counted.created, counted.reinforced, counted.unchanged]).toEqual([0, 5, 0]);
-    expect(readFileSync(path.join(vault, 'episodic', `${caroline}.md`), 'utf8')).toContain('amplitude: 4\n');
+    expect(readFileSync(path.join(vault, caroline), 'utf8')).toContain('amplitude: 4\n');
   });
 
   it('a run killed half-way and run again writes only what is missing, counting nothing twice (reliability repro import-rerun-inflates)', async () => {
@@ -119,7 +120,8 @@ describe('engram import: fixable in one pass, idempotent, all or nothing', () =>
     expect((await importFile(path.join(dir, 'part.jsonl'))).json()).toMatchObject({ created: 1, reinforced: 1 });
     expect((await importFile(path.join(dir, 'whole.jsonl'))).json()).toMatchObject({ created: 1, reinforced: 0, unchanged: 2 });
     const id = deriveMemoryId(a.text, a.created_at);
-    const text = readFileSync(path.join(vault, 'episodic', `${id}.md`), 'utf8');
+    expect(fileOf(vault, id)).toBe('episodic/The nightly build takes forty minutes on the old runners.md');
+    const text = readFileSync(path.join(vault, fileOf(vault, id)), 'utf8');
     expect([text.includes('\namplitude: 2\n'), text.includes('\naccess_count: 1\n')]).toEqual([true, true]);
   });
 
@@ -158,7 +160,8 @@ describe('engram import: fixable in one pass, idempotent, all or nothing', () =>
       spy.mockRestore();
     }
     expect(snapshot()).toEqual(before);
-    expect(before[`${m1.id}.md`]).toContain('amplitude: 1\n');
+    expect(before['The nightly build takes forty minutes on the old runners.md']).toContain(`id: ${m1.id}\n`);
+    expect(before['The nightly build takes forty minutes on the old runners.md']).toContain('amplitude: 1\n');
   });
 
 });

@@ -10,7 +10,7 @@ const [vault, file, now, n] = process.argv.slice(2);
 let placed = 0;
 const linkSync = fs.linkSync;
 fs.linkSync = (from, to) => {
-  if (/[\\/]episodic[\\/]mem-[a-z0-9]{12}\.md$/.test(String(to)) && ++placed === Number(n)) process.kill(process.pid, 'SIGKILL');
+  if (/[\\/]episodic[\\/][^\\/]+\.md$/.test(String(to)) && ++placed === Number(n)) process.kill(process.pid, 'SIGKILL');
   return linkSync(from, to);
 };
 const { runCli } = require(path.join(__dirname, '..', '..', 'dist', 'lib.js'));

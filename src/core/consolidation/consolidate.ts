@@ -1,6 +1,6 @@
 import { loadVectors, updateVectors } from '../embeddings/store';
 import { renderMemoryFile, type NewMemory } from '../memory-file';
-import { planClusters, type ClusterAction, type ClusterMemo } from './semantic';
+import { PATTERN_TITLE_CHARS, planClusters, type ClusterAction, type ClusterMemo } from './semantic';
 import type { AbstractiveReport } from './abstractive';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import type { FieldValue } from '../frontmatter';
@@ -480,15 +480,17 @@ export const LISTED_MEMBERS = 50;
 export const KEPT_PATHS = 100;
 
 /**
- * A readable file name for each semantic memory the plan creates (ADR 0005): its title and
- * `(pattern)`, so it does not take the name of the episode it was made from; unique among the
- * memory folders' names.
+ * A readable file name for each semantic memory the plan creates (ADR 0005): the title of its
+ * most representative episode and `(pattern)`, so it does not take that episode's name; unique
+ * among the memory folders' names. The plan keeps the path (a resumed run writes the same
+ * file), not the title.
  */
 function nameNewPatterns(clusters: ClusterAction[], memories: Memory[], others: string[]): void {
   const taken = takenNames([...memories.map((m) => m.path), ...others]);
   for (const cluster of clusters) {
+    const title = cluster.title ?? memoryTitle(cluster.text, PATTERN_TITLE_CHARS);
+    delete cluster.title;
     if (cluster.action !== 'create' || cluster.path) continue;
-    const title = memoryTitle(cluster.text, 48);
     cluster.path = `${CATEGORY_FOLDERS.semantic}/${claimFileName(title ? `${title} (pattern)` : '', cluster.id, taken)}.md`;
   }
 }

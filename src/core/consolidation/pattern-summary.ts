@@ -39,7 +39,7 @@ export function summarisePattern(members: Memory[], medoid: Memory, tags: string
   lines.push(`Recurring pattern in ${n} episodes ${when}${recurring}.`);
   if (roles.length > 0) lines.push(`Roles: ${roles.map(([role, count]) => `${role} (${count})`).join(', ')}.`);
   if (tags.length > 0) lines.push(`Tags: ${tags.join(', ')}.`);
-  lines.push(`Example (the most representative episode): "${quote(texts.get(medoid.id)!)}"`);
+  lines.push(`Example (the most representative episode): "${quote(texts.get(medoid.id)!)}"`); // patternExample reads it back
   const top = roles[0];
   return {
     text: lines.join('\n'),
@@ -106,6 +106,11 @@ function roleCounts(members: Memory[]): Array<[string, number]> {
   const counts = new Map<string, number>();
   for (const m of members) if (m.agent_role) counts.set(m.agent_role, (counts.get(m.agent_role) ?? 0) + 1);
   return [...counts].sort(([a, ca], [b, cb]) => cb - ca || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The example a pattern's text quotes (its most representative episode), or null when it quotes none. */
+export function patternExample(text: string): string | null {
+  return /^Example \(the most representative episode\): "(.+)"$/m.exec(text)?.[1] ?? null;
 }
 
 function quote(text: string): string {

@@ -5,6 +5,7 @@ import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
 import { lexicalClusters, lexicalMedoid, vectorClusters, vectorMedoid } from './cluster';
 import { summarisePattern } from './pattern-summary';
+import { memoryTitle } from '../title';
 
 /**
  * From clusters of episodes to semantic memories (SPEC §8 step 4, hippocampal transfer): a
@@ -33,11 +34,20 @@ export interface ClusterAction {
   /** How the text was made, when a model wrote part of it: `abstractive (model)`. */
   summary?: string;
   /**
+   * What a new semantic memory's file is named after (ADR 0005): the title of its most
+   * representative episode. Its text starts "Recurring pattern in N episodes ...", which would
+   * name every pattern alike.
+   */
+  title?: string;
+  /**
    * Where a new semantic memory is written, with its readable name (ADR 0005), decided with the
    * plan so a resumed run writes the same file; absent in plans made before (then `<id>.md`).
    */
   path?: string;
 }
+
+/** A pattern's title is cut shorter than a memory's, so that ` (pattern)` fits the name's 60 characters. */
+export const PATTERN_TITLE_CHARS = 48;
 
 export function semanticId(members: string[]): string {
   return `mem-${sha256Hex([...members].sort().join('|')).slice(0, 12)}`;
@@ -90,7 +100,8 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
       actions.push({ id: existing.id, action: 'reinforce', members: ids, new_members: fresh, text: memoryText(existing), tags, related_paths: relatedPaths, reinforcement_count: count, confidence, similarity: kind });
     } else {
       const summary = summarisePattern(members, episodes[medoid]!, tags);
-      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: summary.text, tags, related_paths: relatedPaths, reinforcement_count: 1, confidence: 'inferred', similarity: kind, agent_role: summary.agent_role });
+      const title = memoryTitle(memoryText(episodes[medoid]!), PATTERN_TITLE_CHARS);
+      actions.push({ id: semanticId(ids), action: 'create', members: ids, new_members: ids, text: summary.text, tags, related_paths: relatedPaths, reinforcement_count: 1, confidence: 'inferred', similarity: kind, agent_role: summary.agent_role, title });
     }
   }
   return actions;
