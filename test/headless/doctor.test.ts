@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readFrontmatter, setFrontmatterFields, splitFrontmatter } from '../../src/core/frontmatter';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, fileOf, tempDir } from '../helpers/cli';
 import { git, tryGit } from '../helpers/git';
 
 /** `engram doctor`: what would confuse Engram or Obsidian, and `--fix` for what loses nothing. */
@@ -32,14 +32,14 @@ describe('engram doctor', () => {
     await engram(vault, ['--now', '2026-11-22T10:00:00Z', 'touch', id]);
     git(vault, 'commit', '-q', '-am', 'desk');
     expect(tryGit(vault, 'merge', '--no-edit', 'laptop').status).toBe(1);
-    const file = path.join(vault, 'episodic', `${id}.md`);
+    const file = path.join(vault, 'episodic', 'The release train leaves on Tuesdays.md');
     expect(splitFrontmatter(readFileSync(file, 'utf8'))!.yaml).toContain('<<<<<<< HEAD');
 
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
     expect(found.code).toBe(1);
     expect(found.json().findings.map((f: { check: string; path: string; fix?: string }) => [f.check, f.path, Boolean(f.fix)])).toEqual([
       ['git-setup', '.gitattributes', true],
-      ['conflict-markers', `episodic/${id}.md`, true],
+      ['conflict-markers', 'episodic/The release train leaves on Tuesdays.md', true],
     ]);
     const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
     expect(fixed.json()).toMatchObject({ fixed: 2, remaining: 0 });
@@ -53,11 +53,11 @@ describe('engram doctor', () => {
     const a = await remember('The cache warmer runs at midnight.');
     const b = await remember('Payments retries use exponential backoff.');
     const c = await remember('Old note about the build cache.', '2026-05-01T10:00:00Z');
-    const fa = path.join(vault, 'episodic', `${a}.md`);
+    const fa = path.join(vault, 'episodic', 'The cache warmer runs at midnight.md');
     writeFileSync(fa, setFrontmatterFields(readFileSync(fa, 'utf8'), { merge_clash: ['confidence: observed or verified (kept observed)'], co_access: { 'mem-00000000gone': 2 } }));
     // a memory a merge left in archive/ although it was used since
-    const fc = path.join(vault, 'episodic', `${c}.md`);
-    writeFileSync(path.join(vault, 'archive', `${c}.md`), setFrontmatterFields(readFileSync(fc, 'utf8'), { tier: 'warm', last_accessed_at: '2026-11-28T10:00:00Z', access_count: 1 }));
+    const fc = path.join(vault, 'episodic', 'Old note about the build cache.md');
+    writeFileSync(path.join(vault, 'archive', 'Old note about the build cache.md'), setFrontmatterFields(readFileSync(fc, 'utf8'), { tier: 'warm', last_accessed_at: '2026-11-28T10:00:00Z', access_count: 1 }));
     require('node:fs').unlinkSync(fc);
     writeFileSync(path.join(vault, 'episodic', 'mem-badbadbadbad.md'), '---\nid: mem-badbadbadbad\ncategory: episodic\n');
     writeFileSync(path.join(vault, '.engram', 'consolidation-plan.json'), '{"format":1}');
@@ -71,9 +71,9 @@ describe('engram doctor', () => {
     const found = (await engram(vault, ['--json', '--now', NOW, 'doctor'])).json();
     expect(found.findings.map((f: { check: string; path: string; fix?: string }) => [f.check, f.path, Boolean(f.fix)])).toEqual([
       ['unreadable', 'episodic/mem-badbadbadbad.md', false],
-      ['merge-clash', `episodic/${a}.md`, false],
-      ['archived-alive', `archive/${c}.md`, true],
-      ['missing-link', `episodic/${a}.md`, false],
+      ['merge-clash', 'episodic/The cache warmer runs at midnight.md', false],
+      ['archived-alive', 'archive/Old note about the build cache.md', true],
+      ['missing-link', 'episodic/The cache warmer runs at midnight.md', false],
       ['interrupted-consolidation', '.engram/consolidation-plan.json', false],
       ['stale-lock', `.engram/locks/${b}.lock`, true],
       ['temp-file', `episodic/.${b}.md.999999.3.tmp`, true],
@@ -86,7 +86,7 @@ describe('engram doctor', () => {
     const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
     expect(fixed.code).toBe(1);
     expect(fixed.json()).toMatchObject({ fixed: 3, remaining: 4 });
-    expect(existsSync(path.join(vault, 'episodic', `${c}.md`))).toBe(true);
+    expect(fileOf(vault, c)).toBe('episodic/Old note about the build cache.md');
     expect(existsSync(path.join(vault, '.engram', 'locks', `${b}.lock`))).toBe(false);
     expect(existsSync(temp)).toBe(false);
   });
@@ -96,7 +96,7 @@ describe('engram doctor', () => {
     const b = await remember('Hotfixes skip the release train.');
     await engram(vault, ['--now', '2026-11-21T10:00:00Z', 'touch', a, b]); // co-accessed: each links the other
     expect((await engram(vault, ['--now', '2026-11-22T10:00:00Z', 'forget', b])).code).toBe(0);
-    expect(readFileSync(path.join(vault, 'episodic', `${a}.md`), 'utf8')).toContain(`co_access: {"${b}": 1}`);
+    expect(readFileSync(path.join(vault, 'episodic', 'The release train leaves on Tuesdays.md'), 'utf8')).toContain(`co_access: {"${b}": 1}`);
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
     expect([found.code, found.json().findings]).toEqual([0, []]);
   });
@@ -132,7 +132,7 @@ describe('engram doctor', () => {
 
   it('names a memory whose frontmatter touches cannot edit (one flow mapping), and touch says which fields it could not set', async () => {
     const a = await remember('The release train leaves on Tuesdays.');
-    const file = path.join(vault, 'episodic', `${a}.md`);
+    const file = path.join(vault, 'episodic', 'The release train leaves on Tuesdays.md');
     const text = readFileSync(file, 'utf8');
     const yaml = splitFrontmatter(text)!.yaml;
     writeFileSync(file, text.replace(yaml, `{${yaml.trim().split('\n').join(', ')}}\n`));
@@ -140,7 +140,7 @@ describe('engram doctor', () => {
     expect(touched.code).toBe(1);
     expect(touched.stderr).toMatch(new RegExp(`^engram: episodic/${a}\\.md: cannot set activation, activation_at, tier, access_count, last_accessed_at, uses_m-[0-9a-f]{12}, counted_by without changing other fields of this frontmatter; edit it by hand\\n$`));
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
-    expect(found.json().findings.map((f: { check: string; path: string; problem: string }) => [f.check, f.path, f.problem.split(':')[0]])).toEqual([['unreadable', `episodic/${a}.md`, 'Engram cannot record a use of it']]);
+    expect(found.json().findings.map((f: { check: string; path: string; problem: string }) => [f.check, f.path, f.problem.split(':')[0]])).toEqual([['unreadable', 'episodic/The release train leaves on Tuesdays.md', 'Engram cannot record a use of it']]);
     expect(found.code).toBe(1);
   });
 
@@ -159,7 +159,7 @@ describe('engram doctor', () => {
   it('a catalog that trusts a file replaced with its size and time kept is dropped (rebuilt at the next recall)', async () => {
     const id = await remember('The cache warmer runs at midnight.');
     await engram(vault, ['--now', NOW, 'recall', 'cache warmer']);
-    const file = path.join(vault, 'episodic', `${id}.md`);
+    const file = path.join(vault, 'episodic', 'The cache warmer runs at midnight.md');
     const { mtime } = statSync(file);
     // the same size: 'active' and 'warm  ' are six characters each
     writeFileSync(file, readFileSync(file, 'utf8').replace('tier: active', 'tier: warm  '));

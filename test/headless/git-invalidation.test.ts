@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathMatches } from '../../src/core/consolidation/git-invalidation';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, fileOf, tempDir } from '../helpers/cli';
 
 const NOW = '2026-11-29T12:00:00Z';
 
@@ -51,7 +51,7 @@ describe('git invalidation (SPEC §8, real git repositories)', () => {
 
       const second = (await engram(vault, ['--json', '--now', NOW, 'consolidate'])).json();
       expect(second.steps.find((s: { step: string }) => s.step === 'git').count).toBe(4);
-      const confidence = (id: string) => /confidence: (\w+)/.exec(readFileSync(path.join(vault, 'episodic', `${id}.md`), 'utf8'))![1];
+      const confidence = (id: string) => /confidence: (\w+)/.exec(readFileSync(path.join(vault, fileOf(vault, id)), 'utf8'))![1];
       expect(Object.fromEntries(Object.entries(ids).map(([k, id]) => [k, confidence(id)]))).toEqual({ a: 'stale', b: 'observed', docs: 'stale', c: 'stale', old: 'stale' });
       const runs = readFileSync(path.join(vault, '.engram', 'runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
       expect(runs.map((r) => [r.git_head, r.git])).toEqual([[head, 0], [git('rev-parse', 'HEAD').trim(), 4]]);

@@ -21,7 +21,7 @@ describe('--vault names the memory folder, or the Obsidian vault it is in', () =
     expect(existsSync(path.join(obsidian, 'memory', '.engram', 'version'))).toBe(true);
     expect(existsSync(path.join(obsidian, '.engram'))).toBe(false);
     const remembered = await engram(obsidian, ['--json', '--now', '2026-11-01T10:00:00Z', 'remember', 'The staging database is reset every Sunday.']);
-    expect(remembered.json().path).toMatch(/^episodic\/mem-[a-z0-9]{12}\.md$/);
+    expect(remembered.json().path).toBe('episodic/The staging database is reset every Sunday.md');
     const direct = await engram(path.join(obsidian, 'memory'), ['--json', 'recall', 'staging database']);
     expect(direct.json().map((r: { id: string }) => r.id)).toEqual([remembered.json().id]);
   });

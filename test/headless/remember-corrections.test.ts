@@ -55,8 +55,12 @@ describe('remember keeps a reversal and a correction', () => {
     const run = await engram(vault, ['--now', '2026-10-01T09:00:00Z', 'remember', 'The staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.', '--category', 'semantic', '--supersedes', old.id]);
     expect(run.code).toBe(0);
     const id = /^created (mem-[a-z0-9]{12}) /.exec(run.stdout)![1]!;
-    expect(run.stdout).toBe(`created ${id}  semantic/${id}.md\n  supersedes ${old.id} (kept, ranked below it, no longer injected; undo: engram mark ${old.id} --not-superseded)\n`);
-    expect(file(`semantic/${id}.md`)).toContain(`\nThe staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.\n\n[[${old.id}|supersedes]]\n`);
+    expect(old.path).toBe('semantic/The staging database is PostgreSQL 14 on db-staging.internal.md');
+    expect(run.stdout).toBe(`created ${id}  semantic/The staging database is PostgreSQL 16 on db-staging.internal.md\n  supersedes ${old.id} (kept, ranked below it, no longer injected; undo: engram mark ${old.id} --not-superseded)\n`);
+    // the link names the file, which Obsidian resolves; link_ids keeps the id, which Engram trusts (ADR 0005)
+    const written = file('semantic/The staging database is PostgreSQL 16 on db-staging.internal.md');
+    expect(written).toContain('\nThe staging database is PostgreSQL 16 on db-staging.internal port 5432; upgraded from 14 on October 1st.\n\n[[The staging database is PostgreSQL 14 on db-staging.internal|supersedes]]\n');
+    expect(written).toContain(`\nlink_ids: ["supersedes ${old.id}"]\n`);
     expect(file(old.path)).toContain(`confidence: observed\n`);
     expect(file(old.path)).toContain(`superseded_by: ${id}\n`);
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, fileOf, tempDir } from '../helpers/cli';
 
 /** Volatility: an exponentially weighted rate of change of a memory's related paths, measured at consolidation. */
 describe('volatility (validation is due sooner for memories about fast-moving code)', () => {
@@ -21,7 +21,7 @@ describe('volatility (validation is due sooner for memories about fast-moving co
       const say = async (text: string, related: string) => (await engram(vault, ['--json', '--now', '2026-11-01T10:00:00Z', 'remember', text, '--path', related, '--category', 'decision', '--confidence', 'verified'])).json().id as string;
       const hot = await say('The hot module batches writes by 50.', 'src/hot.ts');
       const calm = await say('The calm module is frozen until the audit.', 'src/calm.ts');
-      const file = (id: string) => path.join(vault, 'decisions', `${id}.md`);
+      const file = (id: string) => path.join(vault, fileOf(vault, id));
       const volatility = (id: string) => /^volatility: (.*)$/m.exec(readFileSync(file(id), 'utf8'))?.[1];
       const consolidate = (day: number) => engram(vault, ['--json', '--now', `2026-11-${String(day).padStart(2, '0')}T03:00:00Z`, 'consolidate']);
       await consolidate(2); // first run with the repository: nothing measured yet
