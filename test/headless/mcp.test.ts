@@ -74,7 +74,7 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
 
   it('calls every tool: remember, recall, touch, cite, show, list, mark, edit, history, revert, log, creative, stats, context, consolidate, forget', async () => {
     const a = await data('remember', { text: 'Integration tests must use Testcontainers with a real PostgreSQL.', category: 'decision', tags: ['testing'], confidence: 'verified' });
-    expect(a).toEqual({ id: a.id, path: `decisions/${a.id}.md`, action: 'created' });
+    expect(a).toEqual({ id: a.id, path: 'decisions/Integration tests must use Testcontainers with a real.md', action: 'created' });
     const b = await data('remember', { text: 'The flaky auth test timed out on CI because the timeout is 2 s.', is_error: true, related_paths: ['src/auth/session.ts'], agent_role: 'reviewer' });
     expect(read(b.path)).toContain('related_paths: ["src/auth/session.ts"]\n');
     expect((await data('remember', { text: 'Integration tests must use Testcontainers with a real PostgreSQL!', category: 'decision' })).action).toBe('reinforced');
@@ -192,10 +192,12 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
   it('remember with supersedes: the correction is linked, the old fact is superseded and no longer injected', async () => {
     const old = await data('remember', { text: 'The build cache lives in the S3 bucket ci-cache-eu for 14 days.', category: 'semantic' });
     const fixed = await data('remember', { text: 'The build cache lives in the S3 bucket ci-cache-eu for 30 days since November.', category: 'semantic', supersedes: old.id });
-    expect(fixed).toEqual({ id: fixed.id, path: `semantic/${fixed.id}.md`, action: 'created', superseded: old.id, supersedes: [old.id] });
-    expect(read(fixed.path)).toContain(`[[${old.id}|supersedes]]`);
+    expect(fixed).toEqual({ id: fixed.id, path: 'semantic/The build cache lives in the S3 bucket ci-cache-eu for 30.md', action: 'created', superseded: old.id, supersedes: [old.id] });
+    expect(old.path).toBe('semantic/The build cache lives in the S3 bucket ci-cache-eu for 14.md');
+    expect(read(fixed.path)).toContain('[[The build cache lives in the S3 bucket ci-cache-eu for 14|supersedes]]');
+    expect(read(fixed.path)).toContain(`\nlink_ids: ["supersedes ${old.id}"]\n`);
     expect((await data('show', { id: old.id })).confidence).toBe('observed');
-    expect(read(`semantic/${old.id}.md`)).toContain(`\nsuperseded_by: ${fixed.id}\n`);
+    expect(read(old.path)).toContain(`\nsuperseded_by: ${fixed.id}\n`);
     const context = await call('context', { query: 'how long does the build cache last', peek: true });
     expect(JSON.parse(context.content[1]!.text).included).toEqual([fixed.id]);
     const bad = await call('remember', { text: 'x', supersedes: 'mem-000000000000' });

@@ -49,7 +49,9 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
     vault = path.join(dir, 'vault');
     await engram(vault, ['init']);
     const say = async (key: string, text: string, extra: string[] = []) => {
-      ids[key] = (await engram(vault, ['--json', '--now', '2026-11-20T10:00:00Z', 'remember', text, '--path', 'src/retry.ts', ...extra])).json().id;
+      const created = (await engram(vault, ['--json', '--now', '2026-11-20T10:00:00Z', 'remember', text, '--path', 'src/retry.ts', ...extra])).json();
+      expect(created.path).toBe(NAMES[key]);
+      ids[key] = created.id;
     };
     await say('retries', 'The payment client retries three times before giving up.', ['--category', 'decision', '--confidence', 'verified']);
     await say('other', 'Webhook handlers must be idempotent.');
@@ -57,7 +59,9 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
   });
   afterEach(() => cleanup());
 
-  const file = (key: string) => path.join(vault, key === 'retries' ? 'decisions' : 'episodic', `${ids[key]}.md`);
+  /** Where remember put each (named after its title, ADR 0005); a new version of the text keeps the name. */
+  const NAMES: Record<string, string> = { retries: 'decisions/The payment client retries three times before giving up.md', other: 'episodic/Webhook handlers must be idempotent.md' };
+  const file = (key: string) => path.join(vault, NAMES[key]!);
 
   it('shows the model the evidence by id (the memory, the git history of its paths, their content) and asks for structured output', async () => {
     chat.replies.push(verdict({}));
