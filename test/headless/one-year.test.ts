@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { engram, tempDir } from '../helpers/cli';
+import { engram, fileOf, tempDir } from '../helpers/cli';
 import { FAMILIES, NOTES, at, writeYear, type YearRun } from './one-year.scenario';
 
 /*
@@ -34,10 +34,14 @@ describe('one year of a team that changes its mind', () => {
 
   it('links every change both ways: supersedes in the newer body, superseded_by in the older', () => {
     const superseded = (k: string) => /\nsuperseded_by: (mem-[a-z0-9]{12})\n/.exec(readFileSync(path.join(vault, findFile(k)), 'utf8'))?.[1] ?? null;
-    const findFile = (k: string) => ['episodic', 'semantic', 'decisions', 'archive'].map((f) => `${f}/${year.ids[k]}.md`).find((p) => existsSync(path.join(vault, p)))!;
+    const findFile = (k: string) => fileOf(vault, year.ids[k]!);
     const pairs = [['gw1', 'gw2'], ['gw2', 'gw3'], ['kt1', 'kt2'], ['kt2', 'kt3'], ['oncall1', 'oncall2'], ['train1', 'train2'], ['jest', 'jest2'], ['approvals', 'approvals2'], ['sentry', 'sentry2']];
     expect(pairs.map(([old]) => [old, superseded(old!) === null ? null : key(superseded(old!)!)])).toEqual(pairs);
-    for (const [old, by] of pairs) expect(readFileSync(path.join(vault, findFile(by!)), 'utf8')).toContain(`[[${year.ids[old!]}|supersedes]]`);
+    // the link names the older file (what Obsidian resolves), link_ids its id (what Engram trusts), ADR 0005
+    for (const [old, by] of pairs) {
+      const newer = readFileSync(path.join(vault, findFile(by!)), 'utf8');
+      expect([by, newer.includes(`[[${path.basename(findFile(old!), '.md')}|supersedes]]`), /\nlink_ids: (.*)\n/.exec(newer)?.[1]]).toEqual([by, true, `["supersedes ${year.ids[old!]}"]`]);
+    }
     // the verified decision reversed by an observed one is a conflict for a person, not a supersession
     expect(superseded('region')).toBeNull();
   });
@@ -110,7 +114,7 @@ describe('one year of a team that changes its mind', () => {
 
   it('context feeds nothing back: twelve plannings touched nothing and linked nothing', () => {
     for (const k of ['tokens', 'flags', 'region']) {
-      const file = readFileSync(path.join(vault, 'decisions', `${year.ids[k]}.md`), 'utf8');
+      const file = readFileSync(path.join(vault, fileOf(vault, year.ids[k]!)), 'utf8');
       expect([k, /\naccess_count: (\d+)\n/.exec(file)![1], /\nco_access: (.*)\n/.exec(file)![1]]).toEqual([k, '0', '{}']);
     }
   });
