@@ -3,6 +3,10 @@ import * as path from 'node:path';
 import { engram, tempDir } from '../helpers/cli';
 import { ASK_DAY, QUESTIONS, at, writeTwoMonths } from './two-months.scenario';
 
+/** The file names remember gave two of the memories (their titles, ADR 0005); archive and revive keep them. */
+const PGBOSS = 'Chose pg-boss for background jobs after comparing it with.md';
+const PORT = 'The local development database listens on port 5433, because.md';
+
 /*
  * Everyday recall over two months of a team's work (two-months.scenario.ts), asked on day 62
  * the way an agent asks: plain `engram recall QUESTION`, no flags. Before tiers followed
@@ -36,7 +40,7 @@ describe('two months of everyday use, asked on day 62', () => {
   });
 
   it('reaches into the archive for old episodes nobody used since, and says so', async () => {
-    expect(existsSync(path.join(vault, 'archive', `${ids.pgboss}.md`))).toBe(true);
+    expect(existsSync(path.join(vault, 'archive', PGBOSS))).toBe(true);
     const [top] = await recall('Why did we pick pg-boss over BullMQ?');
     expect(top).toMatchObject({ id: ids.pgboss, tier: 'archive', widened: true, created_at: at(3, 10) });
     // a verified decision two months old is not widened: it is still as strong as a week-old episode
@@ -60,14 +64,14 @@ describe('two months of everyday use, asked on day 62', () => {
 
   it('brings an archived memory back when it is used, and the next nights leave it there', async () => {
     const [hit] = await recall('Why did we pick pg-boss over BullMQ?', '--touch');
-    expect(hit).toMatchObject({ id: ids.pgboss, tier: 'archive', widened: true, path: `episodic/${ids.pgboss}.md` });
-    expect(existsSync(path.join(vault, 'episodic', `${ids.pgboss}.md`))).toBe(true);
-    expect(existsSync(path.join(vault, 'archive', `${ids.pgboss}.md`))).toBe(false);
+    expect(hit).toMatchObject({ id: ids.pgboss, tier: 'archive', widened: true, path: `episodic/${PGBOSS}` });
+    expect(existsSync(path.join(vault, 'episodic', PGBOSS))).toBe(true);
+    expect(existsSync(path.join(vault, 'archive', PGBOSS))).toBe(false);
     for (const night of [ASK_DAY + 1, ASK_DAY + 2]) await engram(vault, ['--now', at(night, 3), 'consolidate']);
-    expect(existsSync(path.join(vault, 'episodic', `${ids.pgboss}.md`))).toBe(true);
+    expect(existsSync(path.join(vault, 'episodic', PGBOSS))).toBe(true);
     // one step up from archive: cold (beyond the default radius), and strong again
     const [again] = (await engram(vault, ['--json', '--now', at(ASK_DAY + 2, 10), 'recall', 'Why did we pick pg-boss over BullMQ?'])).json();
-    expect(again).toMatchObject({ id: ids.pgboss, tier: 'cold', widened: true, path: `episodic/${ids.pgboss}.md` });
+    expect(again).toMatchObject({ id: ids.pgboss, tier: 'cold', widened: true, path: `episodic/${PGBOSS}` });
     expect(again.strength).toBeGreaterThan(0.85);
   });
 
@@ -76,9 +80,9 @@ describe('two months of everyday use, asked on day 62', () => {
       '--json', '--now', now, 'remember', 'The local development database listens on port 5433, because the system PostgreSQL already holds 5432.',
       '--category', 'decision', '--confidence', 'verified', '--tags', 'database', '--path', 'docker-compose.yml', '--source', 'onboarding guide',
     ]);
-    expect(run.json()).toEqual({ id: ids.port, path: `decisions/${ids.port}.md`, action: 'reinforced' });
+    expect(run.json()).toEqual({ id: ids.port, path: `decisions/${PORT}`, action: 'reinforced' });
     const [port] = await recall('Which port does the local database use?');
     expect(port).toMatchObject({ id: ids.port, confidence: 'verified', tags: ['dev-setup', 'database'], related_paths: ['docker-compose.yml'], source: 'onboarding guide', last_accessed_at: now });
-    expect(readFileSync(path.join(vault, 'decisions', `${ids.port}.md`), 'utf8')).toContain('\nremembered_again: 1\n');
+    expect(readFileSync(path.join(vault, 'decisions', PORT), 'utf8')).toContain('\nremembered_again: 1\n');
   });
 });
