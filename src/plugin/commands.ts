@@ -4,6 +4,7 @@ import { consolidate } from '../core/consolidation/consolidate';
 import { refreshVectors } from '../core/embeddings/store';
 import type { Memory } from '../core/memory';
 import { drawIds } from './creative-draw';
+import { noteName } from '../core/links';
 import { remember } from '../core/remember';
 import type { Confidence, Tier } from '../core/settings';
 import { GRAPH_VIEW_TYPE } from './graph/graph-view';
@@ -104,7 +105,9 @@ export function registerCommands(plugin: EngramPlugin): void {
           return;
         }
         const result = await remember(service().vault, { text, category: 'episodic', source: ctx.file?.path ?? null }, null, await service().embedder());
-        new Notice(`Engram: ${result.action === 'created' ? 'remembered as' : result.action === 'reinforced' ? 'reinforced' : 'conflicts with an existing memory:'} ${result.id}`);
+        // a person reads note names, not ids (ADR 0005): the new note is named after its first words
+        const said = result.action === 'created' ? `remembered as ${noteName(result.path)}` : result.action === 'reinforced' ? `reinforced ${noteName(result.path)}` : `remembered as ${noteName(result.path)}, which conflicts with an existing memory (${result.conflict_path ? noteName(result.conflict_path) : result.conflict_with})`;
+        new Notice(`Engram: ${said}`);
       }),
   });
 

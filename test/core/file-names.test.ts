@@ -24,6 +24,65 @@ describe('readable file names (ADR 0005)', () => {
   });
 });
 
+describe('the name a new memory gets from its text (remember, import, the plugin: memoryTitle, then claimFileName)', () => {
+  const nameOf = (text: string, taken = new Set<string>()) => claimFileName(memoryTitle(text), 'mem-000000000001', taken);
+
+  it('is its first words, readable, for every kind of title', () => {
+    const cases: Array<[string, string]> = [
+      ['Reset the staging database with make db-reset before every demo.', 'Reset the staging database with make db-reset before every'],
+      ['Staging DB reset', 'Staging DB reset'],
+      // what Windows refuses and what breaks an Obsidian link become spaces, then one space
+      ['Use <T> in "generics": a/b\\c | d? e* #tag ^x [y]', 'Use T in generics a b c d e tag x y'],
+      ['Retries: 3 (was 5); see ops/retry.md', 'Retries 3 (was 5); see ops retry.md'],
+      ['See [[Staging DB reset|the reset]] and `make db-reset` for **details**.', 'See the reset and make db-reset for details'],
+      ['line one\nline two', 'line one line two'],
+      // Unicode is kept, in NFC (one name for macOS's decomposed form and everyone else's)
+      ['Café crème: naïve façade', 'Café crème naïve façade'],
+      ['Cafe\u0301 au lait', 'Caf\u00e9 au lait'],
+      ['東京のサーバーは毎晩三時に再起動します。', '東京のサーバーは毎晩三時に再起動します。'],
+      ['Сервер перезапускается каждую ночь.', 'Сервер перезапускается каждую ночь'],
+      ['🚀 Deploys on Fridays are banned 🚫', '🚀 Deploys on Fridays are banned 🚫'],
+      // at most 60 characters, cut at a word; a word longer than that is cut, never inside an emoji
+      ['Integration tests must use Testcontainers with a real PostgreSQL database.', 'Integration tests must use Testcontainers with a real'],
+      ['a'.repeat(100), 'a'.repeat(60)],
+      [`${'x'.repeat(59)}🚀 and more`, 'x'.repeat(59)],
+      [`${'x'.repeat(58)}🚀🚀`, `${'x'.repeat(58)}🚀`],
+      // Windows device names, with or without an extension, get a word more; a name merely starting so does not
+      ['CON', 'CON note'],
+      ['nul.txt', 'nul.txt note'],
+      ['com1', 'com1 note'],
+      ['LPT²', 'LPT² note'],
+      ['Con artists', 'Con artists'],
+      // no hidden file, no trailing dot or space (Windows drops them), no invisible character that disguises a name
+      ['...hidden config...', 'hidden config'],
+      ['Trailing dots...', 'Trailing dots'],
+      ['abc\u202etxt.exe', 'abctxt.exe'],
+      ['zero\u200bwidth \ufeffspace', 'zerowidth space'],
+      // nothing usable left: the id
+      ['?!* ... ###', 'mem-000000000001'],
+    ];
+    expect(cases.map(([text]) => [text, nameOf(text)])).toEqual(cases);
+    for (const [, name] of cases) {
+      expect([name, /[<>:"/\\|?*#^[\]\u0000-\u001f]|^[.\s]|[.\s]$/.test(name)]).toEqual([name, false]);
+      const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+      expect([name, new TextEncoder().encode(`${name} 99.md`).length <= 255, loneSurrogate.test(name)]).toEqual([name, true, false]);
+    }
+  });
+
+  it('is unique in the vault ignoring case and Unicode form, numbered in the order written, and a pattern says so', () => {
+    const taken = takenNames(['episodic/Staging DB reset.md', 'archive/ops/Café au lait.md', 'semantic/Deploys (pattern).md']);
+    expect([
+      nameOf('Staging DB reset', taken),
+      nameOf('staging db RESET', taken),
+      nameOf('Cafe\u0301 au lait', taken),
+      nameOf('Deploys (pattern)', taken),
+      nameOf('CON', taken),
+      nameOf('con', taken),
+      nameOf('???', taken),
+    ]).toEqual(['Staging DB reset 2', 'staging db RESET 3', 'Caf\u00e9 au lait 2', 'Deploys (pattern) 2', 'CON note', 'con note 2', 'mem-000000000001']);
+  });
+});
+
 describe('memory paths', () => {
   it('archive and revive keep the name and the sub-folder', () => {
     expect(archivedPath('episodic/ops/Staging DB reset.md')).toBe('archive/ops/Staging DB reset.md');

@@ -187,7 +187,9 @@ describe('the plugin against the fake Obsidian API', () => {
     await advance(0);
     const created = fs.readdirSync(path.join(dir, 'memory', 'episodic')).length;
     expect(created).toBe(fs.readdirSync(path.join(EXAMPLE, 'episodic')).length + 1);
-    expect(Notice.shown.at(-1)).toMatch(/^Engram: remembered as mem-[a-z0-9]{12}$/);
+    // the note is named after its first words, and the notice says that name, not the id (ADR 0005)
+    expect(fs.existsSync(path.join(dir, 'memory', 'episodic', 'The ledger export job must run after settlement closes.md'))).toBe(true);
+    expect(Notice.shown.at(-1)).toBe('Engram: remembered as The ledger export job must run after settlement closes');
     view.editor = new Editor('', [0, 0]);
     expect(app.commands.executeCommandById('engram-memory:insert-agent-memory')).toBe(true);
     await advance(0);
