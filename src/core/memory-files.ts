@@ -87,21 +87,33 @@ export function frontmatterId(text: string): string | null {
   return id && isMemoryId(id) ? id : null;
 }
 
-/** A name sync tools and copies give a second file of the same note. */
-export function looksLikeCopy(name: string): boolean {
-  return /\.sync-conflict-\d{8}-\d{6}/.test(name) || /\(conflicted copy/i.test(name) || /(?: \d+| \(\d+\))\.md$/.test(name);
+/** What copying adds to a name: `NAME 1` (Obsidian, iCloud), `NAME (1)`, `NAME copy` (Finder), `NAME - Copy` (Windows). */
+const COPY_SUFFIX = /(?: \d+| \(\d+\)| copy(?: \d+)?| - Copy(?: \(\d+\))?)$/i;
+
+/**
+ * A name sync tools and copies give a second file of the same note: a sync conflict copy's name
+ * always; `NAME 2.md`, `NAME copy.md` only beside `NAME.md` among `names` (the other files of the
+ * id), since a readable name may end in a number of its own (`Upgrade to Node 20.md`).
+ */
+export function looksLikeCopy(name: string, names: Set<string> = new Set()): boolean {
+  if (/\.sync-conflict-\d{8}-\d{6}/.test(name) || /\(conflicted copy/i.test(name)) return true;
+  const base = name.replace(/\.md$/, '');
+  const original = base.replace(COPY_SUFFIX, '');
+  return original !== base && names.has(`${original}.md`);
 }
 
 /**
  * Of several files holding one id, the one that is the memory: outside archive/ before inside,
- * a name that is not a copy's (a sync conflict copy, `NAME 1.md`) before one that is, then the
- * shallower path, then the shorter (`NAME.md` before `NAME copy.md`), then the first by name. Everyone who needs "the" file of an id (locate, the
- * loader, the merge of copies) uses this rule, so they agree.
+ * a name that is not a copy's (a sync conflict copy, `NAME 1.md` beside `NAME.md`) before one
+ * that is, then the shallower path, then the shorter (`NAME.md` before `NAME copy.md`), then the
+ * first by name. Everyone who needs "the" file of an id (locate, the loader, the merge of
+ * copies) uses this rule, so they agree.
  */
 export function preferredPath(paths: string[]): string {
+  const names = new Set(paths.map((p) => p.slice(p.lastIndexOf('/') + 1)));
   const rank = (path: string): number[] => [
     isArchivePath(path) ? 1 : 0,
-    looksLikeCopy(path.slice(path.lastIndexOf('/') + 1)) ? 1 : 0,
+    looksLikeCopy(path.slice(path.lastIndexOf('/') + 1), names) ? 1 : 0,
     path.split('/').length,
     path.length,
   ];

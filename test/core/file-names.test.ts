@@ -95,6 +95,12 @@ describe('memory paths', () => {
     expect(preferredPath(['archive/Note.md', 'episodic/deep/Note 1.md'])).toBe('episodic/deep/Note 1.md');
     expect(preferredPath(['episodic/Note copy.md', 'episodic/Note.md'])).toBe('episodic/Note.md');
     expect(preferredPath(['episodic/a/Note.md', 'episodic/Note.sync-conflict-20261128-101500-ABC.md', 'episodic/b.md'])).toBe('episodic/b.md');
+    // a readable name may end in a number of its own: only beside the name without it is `NAME 2` a copy
+    expect(preferredPath(['episodic/Upgrade to Node 20 - Copy.md', 'episodic/ops/Upgrade to Node 20.md'])).toBe('episodic/ops/Upgrade to Node 20.md');
+    expect(preferredPath(['episodic/Upgrade to Node 20 copy.md', 'episodic/ops/Upgrade to Node 20.md'])).toBe('episodic/ops/Upgrade to Node 20.md');
+    expect(preferredPath(['episodic/ops/Deploy.md', 'episodic/Deploy 1.md'])).toBe('episodic/ops/Deploy.md');
+    expect(preferredPath(['episodic/ops/Deploy (2).md', 'episodic/ops/deep/Deploy.md'])).toBe('episodic/ops/deep/Deploy.md');
+    expect(preferredPath(['episodic/ops/deep/Node 20 notes.md', 'episodic/ops/Node 20.md'])).toBe('episodic/ops/Node 20.md');
   });
 
   it('list order: folder by folder, a folder\'s files before its sub-folders', () => {
