@@ -14,18 +14,25 @@ const engram = path.join(root, 'dist', 'engram.js');
 rmSync(vault, { recursive: true, force: true });
 cpSync(path.join(root, 'examples', 'vault'), vault, { recursive: true });
 
-function run(args, note) {
+/** Run the runner on the demo vault and print what it answered (its first `lines` lines, when given). */
+function run(args, note, lines = Infinity) {
   console.log(`\n# ${note}\n$ engram ${args.map((a) => (/\s/.test(a) ? JSON.stringify(a) : a)).join(' ')}`);
+  let out;
   try {
-    process.stdout.write(execFileSync(process.execPath, [engram, '--vault', vault, '--now', now, ...args], { encoding: 'utf8' }));
+    out = execFileSync(process.execPath, [engram, '--vault', vault, '--now', now, ...args], { encoding: 'utf8' });
   } catch (error) {
-    process.stdout.write(error.stdout ?? '');
-    process.stdout.write(error.stderr ?? '');
+    out = `${error.stdout ?? ''}${error.stderr ?? ''}`;
   }
+  const all = out.split('\n');
+  if (all.at(-1) === '') all.pop();
+  const shown = all.slice(0, lines);
+  if (all.length > shown.length) shown.push(`  … ${all.length - shown.length} more`);
+  process.stdout.write(`${shown.join('\n')}\n`);
 }
 
 console.log(`Engram demo on a copy of examples/vault at ${path.relative(process.cwd(), vault)} (clock fixed at ${now})`);
 run(['init'], 'init is idempotent: it keeps every note and adds only what the example lacks (empty folders, Engram\'s machine folders)');
+run(['migrate', '--apply'], 'the example was written before notes had readable names (mem-<id>.md): migrate names each after its first words and rewrites every link (without --apply: a dry run)', 4);
 run(['stats'], 'what the vault holds, by category, decay tier and confidence');
 run(['remember', 'Review: PR #431 used console.log in the outbox worker again.', '--tags', 'review,logging', '--role', 'code-reviewer'], 'an agent remembers a new review finding');
 run(['--json', 'remember', 'Never log full card numbers or CVCs; the pino redaction list covers card.number and card.cvc.', '--category', 'decision'], 'the same decision again: resonance reinforces it instead of writing a duplicate');

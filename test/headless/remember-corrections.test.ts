@@ -29,7 +29,16 @@ describe('remember keeps a reversal and a correction', () => {
       'created', 'conflict', original.id, 'created', [original.id], 'reinforced', original.id,
     ]);
     expect(file(original.path)).toContain(`superseded_by: ${stopped.id}\n`);
-    expect(file(stopped.path)).toContain(`[[${original.id}|supersedes]]`);
+    // links found in the words name the file (what Obsidian resolves) and record the id (ADR 0005)
+    expect([original.path, reversed.path, stopped.path]).toEqual([
+      'decisions/Decided use pnpm workspaces for the monorepo, not yarn.md',
+      'decisions/Decided we will not use pnpm workspaces for the monorepo.md',
+      'decisions/Decided stop using pnpm workspaces for the monorepo, not.md',
+    ]);
+    expect(file(stopped.path)).toContain(`\nlink_ids: ["supersedes ${original.id}"]\n`);
+    expect(file(stopped.path)).toContain('\n[[Decided use pnpm workspaces for the monorepo, not yarn|supersedes]]\n');
+    expect(file(reversed.path)).toContain(`\nlink_ids: ["contradicts ${original.id}"]\n`);
+    expect(file(reversed.path)).toContain('\n[[Decided use pnpm workspaces for the monorepo, not yarn|contradicts]]\n');
     expect(file(reversed.path)).toContain('\nDecided: we will not use pnpm workspaces for the monorepo.\n');
     expect(file(stopped.path)).toContain('\nDecided: stop using pnpm workspaces for the monorepo, not yarn.\n');
     expect(file(original.path)).toContain('remembered_again: 1\n');
