@@ -53,7 +53,8 @@ describe('engram doctor', () => {
     const a = await remember('The cache warmer runs at midnight.');
     const b = await remember('Payments retries use exponential backoff.');
     const c = await remember('Old note about the build cache.', '2026-05-01T10:00:00Z');
-    const fa = path.join(vault, 'episodic', 'The cache warmer runs at midnight.md');
+    const fa = path.join(vault, fileOf(vault, a));
+    expect(fa).toBe(path.join(vault, 'episodic', 'The cache warmer runs at midnight.md'));
     writeFileSync(fa, setFrontmatterFields(readFileSync(fa, 'utf8'), { merge_clash: ['confidence: observed or verified (kept observed)'], co_access: { 'mem-00000000gone': 2 } }));
     // a memory a merge left in archive/ although it was used since
     const fc = path.join(vault, 'episodic', 'Old note about the build cache.md');
@@ -160,6 +161,7 @@ describe('engram doctor', () => {
     const id = await remember('The cache warmer runs at midnight.');
     await engram(vault, ['--now', NOW, 'recall', 'cache warmer']);
     const file = path.join(vault, 'episodic', 'The cache warmer runs at midnight.md');
+    expect(fileOf(vault, id)).toBe('episodic/The cache warmer runs at midnight.md');
     const { mtime } = statSync(file);
     // the same size: 'active' and 'warm  ' are six characters each
     writeFileSync(file, readFileSync(file, 'utf8').replace('tier: active', 'tier: warm  '));

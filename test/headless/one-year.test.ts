@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, fileOf, tempDir } from '../helpers/cli';
 import { FAMILIES, NOTES, at, writeYear, type YearRun } from './one-year.scenario';
