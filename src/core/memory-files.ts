@@ -71,6 +71,9 @@ export function compareMemoryPaths(a: string, b: string): number {
 
 const ID_LINE = /^id:[ \t]*(["']?)(mem-[a-z0-9]{12})\1[ \t]*(?:#.*)?$/m;
 
+/** A flow-mapping frontmatter (`{id: mem-…, category: …}`, one mapping): its top-level `id` entry. */
+const FLOW_ID = /^\s*\{(?:[^{}[\]]*,)?\s*id:[ \t]*(["']?)(mem-[a-z0-9]{12})\1\s*[,}]/;
+
 /**
  * The Engram id a note's frontmatter holds (its top-level `id:` line), or null. Cheap: no YAML
  * parse, for finding a memory among thousands; the memory itself is parsed when it is read.
@@ -78,7 +81,8 @@ const ID_LINE = /^id:[ \t]*(["']?)(mem-[a-z0-9]{12})\1[ \t]*(?:#.*)?$/m;
 export function frontmatterId(text: string): string | null {
   const split = splitFrontmatter(text);
   if (!split) return null;
-  let id = ID_LINE.exec(split.yaml)?.[2];
+  // a file name no longer says the id (ADR 0005): a one-line flow mapping a person wrote is still found by it
+  let id = ID_LINE.exec(split.yaml)?.[2] ?? FLOW_ID.exec(split.yaml)?.[2];
   if (!id) {
     // a top-level mapping indented as a whole: its id line has the indentation of its first key
     const indent = /^(?:[ \t]*(?:#.*)?\r?\n)*( +)[^\s#]/.exec(split.yaml)?.[1];

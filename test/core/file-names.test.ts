@@ -112,5 +112,9 @@ describe('memory paths', () => {
     expect(frontmatterId('---\ncategory: episodic\nid: "mem-abc123def456" # the id\n---\nid: mem-000000000000\n')).toBe('mem-abc123def456');
     expect(frontmatterId('---\nnested:\n  id: mem-abc123def456\n---\n')).toBeNull();
     expect(frontmatterId('no frontmatter\nid: mem-abc123def456\n')).toBeNull();
+    // a file name no longer says the id: a flow mapping a person wrote is still found by it
+    expect(frontmatterId('---\n{category: episodic, id: "mem-abc123def456", tags: [a, b]}\n---\n')).toBe('mem-abc123def456');
+    expect(frontmatterId('---\n{id: mem-abc123def456}\n---\n')).toBe('mem-abc123def456');
+    expect(frontmatterId('---\n{nested: {id: mem-abc123def456}}\n---\n')).toBeNull();
   });
 });

@@ -105,8 +105,8 @@ describe('engram doctor', () => {
   it('touch and cite use a memory whose frontmatter is indented or holds __proto__/constructor/toString keys, changing only their fields (issue 22, finding 15)', async () => {
     const a = await remember('The release train leaves on Tuesdays.');
     const b = await remember('Builds run on the arm runners.');
-    const fileA = path.join(vault, 'episodic', `${a}.md`);
-    const fileB = path.join(vault, 'episodic', `${b}.md`);
+    const fileA = path.join(vault, 'episodic', 'The release train leaves on Tuesdays.md');
+    const fileB = path.join(vault, 'episodic', 'Builds run on the arm runners.md');
     const textA = readFileSync(fileA, 'utf8');
     const yamlA = splitFrontmatter(textA)!.yaml;
     writeFileSync(fileA, textA.replace(yamlA, yamlA.split('\n').map((l) => (l === '' ? l : `  ${l}`)).join('\n')));
@@ -139,7 +139,7 @@ describe('engram doctor', () => {
     writeFileSync(file, text.replace(yaml, `{${yaml.trim().split('\n').join(', ')}}\n`));
     const touched = await engram(vault, ['touch', a]);
     expect(touched.code).toBe(1);
-    expect(touched.stderr).toMatch(new RegExp(`^engram: episodic/${a}\\.md: cannot set activation, activation_at, tier, access_count, last_accessed_at, uses_m-[0-9a-f]{12}, counted_by without changing other fields of this frontmatter; edit it by hand\\n$`));
+    expect(touched.stderr).toMatch(new RegExp(`^engram: episodic/The release train leaves on Tuesdays\\.md: cannot set activation, activation_at, tier, access_count, last_accessed_at, uses_m-[0-9a-f]{12}, counted_by without changing other fields of this frontmatter; edit it by hand\\n$`));
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
     expect(found.json().findings.map((f: { check: string; path: string; problem: string }) => [f.check, f.path, f.problem.split(':')[0]])).toEqual([['unreadable', 'episodic/The release train leaves on Tuesdays.md', 'Engram cannot record a use of it']]);
     expect(found.code).toBe(1);
