@@ -271,7 +271,7 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
       let resonance = context.index.resonate(memory.text, memory.category, vector);
       if (resonance.kind === 'reinforce') {
         const target = byId.get(resonance.id);
-        plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
+        plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? pathOf(resonance.id) ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
         continue;
       }
       // free when found; taken meanwhile only if two lines of this file derive the same id
