@@ -90,7 +90,12 @@ try {
   const t = process.hrtime.bigint();
   texts.forEach((text, k) => writeFileSync(path.join(plain, `f${k}.md`), text));
   const writeMs = Number(process.hrtime.bigint() - t) / 1e6;
-  const ids = builds.map((_, i) => readdirSync(path.join(vaults[i], 'episodic')).filter((f) => f.endsWith('.md')).slice(0, 50).map((f) => f.slice(0, -3)));
+  // a memory's id is its frontmatter's (file names are readable titles since issue 21)
+  const idOf = (file) => /^id: "?([^"\n]+)"?$/m.exec(readFileSync(file, 'utf8'))?.[1];
+  const ids = builds.map((_, i) => {
+    const dir = path.join(vaults[i], 'episodic');
+    return readdirSync(dir).filter((f) => f.endsWith('.md')).sort().slice(0, 50).map((f) => idOf(path.join(dir, f)));
+  });
   const queries = Array.from({ length: 50 }, (_, k) => `${['auth', 'retry', 'ledger', 'webhook', 'cache'][k % 5]} ${['token', 'timeout', 'refund', 'deploy', 'queue'][(k * 3) % 5]}`);
 
   // first run: no .engram/cache (a fresh clone), then cold processes with the caches built
@@ -99,7 +104,7 @@ try {
     return run(cli(i, 'recall', queries[r]));
   });
   alternate(`cold recall at ${SIZE}`, RUNS, (i, r) => run(cli(i, '--json', 'recall', queries[r])));
-  alternate(`cold context at ${SIZE} (touches what it injects)`, RUNS, (i, r) => run(cli(i, 'context', queries[r])));
+  alternate(`cold context at ${SIZE}`, RUNS, (i, r) => run(cli(i, 'context', queries[r])));
   alternate(`cold touch of one memory at ${SIZE}`, RUNS, (i, r) => run(cli(i, 'touch', ids[i][r % ids[i].length])));
   alternate(`cold recall at ${SIZE} right after a touch`, RUNS, (i, r) => {
     run(cli(i, 'touch', ids[i][(r + 7) % ids[i].length]));
