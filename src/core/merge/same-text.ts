@@ -9,6 +9,7 @@ import { formatTimestamp, parseTimestamp } from '../time';
 import { rememberedAgain } from '../touch';
 import { SAME_TEXT_FIELD } from '../remember';
 import type { Vault } from '../vault';
+import { freeName, sameBytes } from './sync-copies';
 
 /**
  * A memory remembered again while the memory holding its text could not be read (issue 24): a
@@ -219,18 +220,6 @@ export function repointFields(memory: Memory, gone: Set<string>, keeper: string)
     fields[LINK_IDS_FIELD] = out;
   }
   return Object.keys(fields).length > 0 ? fields : null;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-async function freeName(vault: Vault, path: string): Promise<string> {
-  if (!(await vault.ports.files.stat(path))) return path;
-  for (let n = 2; ; n++) {
-    const candidate = path.replace(/\.md$/, ` (${n}).md`);
-    if (!(await vault.ports.files.stat(candidate))) return candidate;
-  }
 }
 
 /** Find and merge every group; the memories are those just read (for the notes to repoint). */

@@ -110,11 +110,13 @@ export async function mergeDuplicates(vault: Vault, group: DuplicateGroup): Prom
   });
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+/** Whether two file contents are byte-identical (a file moved aside must be the one judged). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
-async function freeName(vault: Vault, path: string): Promise<string> {
+/** PATH, or `NAME (2).md`, `NAME (3).md`... the first that no file holds. */
+export async function freeName(vault: Vault, path: string): Promise<string> {
   if (!(await vault.ports.files.stat(path))) return path;
   for (let n = 2; ; n++) {
     const candidate = path.replace(/\.md$/, ` (${n}).md`);
