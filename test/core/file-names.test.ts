@@ -118,3 +118,32 @@ describe('memory paths', () => {
     expect(frontmatterId('---\n{nested: {id: mem-abc123def456}}\n---\n')).toBeNull();
   });
 });
+
+describe('readable file names at their edges (each line states one rule of safeFileName / takenNames)', () => {
+  test('a reserved device name is the whole first part, not a name ending in one', () => {
+    expect(safeFileName('Falcon')).toBe('Falcon');
+    expect(safeFileName('con .txt')).toBe('con .txt note');
+  });
+
+  test('the length is counted after spaces are collapsed and trimmed', () => {
+    expect(safeFileName(` ${'a'.repeat(60)}`)).toBe('a'.repeat(60));
+    // exactly 60 characters: kept whole, not cut at its last space
+    expect(safeFileName(`${'a'.repeat(40)} ${'b'.repeat(19)}`)).toBe(`${'a'.repeat(40)} ${'b'.repeat(19)}`);
+  });
+
+  test('a long title is cut at its last space when that space is past half the limit, else at the limit', () => {
+    expect(safeFileName('abcdefghij '.repeat(6))).toBe('abcdefghij abcdefghij abcdefghij abcdefghij abcdefghij');
+    expect(safeFileName(`ab ${'c'.repeat(70)}`)).toBe(`ab ${'c'.repeat(57)}`);
+    // a space at exactly half the limit is not past it
+    expect(safeFileName(`${'a'.repeat(30)} ${'b'.repeat(40)}`)).toBe(`${'a'.repeat(30)} ${'b'.repeat(29)}`);
+  });
+
+  test('a cut never leaves half of an emoji, and an emoji before the cut is kept whole', () => {
+    expect(safeFileName(`${'a'.repeat(59)}\u{1F600}${'b'.repeat(10)}`)).toBe('a'.repeat(59));
+    expect(safeFileName(`\u{1F600}${'a'.repeat(70)}`)).toBe(`\u{1F600}${'a'.repeat(58)}`);
+  });
+
+  test('taken names drop only the final .md', () => {
+    expect([...takenNames(['episodic/x.md notes.md', 'Notes.MD'])]).toEqual(['x.md notes', 'notes']);
+  });
+});
