@@ -10,16 +10,14 @@
 // the figure (0.9-1.4 s: catalog and index rebuilt at each opening). Also: applying one
 // changed note to the index (what the status bar and the graph follow, O(changed)), the first
 // query, and loading the index from the catalog when Obsidian starts.
-import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadSource, root } from './bench-source.mjs';
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { values } = parseArgs({ options: { n: { type: 'string', default: '10000' }, runs: { type: 'string', default: '7' } } });
 const N = Number(values.n);
 const RUNS = Number(values.runs);
@@ -29,13 +27,7 @@ const lib = await import(pathToFileURL(path.join(root, 'dist', 'lib.js')).href);
 const { openVault } = lib.default ?? lib;
 
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-plugin-'));
-const entry = path.join(work, 'index.cjs');
-await build({
-  stdin: { contents: "export { MemoryIndex } from './src/plugin/memory-index'; export { drawIds } from './src/plugin/creative-draw'; export { creativeDraw } from './src/core/creative'; export { partsFromDocs, RecallEngine } from './src/core/recall/recall';", resolveDir: root, loader: 'ts' },
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
-  alias: { 'js-yaml': path.join(root, 'src', 'plugin', 'yaml-reader.ts') },
-});
-const { MemoryIndex, partsFromDocs, RecallEngine, drawIds, creativeDraw } = createRequire(import.meta.url)(entry);
+const { MemoryIndex, partsFromDocs, RecallEngine, drawIds, creativeDraw } = await loadSource("export { MemoryIndex } from './src/plugin/memory-index'; export { drawIds } from './src/plugin/creative-draw'; export { creativeDraw } from './src/core/creative'; export { partsFromDocs, RecallEngine } from './src/core/recall/recall';", 'plugin-src');
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const time = async (fn) => {

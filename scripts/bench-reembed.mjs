@@ -7,16 +7,14 @@
 //   after (plugin): refreshVectors over the warm index's documents (no catalog load).
 // The embedder is a fake (64 dimensions from the text's characters): the figures are the reading,
 // hashing and vector-file work, not a model's. Medians of --runs; memory files read counted.
-import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { loadSource, root } from './bench-source.mjs';
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { values } = parseArgs({ options: { n: { type: 'string', default: '10000' }, runs: { type: 'string', default: '5' } } });
 const N = Number(values.n);
 const RUNS = Number(values.runs);
@@ -26,13 +24,7 @@ const lib = await import(pathToFileURL(path.join(root, 'dist', 'lib.js')).href);
 const { openVault } = lib.default ?? lib;
 
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-reembed-'));
-const entry = path.join(work, 'index.cjs');
-await build({
-  stdin: { contents: "export { updateVectors, refreshVectors } from './src/core/embeddings/store'; export { loadCatalog } from './src/core/recall/catalog'; export { memoryText } from './src/core/memory'; export { MemoryIndex } from './src/plugin/memory-index';", resolveDir: root, loader: 'ts' },
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
-  alias: { 'js-yaml': path.join(root, 'src', 'plugin', 'yaml-reader.ts') },
-});
-const { updateVectors, refreshVectors, loadCatalog, memoryText, MemoryIndex } = createRequire(import.meta.url)(entry);
+const { updateVectors, refreshVectors, loadCatalog, memoryText, MemoryIndex } = await loadSource("export { updateVectors, refreshVectors } from './src/core/embeddings/store'; export { loadCatalog } from './src/core/recall/catalog'; export { memoryText } from './src/core/memory'; export { MemoryIndex } from './src/plugin/memory-index';", 'reembed-src');
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const time = async (fn) => {

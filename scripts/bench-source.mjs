@@ -1,0 +1,21 @@
+// Benchmarks that time the plugin's own code (its memory index, creative draw, re-embed) bundle
+// it from source as the plugin build does: Node, with the plugin's YAML reader instead of js-yaml.
+import { build } from 'esbuild';
+import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Bundle `contents` (export lines, paths relative to the repository) and load it; `tag` names the temp folder. */
+export async function loadSource(contents, tag) {
+  const entry = path.join(mkdtempSync(path.join(tmpdir(), `engram-bench-${tag}-`)), 'index.cjs');
+  await build({
+    stdin: { contents, resolveDir: root, loader: 'ts' },
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
+    alias: { 'js-yaml': path.join(root, 'src', 'plugin', 'yaml-reader.ts') },
+  });
+  return createRequire(import.meta.url)(entry);
+}
