@@ -8,7 +8,13 @@ export default {
   testRunner: 'jest',
   jest: { configFile: 'jest.stryker.cjs', enableFindRelatedTests: false },
   checkers: ['typescript'],
-  tsconfigFile: 'tsconfig.json',
+  // The checker compiles src/ and headless/ only (the mutated code and all it imports), not test/
+  // and scripts/: each mutant was re-checked with every test file that imports it, and the
+  // checker, not jest, set the pace. Measured on decay.ts (14 mutants, same 8 killed, 6 rejected):
+  // the mutant phase 186 s -> 70 s at load 11-15, the checker's start 81 s -> 55 s. A mutant that
+  // compiles in src/ but breaks only a test's types is now run by jest (ts-jest transpiles tests
+  // without type-checking them, so it runs the same code either way) instead of being set aside.
+  tsconfigFile: 'tsconfig.stryker.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   coverageAnalysis: 'perTest',
   mutate: ['src/core/**/*.ts', 'headless/mcp/**/*.ts'],
