@@ -231,9 +231,10 @@ export class IdIndex {
   /**
    * find() before the cache is parsed: the rows of ids.json that hold `id` (each row ends with
    * `,"ID"]`, which no escaped path can contain, and starts at the `["` before it), and the
-   * preferred of them when its file still has the size and mtime of its row, as find() would
-   * trust it. undefined when this cannot answer alone (no cache, a file written since, no
-   * row): find() then does what it always did.
+   * first of them (the preferred first) that find() would return without a refresh: its file
+   * has the size and mtime of its row, or was written since and still holds the id (or none
+   * readable yet). undefined when this cannot answer alone (no cache, no row, every file gone
+   * or holding another id): find() then does what it always did.
    */
   private async findInCacheText(id: string): Promise<string | null | undefined> {
     if (!isMemoryId(id)) return undefined;
@@ -256,10 +257,21 @@ export class IdIndex {
     }
     const paths = [...rows.keys()];
     if (paths.length === 0) return undefined;
-    const path = paths.length > 1 ? preferredPath(paths) : paths[0]!;
-    const stat = await this.files.stat(path).catch(() => null);
-    const row = rows.get(path)!;
-    return stat && stat.size === row[0] && stat.mtimeMs === row[1] ? path : undefined;
+    // the candidates in find()'s order, each judged as find() judges it
+    const preferred = paths.length > 1 ? preferredPath(paths) : paths[0]!;
+    for (const path of [preferred, ...paths.filter((p) => p !== preferred)]) {
+      const row = rows.get(path)!;
+      const stat = await this.files.stat(path).catch(() => null);
+      if (!stat) continue;
+      if (stat.size === row[0] && stat.mtimeMs === row[1]) return path;
+      // written since (a touch, a spread: ids.json is written by refreshes only): one read
+      // tells whether it still holds the id, as in find(); parsing every row for this was
+      // most of a cold touch whose neighbours had been touched before
+      const bytes = await this.files.read(path).catch(() => null);
+      const now = bytes ? frontmatterId(new TextDecoder().decode(bytes)) : null;
+      if (now === id || now === null) return path;
+    }
+    return undefined;
   }
 
   /**

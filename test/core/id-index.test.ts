@@ -58,6 +58,21 @@ describe('IdIndex.find', () => {
     expect(await new IdIndex(files).find('mem-eeeeeeeeeeee')).toBeNull();
   });
 
+  it('judges a file written since its row by reading that file alone, without parsing every row', async () => {
+    const files = await vaultWithIndex();
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 3));
+    const index = new IdIndex(files);
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('episodic/mem-aaaaaaaaaaaa.md');
+    expect((index as unknown as { rows: unknown }).rows).toBeNull();
+    // the preferred file now holds another id: the next candidate, as the full lookup takes it
+    files.files.set('semantic/c.md', note('mem-dddddddddddd', 2));
+    files.reads.length = 0;
+    expect(await index.find('mem-cccccccccccc')).toBe('archive/mem-cccccccccccc.md');
+    expect(files.reads).toEqual(['semantic/c.md']);
+    expect((index as unknown as { rows: unknown }).rows).toBeNull();
+    expect(await new IdIndex(files).find('mem-cccccccccccc')).toBe('archive/mem-cccccccccccc.md');
+  });
+
   it('follows a move Engram made without reading the moved file, and saves it', async () => {
     const files = await vaultWithIndex();
     const index = new IdIndex(files);
