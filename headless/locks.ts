@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { LockError } from '../src/core/errors';
 import { sha256Hex } from '../src/core/ids';
 import type { Locks } from '../src/core/ports';
@@ -275,6 +274,9 @@ export function writeReplacing(path: string, text: string): void {
  * refreshes only the folder it was given (same inode), and dies with the process.
  */
 function keepFresh(path: string, ino: number, staleMs: number): { stop: () => Promise<void> } {
+  // loaded here, by the one command that takes this lock (consolidate): every other command
+  // loaded worker_threads at start for nothing
+  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
   const source = `
     const fs = require('node:fs');
     const { workerData } = require('node:worker_threads');

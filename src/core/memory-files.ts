@@ -172,14 +172,25 @@ const ID_INDEX_FORMAT = 1;
  * `.engram/cache/ids.json` and refreshed by listing (size and mtime): only files that changed
  * are read again. Machine data: deleting it costs one read of every memory file.
  */
+/** Where `needle` first occurs in `bytes` at or after `from`, or -1. */
+function indexOfBytes(bytes: Uint8Array, needle: Uint8Array, from: number): number {
+  const last = bytes.length - needle.length;
+  for (let at = bytes.indexOf(needle[0]!, from); at >= 0 && at <= last; at = bytes.indexOf(needle[0]!, at + 1)) {
+    let k = 1;
+    while (k < needle.length && bytes[at + k] === needle[k]) k++;
+    if (k === needle.length) return at;
+  }
+  return -1;
+}
+
 export class IdIndex {
   private rows: Map<string, Row> | null = null;
   private byId = new Map<string, string[]>();
   /** Rows changed by moved() since ids.json was written, and whether byId must be rebuilt from them. */
   private unsaved = false;
   private byIdStale = false;
-  /** ids.json as read for findInCacheText (null: none), until the rows are parsed. */
-  private cacheText: string | null | undefined = undefined;
+  /** ids.json's bytes as read for findInCacheText (null: none), until the rows are parsed. */
+  private cacheBytes: Uint8Array | null | undefined = undefined;
 
   constructor(private readonly files: FileStore) {}
 
@@ -238,18 +249,22 @@ export class IdIndex {
    */
   private async findInCacheText(id: string): Promise<string | null | undefined> {
     if (!isMemoryId(id)) return undefined;
-    if (this.cacheText === undefined) {
-      const bytes = await this.files.read(ID_INDEX_PATH).catch(() => null);
-      this.cacheText = bytes ? new TextDecoder().decode(bytes) : null;
-    }
-    const text = this.cacheText;
-    if (text === null || !text.startsWith(`{"format":${ID_INDEX_FORMAT},"rows":[`)) return undefined;
+    if (this.cacheBytes === undefined) this.cacheBytes = await this.files.read(ID_INDEX_PATH).catch(() => null);
+    // searched as bytes, only the rows found decoded: decoding the whole file (a MB at 10k
+    // memories) cost a cold touch more than finding its rows (ids and the row's brackets are
+    // ASCII, and no byte of a multi-byte UTF-8 character is)
+    const bytes = this.cacheBytes;
+    const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+    if (bytes === null || indexOfBytes(bytes, ascii(`{"format":${ID_INDEX_FORMAT},"rows":[`), 0) !== 0) return undefined;
     const rows = new Map<string, Row>();
-    const tail = `,"${id}"]`;
+    const tail = ascii(`,"${id}"]`);
+    const decoder = new TextDecoder();
     try {
-      for (let at = text.indexOf(tail); at >= 0; at = text.indexOf(tail, at + 1)) {
-        const start = text.lastIndexOf('["', at);
-        const [path, size, mtimeMs] = JSON.parse(text.slice(start, at + tail.length)) as [string, number, number, string];
+      for (let at = indexOfBytes(bytes, tail, 0); at >= 0; at = indexOfBytes(bytes, tail, at + 1)) {
+        let start = bytes.lastIndexOf(0x5b, at); // the row's `["`
+        while (start >= 0 && bytes[start + 1] !== 0x22) start = start === 0 ? -1 : bytes.lastIndexOf(0x5b, start - 1);
+        if (start < 0) return undefined;
+        const [path, size, mtimeMs] = JSON.parse(decoder.decode(bytes.subarray(start, at + tail.length))) as [string, number, number, string];
         rows.set(path, [size, mtimeMs, id]);
       }
     } catch {
@@ -335,13 +350,10 @@ export class IdIndex {
   private async loadCache(): Promise<void> {
     const rows = new Map<string, Row>();
     try {
-      // the text findInCacheText read, when it did
-      let text = this.cacheText;
-      if (text === undefined) {
-        const bytes = await this.files.read(ID_INDEX_PATH);
-        text = bytes ? new TextDecoder().decode(bytes) : null;
-      }
-      this.cacheText = null;
+      // the bytes findInCacheText read, when it did
+      const bytes = this.cacheBytes !== undefined ? this.cacheBytes : await this.files.read(ID_INDEX_PATH);
+      this.cacheBytes = null;
+      const text = bytes ? new TextDecoder().decode(bytes) : null;
       const cache = text ? (JSON.parse(text) as IdCacheFile) : null;
       if (cache?.format === ID_INDEX_FORMAT && Array.isArray(cache.rows)) {
         for (const [path, size, mtimeMs, id] of cache.rows) rows.set(path, [size, mtimeMs, id]);

@@ -35,6 +35,15 @@ describe('IdIndex.find', () => {
     expect(files.reads).toEqual([ID_INDEX_PATH, ID_INDEX_PATH, ID_INDEX_PATH]);
   });
 
+  it('finds the row of a path with brackets, quotes and non-ASCII letters', async () => {
+    const files = await vaultWithIndex();
+    files.files.set('episodic/Zoë [«1»] "ß" 日本.md', note('mem-ffffffffffff'));
+    await new IdIndex(files).refresh();
+    const index = new IdIndex(files);
+    expect(await index.find('mem-ffffffffffff')).toBe('episodic/Zoë [«1»] "ß" 日本.md');
+    expect((index as unknown as { rows: unknown }).rows).toBeNull();
+  });
+
   it('reads ids.json once for several ids', async () => {
     const files = await vaultWithIndex();
     const index = new IdIndex(files);
