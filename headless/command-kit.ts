@@ -24,7 +24,7 @@ export function warnUnreadable(context: CommandContext, unreadable: number): voi
 /** How many memory files recall left out because they could not be read: files in the memory folders less the engine's documents. */
 export async function unreadableForRecall(vault: Vault, engine: RecallEngine): Promise<number> {
   const files = (await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS)).length;
-  return Math.max(0, files - engine.table.n);
+  return Math.max(0, files - engine.size);
 }
 
 /** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */

@@ -387,7 +387,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
     new ResourceTemplate('engram://memory/{id}', {
       list: async () => {
         const engine = await warm.engine();
-        const ids = engine.table.ids.slice(0, engine.size);
+        const ids = engine.ids();
         return { resources: ids.map((memory) => ({ uri: `engram://memory/${memory}`, name: memory, mimeType: 'text/markdown' })) };
       },
     }),

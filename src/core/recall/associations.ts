@@ -60,6 +60,11 @@ export class AssociationIndex {
     }
   }
 
+  /** Forget the edges worked out so far (the table's rows changed in place). */
+  clearCache(): void {
+    this.cache.clear();
+  }
+
   /** Fan-normalised outgoing edges of a document. */
   edges(node: number): Edge[] {
     const cached = this.cache.get(node);

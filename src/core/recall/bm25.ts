@@ -6,6 +6,12 @@
  * Documents are numbered 0..n−1 in the order they are added and hold analysed term lists.
  * Scoring accumulates into a reused typed array, so a query costs the length of its terms'
  * postings and allocates almost nothing.
+ *
+ * A long-lived index follows changed documents (live-index.ts): `remove` takes a document's
+ * postings out and leaves its number empty, `put` indexes a document again under its number.
+ * N, df and the total length count live documents only, so scores are exactly those of an
+ * index built from the live documents alone (numbers keep their order, which is all that
+ * ties look at).
  */
 export interface Bm25Params {
   k1: number;
@@ -40,6 +46,8 @@ export class Bm25Index {
   /** Set for an index read from a snapshot: read-only. */
   private frozen: Bm25Arrays | null = null;
   private totalLength = 0;
+  /** Documents not removed (N in idf and avgdl). */
+  private live = 0;
   private acc = new Float64Array(0);
   private seen = new Uint8Array(0);
   private touched = new Int32Array(0);
@@ -57,6 +65,7 @@ export class Bm25Index {
     let total = 0;
     for (let i = 0; i < arrays.lengths.length; i++) total += arrays.lengths[i]!;
     index.totalLength = total;
+    index.live = arrays.lengths.length;
     return index;
   }
 
@@ -82,6 +91,7 @@ export class Bm25Index {
   /** The index as flat arrays, terms sorted (see fromArrays). */
   toArrays(): Bm25Arrays {
     if (this.frozen) return this.frozen;
+    if (this.live !== this.lengths.length) throw new Error('an index with removed documents is not saved (build it again from the live ones)');
     const terms = [...this.postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const offsets = new Int32Array(terms.length + 1);
     let total = 0;
@@ -100,7 +110,13 @@ export class Bm25Index {
     return { terms, offsets, docs, tfs, lengths: Int32Array.from(this.lengths) };
   }
 
+  /** Live documents. */
   get size(): number {
+    return this.live;
+  }
+
+  /** Document numbers given out (live or removed): the next `add` returns this. */
+  get slots(): number {
     return this.lengths.length;
   }
 
@@ -114,6 +130,7 @@ export class Bm25Index {
     const doc = lengths.length;
     lengths.push(length);
     this.totalLength += length;
+    this.live++;
     for (const term of terms) {
       let list = this.postings.get(term);
       if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
@@ -129,6 +146,57 @@ export class Bm25Index {
     return doc;
   }
 
+  /**
+   * Take document `doc` out of the index (`terms`: the terms it was added with): its postings
+   * go, its number stays empty (length 0, in no posting list) until `put` fills it again.
+   */
+  remove(doc: number, terms: readonly string[]): void {
+    if (this.frozen) throw new Error('a snapshot index is read-only');
+    const lengths = this.lengths as number[];
+    for (const term of new Set(terms)) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const docs = list.docs as number[];
+      const at = lowerBound(docs, doc);
+      if (docs[at] !== doc) continue;
+      if (docs.length === 1) {
+        this.postings.delete(term);
+        continue;
+      }
+      docs.splice(at, 1);
+      (list.tfs as number[]).splice(at, 1);
+    }
+    this.totalLength -= lengths[doc]!;
+    lengths[doc] = 0;
+    this.live--;
+  }
+
+  /**
+   * Index a document under an empty number (one `remove` left, or the next number): its
+   * postings go in at their place in each list, as `add` in number order would have put them.
+   */
+  put(doc: number, terms: readonly string[], length = terms.length): void {
+    if (this.frozen) throw new Error('a snapshot index is read-only');
+    const lengths = this.lengths as number[];
+    if (doc === lengths.length) {
+      this.add(terms, length);
+      return;
+    }
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, tf] of counts) {
+      let list = this.postings.get(term);
+      if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
+      const docs = list.docs as number[];
+      const at = lowerBound(docs, doc);
+      docs.splice(at, 0, doc);
+      (list.tfs as number[]).splice(at, 0, tf);
+    }
+    lengths[doc] = length;
+    this.totalLength += length;
+    this.live++;
+  }
+
   df(term: string): number {
     return this.list(term)?.docs.length ?? 0;
   }
@@ -139,11 +207,12 @@ export class Bm25Index {
    * query term: it orders matches, it never makes one.
    */
   score(query: Map<string, number>, qualifiers?: ReadonlySet<string>): Bm25Scores {
-    const n = this.lengths.length;
-    if (this.acc.length < n) {
-      this.acc = new Float64Array(n);
-      this.seen = new Uint8Array(n);
-      this.touched = new Int32Array(n);
+    const n = this.live;
+    const slots = this.lengths.length;
+    if (this.acc.length < slots) {
+      this.acc = new Float64Array(slots);
+      this.seen = new Uint8Array(slots);
+      this.touched = new Int32Array(slots);
     }
     const { k1, b, delta } = this.params;
     const avgdl = this.totalLength / Math.max(1, n) || 1;
@@ -174,6 +243,18 @@ export class Bm25Index {
     for (let i = 0; i < count; i++) seen[touched[i]!] = 0;
     return { docs: touched, count, scores: acc };
   }
+}
+
+/** The first position in an ascending list holding a value >= x. */
+function lowerBound(list: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**

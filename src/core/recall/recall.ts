@@ -203,15 +203,19 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
 export class RecallEngine {
   readonly table: DocTable;
   private readonly indexOf = new Map<string, number>();
-  private readonly halfLives: Float64Array;
+  private halfLives: Float64Array;
   private readonly lexical: Bm25Index;
-  private readonly episodes: Bm25Index;
-  private readonly episodeNames: string[];
-  private readonly episodeOf: Int32Array;
+  private episodes: Bm25Index;
+  private episodeNames: string[];
+  private episodeOf: Int32Array;
   private readonly roleOf: Array<string | null>;
   private readonly roles = new Map<string, RegExp>();
-  private readonly associations: AssociationIndex;
+  /** How many live documents have each role (a role leaves `roles` with its last memory). */
+  private readonly roleCount = new Map<string, number>();
+  private associations: AssociationIndex;
   private readonly materialised = new Map<number, RecallDoc>();
+  /** Rows emptied by a remove (live-index.ts): in no index, never ranked. */
+  private readonly removed = new Set<number>();
 
   constructor(
     docsOrParts: RecallDoc[] | EngineParts,
@@ -229,16 +233,78 @@ export class RecallEngine {
     this.roleOf = new Array<string | null>(table.n).fill(null);
     for (let i = 0; i < table.n; i++) {
       this.indexOf.set(table.ids[i]!, i);
-      this.halfLives[i] = effectiveHalfLife(table.halfLifeDays[i]!, table.accessCount[i]!, table.isError[i] === 1, settings);
-      const role = table.role[i]?.trim().toLowerCase() || null;
-      this.roleOf[i] = role;
-      if (role && !this.roles.has(role)) this.roles.set(role, rolePattern(role));
+      this.deriveRow(i);
     }
     this.associations = new AssociationIndex(table);
   }
 
+  /** A row's half-life and role, from the table. */
+  private deriveRow(i: number): void {
+    const table = this.table;
+    this.halfLives[i] = effectiveHalfLife(table.halfLifeDays[i]!, table.accessCount[i]!, table.isError[i] === 1, this.settings);
+    const role = table.role[i]?.trim().toLowerCase() || null;
+    this.roleOf[i] = role;
+    if (role === null) return;
+    this.roleCount.set(role, (this.roleCount.get(role) ?? 0) + 1);
+    if (!this.roles.has(role)) this.roles.set(role, rolePattern(role));
+  }
+
+  private forgetRole(i: number): void {
+    const role = this.roleOf[i];
+    if (role === null || role === undefined) return;
+    this.roleOf[i] = null;
+    const left = (this.roleCount.get(role) ?? 1) - 1;
+    if (left > 0) this.roleCount.set(role, left);
+    else {
+      this.roleCount.delete(role);
+      this.roles.delete(role);
+    }
+  }
+
+  /**
+   * Follow rows that changed in place in the parts this engine was built from (live-index.ts):
+   * rows rewritten or appended (`rows`, by number), rows emptied (`removed`), and the parts'
+   * arrays that were replaced (episodes rebuilt, episodeOf grown). `links`: the table's link
+   * columns changed, so the reverse links are built again. Every per-row value is derived as
+   * the constructor derives it, so the engine answers as one built from the parts would.
+   */
+  followRows(parts: EngineParts, rows: Iterable<number>, removed: Iterable<number>, links: boolean): void {
+    const table = this.table;
+    this.episodes = parts.episodes;
+    this.episodeOf = parts.episodeOf;
+    this.episodeNames = parts.episodeNames;
+    if (this.halfLives.length < table.n) {
+      const grown = new Float64Array(Math.max(table.n, this.halfLives.length * 2));
+      grown.set(this.halfLives);
+      this.halfLives = grown;
+    }
+    for (const i of removed) {
+      if (this.indexOf.get(table.ids[i]!) === i) this.indexOf.delete(table.ids[i]!);
+      this.forgetRole(i);
+      this.removed.add(i);
+      this.materialised.delete(i);
+    }
+    for (const i of rows) {
+      this.removed.delete(i);
+      this.forgetRole(i);
+      this.indexOf.set(table.ids[i]!, i);
+      this.deriveRow(i);
+      this.materialised.delete(i);
+    }
+    if (links) {
+      this.associations = new AssociationIndex(table);
+      this.materialised.clear(); // results show links by id
+    } else this.associations.clearCache(); // an edge's weight reads both ends' rows
+  }
+
+  /** Live documents. */
   get size(): number {
-    return this.table.n;
+    return this.table.n - this.removed.size;
+  }
+
+  /** The ids of the live documents, in row order. */
+  ids(): string[] {
+    return this.removed.size === 0 ? this.table.ids.slice(0, this.table.n) : this.table.ids.filter((_, i) => i < this.table.n && !this.removed.has(i));
   }
 
   /** Document i as a RecallDoc (kept, so texts loaded later stay with it). */
@@ -383,6 +449,7 @@ export class RecallEngine {
     const t = this.table;
     const hits: RecallHit[] = [];
     for (let i = 0; i < t.n; i++) {
+      if (this.removed.has(i)) continue;
       const eligible = allowed.has(this.tierCode(i, now)) || alwaysEligible({ category: t.category[i]!, confidence: t.confidence[i]!, tier: t.tier[i]! });
       if (eligible) hits.push(this.hit(i, relevanceOf(t.amplitude[i]!), radius, now, {}));
     }

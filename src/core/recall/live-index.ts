@@ -1,0 +1,365 @@
+import type { EngramSettings } from '../settings';
+import { Bm25Index } from './bm25';
+import type { RecallDoc } from './catalog';
+import { appendRow, setSparseRows, sparseRow, type SparseRow } from './doc-table';
+import { patchRow, sameWords } from './engine-update';
+import { bm25Params, partsFromDocs, RecallEngine, type EngineParts } from './recall';
+
+/**
+ * The recall engine of a long-lived process (`engram mcp`, the plugin), following the memories
+ * as they are edited, added and removed, without building its indexes again.
+ *
+ * Each document keeps its row (its number in the table and in the word index) for as long as
+ * it lives: an edit re-indexes its row in place (postings out, postings in at their place), a
+ * new memory takes the next row, a removed one leaves its row empty (no postings, not ranked).
+ * Statistics count live rows only (bm25.ts), so every score is the one an engine built from the
+ * live documents alone would give; ties look at row order only, which a row's staying put, an
+ * empty row and a row added last all keep. So the engine answers exactly as
+ * `new RecallEngine(liveDocs())` does, where liveDocs are the documents in row order.
+ *
+ * With `order` (the MCP server keeps its documents in path order, as a cold recall reads them),
+ * a new memory whose path sorts before the last live one cannot take the next row and keep the
+ * order: then, as for an id held by two files, a change of a memory's id, or once empty rows
+ * reach an eighth of the table, everything is built again from the live documents.
+ *
+ * Links, co-access and `superseded_by` name memories by id: a row that names an id that comes
+ * or goes is resolved again (`refsTo`). Episodes (one document per session in the episode
+ * index) follow their members; when the episodes' order (by first member) would change, the
+ * episode index alone is built again.
+ */
+export class LiveIndex {
+  private rows: Array<RecallDoc | null> = [];
+  private slotOfPath = new Map<string, number>();
+  private slotOfId = new Map<string, number>();
+  private idCount = new Map<string, number>();
+  /** The live rows that name each id (links, co-access, superseded_by). */
+  private refsTo = new Map<string, Set<number>>();
+  /** Each session's live rows, ascending. */
+  private members = new Map<string, number[]>();
+  private episodeNo = new Map<string, number>();
+  /** Each episode's first member row; -1 for an episode whose members are all gone. */
+  private firstOf: number[] = [];
+  private empty = 0;
+  private partsValue!: EngineParts;
+  private engineValue!: RecallEngine;
+  readonly stats = { built: 0, updated: 0 };
+
+  constructor(
+    docs: readonly RecallDoc[],
+    private readonly settings: EngramSettings,
+    private readonly order: ((a: string, b: string) => number) | null = null,
+    /** Parts already built from `docs` (a preload built them in slices). */
+    parts?: EngineParts,
+  ) {
+    this.build(docs, parts);
+  }
+
+  get engine(): RecallEngine {
+    return this.engineValue;
+  }
+
+  get parts(): EngineParts {
+    return this.partsValue;
+  }
+
+  /** The live documents in row order (what the engine answers as if built from). */
+  liveDocs(): RecallDoc[] {
+    return this.rows.filter((d): d is RecallDoc => d !== null);
+  }
+
+  /** The live document at a path. */
+  at(path: string): RecallDoc | undefined {
+    const slot = this.slotOfPath.get(path);
+    return slot === undefined ? undefined : this.rows[slot]!;
+  }
+
+  private build(docs: readonly RecallDoc[], parts?: EngineParts): void {
+    this.rows = [...docs];
+    this.partsValue = parts ?? partsFromDocs(docs, this.settings);
+    this.engineValue = new RecallEngine(this.partsValue, this.settings);
+    this.slotOfPath = new Map();
+    this.slotOfId = new Map();
+    this.idCount = new Map();
+    this.refsTo = new Map();
+    this.members = new Map();
+    this.empty = 0;
+    docs.forEach((doc, slot) => this.enter(doc, slot));
+    this.indexEpisodes();
+    this.stats.built++;
+  }
+
+  /** Episode numbers and first members, from the parts (numbered by first member, as episodesFromDocs does). */
+  private indexEpisodes(): void {
+    const names = this.partsValue.episodeNames;
+    this.episodeNo = new Map(names.map((name, e) => [name, e]));
+    this.firstOf = names.map((name) => this.members.get(name)?.[0] ?? -1);
+  }
+
+  /** Record a live document's row in the maps (not the indexes). */
+  private enter(doc: RecallDoc, slot: number): void {
+    this.slotOfPath.set(doc.path, slot);
+    this.slotOfId.set(doc.id, slot);
+    this.idCount.set(doc.id, (this.idCount.get(doc.id) ?? 0) + 1);
+    for (const id of namedIds(doc)) {
+      let rows = this.refsTo.get(id);
+      if (!rows) this.refsTo.set(id, (rows = new Set()));
+      rows.add(slot);
+    }
+    if (doc.session !== null) {
+      const rows = this.members.get(doc.session);
+      if (!rows) this.members.set(doc.session, [slot]);
+      else insertSorted(rows, slot);
+    }
+  }
+
+  private leave(doc: RecallDoc, slot: number): void {
+    if (this.slotOfPath.get(doc.path) === slot) this.slotOfPath.delete(doc.path);
+    const count = (this.idCount.get(doc.id) ?? 1) - 1;
+    if (count > 0) this.idCount.set(doc.id, count);
+    else {
+      this.idCount.delete(doc.id);
+      this.slotOfId.delete(doc.id);
+    }
+    for (const id of namedIds(doc)) this.refsTo.get(id)?.delete(slot);
+    if (doc.session !== null) {
+      const rows = this.members.get(doc.session)!;
+      rows.splice(rows.indexOf(slot), 1);
+      if (rows.length === 0) this.members.delete(doc.session);
+    }
+  }
+
+  /**
+   * Apply changed documents: `upserts` replace the document at their path or are new,
+   * `removed` are paths gone. Returns whether the indexes followed in place (false: built again).
+   */
+  apply(upserts: readonly RecallDoc[], removed: readonly string[]): boolean {
+    const replaced = new Map<number, RecallDoc>();
+    const added: RecallDoc[] = [];
+    const gone = new Set<number>();
+    for (const path of removed) {
+      const slot = this.slotOfPath.get(path);
+      if (slot !== undefined) gone.add(slot);
+    }
+    for (const doc of upserts) {
+      const slot = this.slotOfPath.get(doc.path);
+      if (slot !== undefined && !gone.has(slot)) replaced.set(slot, doc);
+      else added.push(doc);
+    }
+    if (replaced.size === 0 && added.length === 0 && gone.size === 0) return true;
+    if (this.order) added.sort((a, b) => this.order!(a.path, b.path));
+    if (!this.canFollow(replaced, added, gone)) {
+      const next: RecallDoc[] = [];
+      this.rows.forEach((doc, slot) => {
+        if (doc && !gone.has(slot)) next.push(replaced.get(slot) ?? doc);
+      });
+      next.push(...added);
+      if (this.order) next.sort((a, b) => this.order!(a.path, b.path));
+      this.build(next);
+      return false;
+    }
+    this.follow(replaced, added, gone);
+    this.stats.updated++;
+    return true;
+  }
+
+  /** Whether the change can be followed in place with the same answers as a build (see the class comment). */
+  private canFollow(replaced: ReadonlyMap<number, RecallDoc>, added: readonly RecallDoc[], gone: ReadonlySet<number>): boolean {
+    const shared = (id: string) => (this.idCount.get(id) ?? 0) > 1;
+    for (const [slot, doc] of replaced) if (doc.id !== this.rows[slot]!.id || shared(doc.id)) return false;
+    for (const slot of gone) if (shared(this.rows[slot]!.id)) return false;
+    // an added id must be held by no other live row once the removed ones are gone (a move: gone, then added)
+    const leaving = new Map<string, number>();
+    for (const slot of gone) leaving.set(this.rows[slot]!.id, (leaving.get(this.rows[slot]!.id) ?? 0) + 1);
+    const newIds = new Set<string>();
+    for (const doc of added) {
+      if ((this.idCount.get(doc.id) ?? 0) - (leaving.get(doc.id) ?? 0) > 0 || newIds.has(doc.id)) return false;
+      newIds.add(doc.id);
+    }
+    if (this.empty + gone.size > Math.max(64, this.rows.length / 8)) return false;
+    if (this.order && added.length > 0) {
+      let last = this.rows.length - 1;
+      while (last >= 0 && (this.rows[last] === null || gone.has(last))) last--;
+      let previous = last >= 0 ? this.rows[last]!.path : null;
+      for (const doc of added) {
+        if (previous !== null && this.order(previous, doc.path) >= 0) return false;
+        previous = doc.path;
+      }
+    }
+    return true;
+  }
+
+  private follow(replaced: ReadonlyMap<number, RecallDoc>, added: readonly RecallDoc[], gone: ReadonlySet<number>): void {
+    const parts = this.partsValue;
+    const table = parts.table;
+    const lexical = parts.lexical;
+    // sessions whose episode changes, with the terms their episode document holds now
+    const sessions = new Set<string>();
+    for (const [slot, doc] of replaced) {
+      const before = this.rows[slot]!;
+      if (before.session !== doc.session || !sameWords(before, doc)) {
+        if (before.session !== null) sessions.add(before.session);
+        if (doc.session !== null) sessions.add(doc.session);
+      }
+    }
+    for (const slot of gone) if (this.rows[slot]!.session !== null) sessions.add(this.rows[slot]!.session!);
+    for (const doc of added) if (doc.session !== null) sessions.add(doc.session);
+    const oldEpisodeTerms = new Map<string, string[]>();
+    for (const session of sessions) if (this.episodeNo.has(session)) oldEpisodeTerms.set(session, this.episodeTerms(session).terms);
+
+    // ids that appear or disappear: the rows naming them are resolved again
+    const comingOrGoing = new Set<string>();
+    const sparse = new Set<number>();
+    for (const slot of gone) {
+      const doc = this.rows[slot]!;
+      lexical.remove(slot, lexicalTerms(doc));
+      this.leave(doc, slot);
+      this.rows[slot] = null;
+      this.empty++;
+      comingOrGoing.add(doc.id);
+      parts.episodeOf[slot] = -1;
+    }
+    const rewritten: number[] = [];
+    for (const [slot, doc] of replaced) {
+      const before = this.rows[slot]!;
+      if (!sameWords(before, doc)) {
+        lexical.remove(slot, lexicalTerms(before));
+        lexical.put(slot, lexicalTerms(doc), doc.terms.length);
+      }
+      this.leave(before, slot);
+      this.enter(doc, slot);
+      this.rows[slot] = doc;
+      patchRow(table, slot, doc);
+      sparse.add(slot);
+      rewritten.push(slot);
+    }
+    if (added.length > 0) {
+      const episodeOf = new Int32Array(table.n + added.length).fill(-1);
+      episodeOf.set(parts.episodeOf.subarray(0, table.n));
+      parts.episodeOf = episodeOf;
+    }
+    for (const doc of added) {
+      const slot = appendRow(table, doc);
+      lexical.add(lexicalTerms(doc), doc.terms.length);
+      this.rows.push(doc);
+      this.enter(doc, slot);
+      comingOrGoing.add(doc.id);
+      sparse.add(slot);
+      rewritten.push(slot);
+    }
+    for (const id of comingOrGoing) for (const slot of this.refsTo.get(id) ?? []) sparse.add(slot);
+
+    // links, co-access and successors of the rows that may resolve differently now
+    const changedRows = new Map<number, SparseRow>();
+    for (const slot of gone) changedRows.set(slot, { links: [], co: [], successor: -1 });
+    for (const slot of sparse) {
+      const doc = this.rows[slot];
+      if (doc) changedRows.set(slot, sparseRow(doc, slot, this.slotOfId));
+    }
+    let links = false;
+    const successors = [...changedRows].some(([slot, row]) => table.successor[slot] !== row.successor);
+    if ([...changedRows].some(([slot, row]) => !sameSparse(table, slot, row))) {
+      setSparseRows(table, changedRows);
+      links = true;
+    } else if (successors) for (const [slot, row] of changedRows) table.successor[slot] = row.successor;
+
+    this.followEpisodes(sessions, oldEpisodeTerms);
+    for (const slot of rewritten) if (this.rows[slot]!.session === null) this.partsValue.episodeOf[slot] = -1;
+    const touched = new Set([...rewritten, ...changedRows.keys()].filter((slot) => !gone.has(slot)));
+    this.engineValue.followRows(this.partsValue, touched, gone, links);
+  }
+
+  /** An episode document's terms (its members' words, then their facets) and its length (words). */
+  private episodeTerms(session: string): { terms: string[]; length: number } {
+    const words: string[] = [];
+    const facets: string[] = [];
+    for (const slot of this.members.get(session) ?? []) {
+      const doc = this.rows[slot]!;
+      words.push(...doc.terms);
+      if (doc.facets) facets.push(...doc.facets);
+    }
+    return { terms: [...words, ...facets], length: words.length };
+  }
+
+  private followEpisodes(sessions: ReadonlySet<string>, oldTerms: ReadonlyMap<string, string[]>): void {
+    if (sessions.size === 0) return;
+    const parts = this.partsValue;
+    const episodes = parts.episodes;
+    for (const session of [...sessions].sort()) {
+      const e = this.episodeNo.get(session);
+      const members = this.members.get(session);
+      if (e !== undefined) episodes.remove(e, oldTerms.get(session)!);
+      if (!members) {
+        if (e !== undefined) {
+          this.episodeNo.delete(session);
+          this.firstOf[e] = -1;
+        }
+        continue;
+      }
+      const { terms, length } = this.episodeTerms(session);
+      let number = e;
+      if (number === undefined) {
+        number = episodes.slots;
+        this.episodeNo.set(session, number);
+        parts.episodeNames.push(session);
+        this.firstOf.push(-1);
+      }
+      episodes.put(number, terms, length);
+      this.firstOf[number] = members[0]!;
+    }
+    // members' episode numbers, and whether the episodes are still numbered by first member
+    for (const session of sessions) {
+      const e = this.episodeNo.get(session);
+      for (const slot of this.members.get(session) ?? []) parts.episodeOf[slot] = e!;
+    }
+    let previous = -1;
+    for (const first of this.firstOf) {
+      if (first < 0) continue;
+      if (first <= previous) return this.rebuildEpisodes();
+      previous = first;
+    }
+  }
+
+  /** The episode index built again over the live rows (numbers by first member, as episodesFromDocs). */
+  private rebuildEpisodes(): void {
+    const episodes = new Bm25Index(bm25Params(this.settings).episodes);
+    const episodeOf = new Int32Array(this.partsValue.table.n).fill(-1);
+    const names: string[] = [];
+    const seen = new Set<string>();
+    this.rows.forEach((doc) => {
+      if (!doc || doc.session === null || seen.has(doc.session)) return;
+      seen.add(doc.session);
+      const { terms, length } = this.episodeTerms(doc.session);
+      episodes.add(terms, length);
+      names.push(doc.session);
+    });
+    this.partsValue = { ...this.partsValue, episodes, episodeOf, episodeNames: names };
+    this.indexEpisodes();
+    for (const [session, rows] of this.members) for (const slot of rows) episodeOf[slot] = this.episodeNo.get(session)!;
+  }
+}
+
+/** The terms a document puts in the word index: words, then facets (left out of its length). */
+function lexicalTerms(doc: RecallDoc): readonly string[] {
+  return doc.facets ? [...doc.terms, ...doc.facets] : doc.terms;
+}
+
+/** Ids a document names: link targets, co-access partners, its successor. */
+function namedIds(doc: RecallDoc): Set<string> {
+  const ids = new Set<string>();
+  for (const link of doc.links) ids.add(link.target);
+  for (const id of Object.keys(doc.co_access)) ids.add(id);
+  if (doc.superseded_by) ids.add(doc.superseded_by);
+  return ids;
+}
+
+function sameSparse(table: { linkOffsets: Int32Array; linkTargets: Int32Array; linkKinds: Uint8Array; coOffsets: Int32Array; coTargets: Int32Array; coCounts: Float64Array }, slot: number, row: SparseRow): boolean {
+  const same = (offsets: Int32Array, targets: Int32Array, second: ArrayLike<number>, pairs: Array<[number, number]>) =>
+    offsets[slot + 1]! - offsets[slot]! === pairs.length && pairs.every(([t, x], k) => targets[offsets[slot]! + k] === t && second[offsets[slot]! + k] === x);
+  return same(table.linkOffsets, table.linkTargets, table.linkKinds, row.links) && same(table.coOffsets, table.coTargets, table.coCounts, row.co);
+}
+
+function insertSorted(list: number[], x: number): void {
+  let at = list.length;
+  while (at > 0 && list[at - 1]! > x) at--;
+  list.splice(at, 0, x);
+}

@@ -1,0 +1,145 @@
+import { parseMemory } from '../../../src/core/memory';
+import { compareMemoryPaths } from '../../../src/core/memory-files';
+import { toRecallDoc, type RecallDoc } from '../../../src/core/recall/catalog';
+import { LiveIndex } from '../../../src/core/recall/live-index';
+import { prominent, RecallEngine } from '../../../src/core/recall/recall';
+import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
+import { at } from '../../helpers/memory-ports';
+
+/**
+ * The live index against a build from scratch: after every change of a random sequence of
+ * edits, additions, deletions and moves, each query's ranked results (ids, scores, every
+ * explanation figure, the documents as results show them) and the prominent list equal, to
+ * the last bit, those of `new RecallEngine(liveDocs())`.
+ */
+
+const NOW = at('2026-05-20T00:00:00Z');
+const WORDS = ['payments', 'retry', 'backoff', 'grafana', 'deploy', 'friday', 'pizza', 'cache', 'latency', 'queue', 'kafka', 'berlin', 'alice', 'review', 'schema', 'index'];
+const ROLES = [null, 'sre', 'code-reviewer'];
+const CONFIDENCE = ['verified', 'observed', 'inferred', 'stale'];
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const idOf = (n: number) => `mem-${String(n).padStart(12, '0')}`;
+
+function world(seed: number) {
+  const rand = rng(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const known: number[] = [];
+  const note = (n: number, path: string): RecallDoc => {
+    const words = Array.from({ length: 1 + Math.floor(rand() * 6) }, () => pick(WORDS));
+    if (rand() < 0.2) words.push('on 2026-05-0' + (1 + Math.floor(rand() * 9)));
+    if (rand() < 0.2) words.push('with Alice Berlin');
+    const links = known.length > 0 && rand() < 0.3 ? ` [[${idOf(pick(known))}|${pick(['related', 'related', 'decays_from', 'contradicts'])}]]` : '';
+    const co = known.length > 0 && rand() < 0.25 ? `co_access: {"${idOf(pick(known))}": ${1 + Math.floor(rand() * 4)}}\n` : '';
+    const successor = known.length > 0 && rand() < 0.1 ? `superseded_by: ${idOf(pick(known))}\n` : '';
+    const session = rand() < 0.6 ? `session: s${Math.floor(rand() * 5)}\n` : '';
+    const role = pick(ROLES);
+    const day = 1 + Math.floor(rand() * 18);
+    const text = `---\nid: ${idOf(n)}\ncategory: ${rand() < 0.15 ? 'semantic' : 'episodic'}\ncreated_at: "2026-05-${String(day).padStart(2, '0')}T00:00:00Z"\n` +
+      `access_count: ${Math.floor(rand() * 4)}\nconfidence: ${pick(CONFIDENCE)}\n${session}${co}${successor}${role ? `agent_role: ${role}\n` : ''}---\n${words.join(' ')}.${links}\n`;
+    return toRecallDoc(parseMemory(path, text, S), path.startsWith('archive/'));
+  };
+  return { rand, pick, note, known };
+}
+
+const QUERIES = ['payments', 'kafka', 'berlin', 'index', 'payments retry', 'deploy on friday', 'what did alice do in berlin', 'when was the schema review', 'cache latency queue', 'sre payments', 'code reviewer schema', 'what happened on 2026-05-03'];
+
+/** Everything a result shows, in a form where numbers compare exactly (JSON keeps every bit of a double). */
+function answers(engine: RecallEngine): string {
+  const hits = (h: ReturnType<RecallEngine['recall']>) => h.map((x) => ({ ...x, doc: { ...x.doc, text: x.doc.text } }));
+  const out: unknown[] = [];
+  for (const q of QUERIES) {
+    const plain = engine.search(q, { limit: 40 }, NOW);
+    out.push(hits(plain.hits), plain.widening, hits(engine.recall(q, { limit: 40, radius: 'default' }, NOW)));
+  }
+  out.push(hits(prominent(engine, 40, 'all', NOW)), engine.size, engine.ids());
+  return JSON.stringify(out);
+}
+
+function run(seed: number, ordered: boolean, steps: number) {
+  const { rand, pick, note, known } = world(seed);
+  const paths = new Map<number, string>();
+  let next = 0;
+  const pathFor = (n: number) => `episodic/${idOf(n)}.md`;
+  const initial: RecallDoc[] = [];
+  for (; next < 30; next++) {
+    paths.set(next, pathFor(next));
+    initial.push(note(next, pathFor(next)));
+    known.push(next);
+  }
+  const live = new LiveIndex(initial, S, ordered ? compareMemoryPaths : null);
+  for (let step = 0; step < steps; step++) {
+    const upserts: RecallDoc[] = [];
+    const removed: string[] = [];
+    const ops = 1 + Math.floor(rand() * 3);
+    for (let k = 0; k < ops; k++) {
+      const r = rand();
+      const alive = [...paths.keys()].filter((n) => !removed.includes(paths.get(n)!) && !upserts.some((d) => d.path === paths.get(n)));
+      if (r < 0.45 && alive.length > 0) {
+        const n = pick(alive);
+        upserts.push(note(n, paths.get(n)!)); // an edit (words, fields, links, session)
+      } else if (r < 0.75 || alive.length < 5) {
+        const n = next++;
+        // ordered: mostly a path sorting last (as new ids do), now and then one in the middle
+        const path = ordered && rand() < 0.15 ? `episodic/mem-0000${n}.md` : pathFor(n);
+        paths.set(n, path);
+        known.push(n);
+        upserts.push(note(n, path));
+      } else if (r < 0.92) {
+        const n = pick(alive);
+        removed.push(paths.get(n)!);
+        paths.delete(n);
+      } else {
+        const n = pick(alive); // a move to archive/: the same memory at another path
+        removed.push(paths.get(n)!);
+        const path = `archive/${idOf(n)}.md`;
+        paths.set(n, path);
+        upserts.push(note(n, path));
+      }
+    }
+    live.apply(upserts, removed);
+    expect(answers(live.engine)).toBe(answers(new RecallEngine(live.liveDocs(), S)));
+  }
+  if (ordered) expect(live.liveDocs().map((d) => d.path)).toEqual(live.liveDocs().map((d) => d.path).sort(compareMemoryPaths));
+  return live.stats;
+}
+
+describe('live index', () => {
+  it('answers exactly as an engine built from its live documents, after each of 80 random changes (path order kept)', () => {
+    // most changes are followed in place; moves, middle paths and compaction build again
+    expect(run(1, true, 80)).toEqual({ built: 35, updated: 46 });
+  });
+
+  it('the same, without an order (the plugin appends new memories)', () => {
+    expect(run(2, false, 80)).toEqual({ built: 1, updated: 80 });
+  });
+
+  it('the same for other sequences', () => {
+    expect([3, 4, 5].map((seed) => run(seed, seed % 2 === 0, 30))).toEqual([{ built: 1, updated: 30 }, { built: 19, updated: 12 }, { built: 1, updated: 30 }]);
+  });
+
+  it('an edit re-indexes the row in place: the new words are found, the old ones are not', () => {
+    const { note } = world(9);
+    const docs = [0, 1, 2].map((n) => note(n, `episodic/${idOf(n)}.md`));
+    const live = new LiveIndex(docs, S, compareMemoryPaths);
+    const engine = live.engine;
+    const edited = toRecallDoc(parseMemory(docs[1]!.path, `---\nid: ${idOf(1)}\ncategory: episodic\ncreated_at: "2026-05-01T00:00:00Z"\n---\nZanzibar ferries.\n`, S), false);
+    expect(live.apply([edited], [])).toBe(true);
+    expect(live.engine).toBe(engine);
+    expect(engine.recall('zanzibar', { limit: 5, radius: 'all' }, NOW).map((h) => h.doc.id)).toEqual([idOf(1)]);
+    expect(live.apply([], [docs[0]!.path])).toBe(true);
+    expect(engine.size).toBe(2);
+    expect(engine.ids()).toEqual([idOf(1), idOf(2)]);
+    expect(live.stats).toEqual({ built: 1, updated: 2 });
+  });
+});
