@@ -9,13 +9,16 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
-/** Bundle `contents` (export lines, paths relative to the repository) and load it; `tag` names the temp folder. */
-export async function loadSource(contents, tag) {
+/**
+ * Bundle `contents` (export lines, paths relative to the repository) and load it; `tag` names the
+ * temp folder; `from`: another checkout of the repository (a baseline build's sources).
+ */
+export async function loadSource(contents, tag, from = root) {
   const entry = path.join(mkdtempSync(path.join(tmpdir(), `engram-bench-${tag}-`)), 'index.cjs');
   await build({
-    stdin: { contents, resolveDir: root, loader: 'ts' },
+    stdin: { contents, resolveDir: from, loader: 'ts' },
     bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
-    alias: { 'js-yaml': path.join(root, 'src', 'plugin', 'yaml-reader.ts') },
+    alias: { 'js-yaml': path.join(from, 'src', 'plugin', 'yaml-reader.ts') },
   });
   return createRequire(import.meta.url)(entry);
 }

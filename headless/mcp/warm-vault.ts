@@ -1,15 +1,17 @@
-import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import * as nodePath from 'node:path';
 import { EMBEDDINGS_INDEX, loadVectors, type StoredVectors } from '../../src/core/embeddings/store';
 import { searchVectors } from '../../src/core/embeddings/vector-search';
 import { ARCHIVE_FOLDER, decodeNote, parseMemory } from '../../src/core/memory';
 import type { Embedder } from '../../src/core/ports';
 import { listMemoryFiles, loadCatalog, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
-import { tableFromDocs } from '../../src/core/recall/doc-table';
-import { indexesAlike, patchRow, sameLinks } from '../../src/core/recall/engine-update';
-import { partsFromDocs, partsFromDocsInSlices, RecallEngine, type EngineParts } from '../../src/core/recall/recall';
+import { LiveIndex } from '../../src/core/recall/live-index';
+import type { RecallEngine } from '../../src/core/recall/recall';
+import { Slicer } from '../../src/core/slicer';
 import { openRecall } from '../../src/core/recall/results';
-import { compareMemoryPaths } from '../../src/core/memory-files';
+import { compareMemoryPaths, listMemoryStats } from '../../src/core/memory-files';
+import type { FileStore } from '../../src/core/ports';
+import type { ListedFile } from '../../src/core/recall/snapshot';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
 import { createEmbedder } from '../embedders';
 import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
@@ -28,13 +30,14 @@ import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
  * just after it starts, or in a folder created meanwhile, can be missed. Before each request
  * the event loop turns once, so a save that happened before the request arrived has been seen.
  *
- * The engine opens from the recall snapshot. At the first change the documents are loaded
- * (the catalog cache, only changed files parsed), then each change is applied by kind:
- * - a memory whose words, dates and episode did not change (a touch, a mark, a reinforcement,
- *   consolidation's tier and strength writes): the document table only;
- * - new memories without an episode (remember): appended to the lexical index;
- * - anything else (an edit of the text, a delete, an import with sessions, an archive move):
- *   every index rebuilt from the documents in memory, with no file read but the changed ones.
+ * The engine opens from the recall snapshot. The documents are loaded (the catalog cache, only
+ * changed files parsed) in the background soon after (`preload`), in slices of at most
+ * PRELOAD_SLICE_MS with a turn of the event loop between them, or at the first change if that
+ * comes first. From then on a LiveIndex (src/core/recall/live-index.ts) follows each change in
+ * place: an edit re-indexes its row, a new memory takes the next row, a deleted one leaves its
+ * row empty, with answers exactly those of an engine built afresh from the documents in path
+ * order. A new memory whose path sorts before others, a move, or a shared id builds the
+ * indexes again from the documents in memory, with no file read but the changed ones.
  * Settings (.engram/config.json) are re-read when their mtime changes.
  */
 
@@ -55,12 +58,11 @@ const same = (known: Known | undefined, stat: Known): boolean =>
   known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs && known.ino === stat.ino && known.ctimeMs === stat.ctimeMs;
 
 export interface WarmStats {
-  /** Engines opened from the snapshot, indexes rebuilt, tables rebuilt, rows patched, memories appended. */
+  /** Engines opened from the snapshot; documents loaded (and indexed); changes followed in place; changes that built the indexes again. */
   opened: number;
+  loaded: number;
+  followed: number;
   rebuilt: number;
-  tables: number;
-  patched: number;
-  appended: number;
 }
 
 export class WarmVault {
@@ -70,8 +72,7 @@ export class WarmVault {
   private pending: Promise<RecallEngine> | null = null;
   /** The documents loading in the background (loadInBackground), null when not. */
   private background: Promise<void> | null = null;
-  private docs: RecallDoc[] | null = null;
-  private parts: EngineParts | null = null;
+  private live: LiveIndex | null = null;
   private known = new Map<string, Known>();
   private changed = new Set<string>();
   private folderStamps = '';
@@ -82,15 +83,19 @@ export class WarmVault {
   private watchFailed = false;
   /** A sub-folder appeared since the last request: its files are found by listing. */
   private newFolders = false;
+  /** The preload's slicer while it runs. */
+  private slicer: Slicer | null = null;
   private vectorsValue: { stamp: string; vectors: StoredVectors | null } | null = null;
   private embedderValue: { key: string; embedder: Embedder | null } | null = null;
-  readonly stats: WarmStats = { opened: 0, rebuilt: 0, tables: 0, patched: 0, appended: 0 };
+  readonly stats: WarmStats = { opened: 0, loaded: 0, followed: 0, rebuilt: 0 };
 
   constructor(
     private readonly options: RuntimeOptions,
     private readonly warn: (message: string) => void = () => undefined,
     /** Load the documents soon after the engine opens, while the process waits for requests. */
     private readonly preload = false,
+    /** Documents per preload slice (tests); default: slices of PRELOAD_SLICE_MS of work. */
+    private readonly preloadSlice: number | null = null,
   ) {}
 
   /** The vault with its current settings (opened once, again when config.json changes). */
@@ -101,8 +106,7 @@ export class WarmVault {
       this.current = openVault(this.options);
       this.configStamp = stampOf(nodePath.join(this.current.root, LAYOUT.config));
       this.engineValue = null;
-      this.docs = null;
-      this.parts = null;
+      this.live = null;
       this.embedderValue = null;
       this.startWatching(this.current.root);
     }
@@ -180,6 +184,8 @@ export class WarmVault {
     const stamps = this.folderStamp(root);
     // nothing changed: the engine as it is, even while the documents load in the background
     if (this.engineValue && this.changed.size === 0 && stamps === this.folderStamps && !this.newFolders) return this.engineValue;
+    // a change needs the documents: a load under way finishes now, without pausing
+    if (this.slicer) this.slicer.hurry();
     while (this.background) await this.background;
     const rescan = (stamps !== this.folderStamps && (this.changed.size === 0 || this.watchFailed)) || this.newFolders;
     this.newFolders = false;
@@ -200,7 +206,7 @@ export class WarmVault {
       if (this.preload) setTimeout(() => void this.loadInBackground(), 20).unref();
       return this.engineValue;
     }
-    if (!this.docs || !this.parts) return this.loadDocs(vault);
+    if (!this.live) return this.loadDocs(vault);
     const paths = new Set(this.changed);
     this.changed.clear();
     if (rescan) {
@@ -217,31 +223,32 @@ export class WarmVault {
   }
 
   /**
-   * What the first change would do, done while no request waits, in slices with a turn of the
-   * event loop between them: a request that needs nothing changed is answered between two
-   * slices; one that brings a change waits for the load (it needs the documents).
+   * What the first change would do, done while no request waits, in slices of at most
+   * PRELOAD_SLICE_MS (or `preloadSlice` documents, for tests) with a turn of the event loop
+   * between them: a request that needs nothing changed is answered between two slices; one
+   * that brings a change finishes the load at once, without pausing (it needs the documents).
    */
   private async loadInBackground(): Promise<void> {
-    if (this.pending || this.background || this.docs || !this.current) return;
-    const vault = this.current.vault;
+    if (this.pending || this.background || this.live || !this.current) return;
+    const { vault, root } = this.current;
     const engine = this.engineValue;
-    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const slicer = new Slicer(this.preloadSlice, () => performance.now(), () => new Promise<void>((resolve) => setImmediate(resolve)));
+    this.slicer = slicer;
     this.background = (async () => {
       try {
-        const listing = await listMemoryFiles(vault);
-        await pause();
-        const catalog = await loadCatalog(vault, { listing, pause });
-        const parts = await partsFromDocsInSlices(catalog.docs, vault.settings, pause);
+        const listing = await listInSlices(vault, root, slicer.tick);
+        const catalog = await loadCatalog(vault, { listing, pause: slicer.tick });
+        const live = await LiveIndex.inSlices(catalog.docs, vault.settings, compareMemoryPaths, slicer.tick);
         if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile
         this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
-        this.docs = catalog.docs;
-        this.parts = parts;
-        this.stats.rebuilt++;
-        this.engineValue = new RecallEngine(parts, vault.settings);
+        this.live = live;
+        this.stats.loaded++;
+        this.engineValue = live.engine;
       } catch {
-        this.docs = null; // the next change loads them
+        this.live = null; // the next change loads them
       } finally {
         this.background = null;
+        this.slicer = null;
       }
     })();
     await this.background;
@@ -253,66 +260,30 @@ export class WarmVault {
     const listing = await listMemoryFiles(vault);
     const catalog = await loadCatalog(vault, { listing });
     this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
-    return this.rebuild(vault, catalog.docs);
-  }
-
-  private rebuild(vault: Vault, docs: RecallDoc[]): RecallEngine {
-    this.docs = docs;
-    this.parts = partsFromDocs(docs, vault.settings);
-    this.stats.rebuilt++;
-    this.engineValue = new RecallEngine(this.parts, vault.settings);
+    this.live = new LiveIndex(catalog.docs, vault.settings, compareMemoryPaths);
+    this.stats.loaded++;
+    this.engineValue = this.live.engine;
     return this.engineValue;
   }
 
-  /** Apply changed files to the documents, with the least work their kind of change needs. */
+  /** Apply changed files to the index (LiveIndex: in place, or built again when it must be). */
   private async apply(vault: Vault, paths: string[]): Promise<RecallEngine> {
-    const docs = this.docs!;
-    const parts = this.parts!;
-    const position = new Map(docs.map((d, i) => [d.path, i]));
-    const replaced = new Map<number, RecallDoc>();
-    const added: RecallDoc[] = [];
-    const removed = new Set<number>();
+    const live = this.live!;
+    const upserts: RecallDoc[] = [];
+    const removed: string[] = [];
     for (const path of paths) {
       const stat = statOf(nodePath.join(this.current!.root, path));
-      const at = position.get(path);
-      const known = this.known.get(path);
-      if (stat && same(known, stat)) continue;
+      if (stat && same(this.known.get(path), stat)) continue;
       const doc = stat ? await readDoc(vault, path) : null;
       if (stat) this.known.set(path, stat);
       else this.known.delete(path);
-      if (doc && at !== undefined) replaced.set(at, doc);
-      else if (doc) added.push(doc);
-      else if (at !== undefined) removed.add(at);
+      if (doc) upserts.push(doc);
+      else if (live.at(path)) removed.push(path);
     }
-    if (replaced.size === 0 && added.length === 0 && removed.size === 0) return this.engineValue!;
-    const sameWords = [...replaced].every(([at, doc]) => indexesAlike(docs[at]!, doc));
-    const sameEdges = [...replaced].every(([at, doc]) => sameLinks(docs[at]!, doc));
-    for (const [at, doc] of replaced) docs[at] = doc;
-    if (sameWords && sameEdges && added.length === 0 && removed.size === 0) {
-      // fields only (a touch, a mark, a reinforcement): the rows change in place
-      for (const [at, doc] of replaced) patchRow(parts.table, at, doc);
-      this.stats.patched += replaced.size;
-      this.engineValue = new RecallEngine(parts, vault.settings);
-      return this.engineValue;
-    }
-    if (removed.size > 0 || !sameWords || added.some((d) => d.session !== null) || added.some((d) => position.has(d.path))) {
-      const next = docs.filter((_, i) => !removed.has(i)).concat(added);
-      next.sort((a, b) => compareMemoryPaths(a.path, b.path));
-      return this.rebuild(vault, next);
-    }
-    let episodeOf = parts.episodeOf;
-    if (added.length > 0) {
-      for (const doc of added) {
-        parts.lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
-        docs.push(doc);
-      }
-      episodeOf = new Int32Array(docs.length).fill(-1);
-      episodeOf.set(parts.episodeOf);
-      this.stats.appended += added.length;
-    }
-    this.parts = { ...parts, table: tableFromDocs(docs), episodeOf };
-    this.stats.tables++;
-    this.engineValue = new RecallEngine(this.parts, vault.settings);
+    if (upserts.length === 0 && removed.length === 0) return this.engineValue!;
+    if (live.apply(upserts, removed)) this.stats.followed++;
+    else this.stats.rebuilt++;
+    this.engineValue = live.engine;
     return this.engineValue;
   }
 
@@ -347,6 +318,37 @@ export class WarmVault {
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
   }
+}
+
+/**
+ * listMemoryFiles with a tick after each file's stat (the store's listStats, one stat a file,
+ * done here between ticks): the same listing, in the same order.
+ */
+async function listInSlices(vault: Vault, root: string, tick: () => Promise<void>): Promise<ListedFile[]> {
+  const store = Object.create(vault.ports.files) as FileStore;
+  store.listStats = async (rel) => {
+    const dir = nodePath.join(root, rel);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const out: Array<{ name: string; size: number; mtimeMs: number }> = [];
+    for (const name of names) {
+      await tick();
+      let s: Stats | undefined;
+      try {
+        s = statSync(nodePath.join(dir, name), { throwIfNoEntry: false });
+      } catch {
+        continue;
+      }
+      if (s?.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
+    }
+    return out;
+  };
+  return listMemoryStats(store, MEMORY_FOLDERS);
 }
 
 /** A memory file as a recall document; null when it is gone or cannot be read as a memory. */

@@ -56,7 +56,7 @@ export default class EngramPlugin extends Plugin {
   override async onload(): Promise<void> {
     this.settings = resolvePluginSettings(await this.loadData());
     this.service = new EngramService(this.app, this.settings, this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`);
-    this.index = new MemoryIndex(() => this.service.vault);
+    this.index = new MemoryIndex(() => this.service.vault, () => new Promise((resolve) => window.setTimeout(resolve, 0)));
     // the core finds a memory by id through the warm index (checked against the file's id)
     this.service.locator = (id) => this.index.get(id)?.path ?? null;
     this.service.downloads = new Downloads({
@@ -346,10 +346,9 @@ export default class EngramPlugin extends Plugin {
   }
 
   /**
-   * Most changes carry the recall engine over in a few milliseconds (see MemoryIndex); one that
-   * needs a word index built again (changed words, a new member of an episode: 60-130 ms at
-   * 10,000 memories; a delete: everything, 0.1-0.4 s) is done in the background when the app is
-   * next idle, 2 s after the last change, so that opening recall finds the engine ready.
+   * The recall engine is built once, after the index loads, when the app is next idle, in slices
+   * with a turn of the event loop between them (MemoryIndex.buildInSlices), so that opening
+   * recall finds it ready; from then on it follows every change in place.
    */
   private buildEngineSoon(): void {
     if (!this.index.loaded || this.index.engineReady) return;
@@ -358,7 +357,7 @@ export default class EngramPlugin extends Plugin {
       this.engineTimer = null;
       const build = () => {
         this.engineIdle = null;
-        if (this.index.loaded && !this.index.engineReady) this.index.engine();
+        if (this.index.loaded && !this.index.engineReady) void this.index.buildInSlices().catch((error: unknown) => new Notice(`Engram: ${error instanceof Error ? error.message : String(error)}`));
       };
       if (typeof window.requestIdleCallback === 'function') this.engineIdle ??= window.requestIdleCallback(build, { timeout: 10_000 });
       else build();

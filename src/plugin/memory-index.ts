@@ -2,9 +2,9 @@ import { MemoryParseError } from '../core/errors';
 import { ARCHIVE_FOLDER, parseMemory } from '../core/memory';
 import { preferredPath } from '../core/memory-files';
 import { loadCatalog, toRecallDoc, type RecallDoc } from '../core/recall/catalog';
-import { tableFromDocs } from '../core/recall/doc-table';
-import { patchRow, sameLinks, sameWords } from '../core/recall/engine-update';
-import { episodesFromDocs, lexicalFromDocs, partsFromDocs, RecallEngine, type EngineParts } from '../core/recall/recall';
+import { LiveIndex } from '../core/recall/live-index';
+import type { RecallEngine } from '../core/recall/recall';
+import { Slicer } from '../core/slicer';
 import type { Vault } from '../core/vault';
 
 /** What changed in the index: the memory before and after (null: added, or removed). */
@@ -20,13 +20,11 @@ export interface IndexChange {
  * updated per changed note from the events Obsidian already sends (the metadata cache's
  * `changed` with the note's text; the vault's `rename` and `delete`), so nothing re-reads the
  * vault after a change. The status bar, the graph, the sidebar and recall read from here.
- * The recall engine follows the changes with the least work each needs (`npm run bench:plugin`
- * measures them at 10,000 memories): a touch, a mark or consolidation's writes change fields,
- * written into the document table's row; changed links, co-access or a move rebuild the table;
- * a new memory is appended to the word index (and the episode index is built again if it has
- * an episode); changed words rebuild the word index (and the episode index, for a member of an
- * episode); only a delete indexes everything again. What rebuilds an index the plugin does in
- * the background soon after (`engineReady` is false until then).
+ * The recall engine is a LiveIndex (src/core/recall/live-index.ts): built once, in slices of a
+ * few milliseconds with a turn of the event loop between them, soon after the index loads
+ * (`buildInSlices`), then following each change in place (an edit re-indexes its row, a new
+ * memory takes the next row, a deleted one leaves its row empty): well under a millisecond at
+ * 10,000 memories (`npm run bench:warm`), answers exactly those of an engine built afresh.
  */
 export class MemoryIndex {
   private readonly docs = new Map<string, RecallDoc>();
@@ -37,24 +35,31 @@ export class MemoryIndex {
    */
   readonly copies = new Map<string, string>();
   private readonly listeners = new Set<(changes: IndexChange[]) => void>();
-  private engineCache: RecallEngine | null = null;
-  /** The engine's parts and its documents by row, while they follow the changes. */
-  private parts: EngineParts | null = null;
-  private rows: RecallDoc[] = [];
-  private rowOf = new Map<string, number>();
-  /** What `engine()` builds again from `rows` before answering. */
-  private stale = { table: false, lexical: false, episodes: false };
+  private live: LiveIndex | null = null;
+  /** The engine being built in slices, and the changes that came meanwhile (applied when it is done). */
+  private building: Promise<void> | null = null;
+  private queued: IndexChange[][] = [];
   private loading: Promise<void> | null = null;
   loaded = false;
   /** Files that could not be read as memories, by path. */
   readonly problems = new Map<string, string>();
 
-  constructor(private readonly vault: () => Vault) {}
+  constructor(
+    private readonly vault: () => Vault,
+    /** A turn of the event loop between two slices of work (the plugin: a timer); default none. */
+    private readonly yieldTurn: () => Promise<void> = () => Promise.resolve(),
+    /** Documents per slice (tests); default: SLICE_MS of work. */
+    private readonly sliceUnits: number | null = null,
+  ) {}
+
+  private slicer(): Slicer {
+    return new Slicer(this.sliceUnits, () => performance.now(), this.yieldTurn);
+  }
 
   /** Load (once) from the catalog. */
   load(): Promise<void> {
     this.loading ??= (async () => {
-      const { docs, problems } = await loadCatalog(this.vault());
+      const { docs, problems } = await loadCatalog(this.vault(), { pause: this.slicer().tick });
       this.docs.clear();
       this.idByPath.clear();
       for (const doc of docs) this.put(doc);
@@ -78,11 +83,9 @@ export class MemoryIndex {
   }
 
   private dropEngine(): void {
-    this.engineCache = null;
-    this.parts = null;
-    this.rows = [];
-    this.rowOf.clear();
-    this.stale = { table: false, lexical: false, episodes: false };
+    this.live = null;
+    this.building = null;
+    this.queued = [];
   }
 
   private put(doc: RecallDoc): void {
@@ -123,35 +126,17 @@ export class MemoryIndex {
     for (const fn of [...this.listeners]) fn(changes);
   }
 
-  /** Carry the engine's parts over the changes (or give them up: the next `engine()` rebuilds). */
+  /** Carry the engine over the changes (queued while it is being built). */
   private follow(changes: IndexChange[]): void {
-    this.engineCache = null;
-    const parts = this.parts;
-    if (!parts) return;
-    const stale = this.stale;
-    for (const { id, before, after } of changes) {
-      const row = this.rowOf.get(id);
-      if (before && after && row !== undefined) {
-        // the same memory changed: a touch, a mark, new co-access, an edit, a move to archive/
-        this.rows[row] = after;
-        const words = !sameWords(before, after);
-        stale.lexical ||= words;
-        stale.episodes ||= before.session !== after.session || (words && after.session !== null);
-        if (!words && before.session === after.session && before.path === after.path && sameLinks(before, after) && !stale.table) patchRow(parts.table, row, after);
-        else stale.table = true;
-      } else if (!before && after && row === undefined) {
-        // a new memory: a new row at the end
-        if (!stale.lexical) parts.lexical.add(after.facets ? [...after.terms, ...after.facets] : after.terms, after.terms.length);
-        this.rowOf.set(id, this.rows.length);
-        this.rows.push(after);
-        stale.table = true;
-        stale.episodes ||= after.session !== null;
-      } else {
-        // a delete (or a change the index did not see the start of): rows would move
-        this.dropEngine();
-        return;
-      }
+    if (this.building) this.queued.push(changes);
+    if (!this.live) return;
+    const upserts: RecallDoc[] = [];
+    const removed: string[] = [];
+    for (const { before, after } of changes) {
+      if (before && (!after || before.path !== after.path)) removed.push(before.path);
+      if (after) upserts.push(after);
     }
+    this.live.apply(upserts, removed);
   }
 
   /** A memory note's text changed (or it was created): parse it again. */
@@ -232,39 +217,39 @@ export class MemoryIndex {
     this.renamed(path, null);
   }
 
-  /** The recall engine over the current documents. */
+  /** The recall engine over the current documents (built now if `buildInSlices` has not built it yet). */
   engine(): RecallEngine {
-    if (this.engineCache) return this.engineCache;
-    const settings = this.vault().settings;
-    if (!this.parts) {
-      this.rows = [...this.docs.values()];
-      this.rowOf = new Map(this.rows.map((d, i) => [d.id, i]));
-      this.parts = partsFromDocs(this.rows, settings);
-      this.stale = { table: false, lexical: false, episodes: false };
-    } else if (this.stale.table || this.stale.lexical || this.stale.episodes) {
-      const { table, lexical, episodes } = this.stale;
-      let next: EngineParts = { ...this.parts };
-      if (lexical) next.lexical = lexicalFromDocs(this.rows, settings);
-      if (episodes) next = { ...next, ...episodesFromDocs(this.rows, settings) };
-      else if (next.episodeOf.length < this.rows.length) {
-        next.episodeOf = new Int32Array(this.rows.length).fill(-1);
-        next.episodeOf.set(this.parts.episodeOf);
-      }
-      if (table || lexical || episodes) next.table = tableFromDocs(this.rows);
-      this.parts = next;
-      this.stale = { table: false, lexical: false, episodes: false };
+    if (!this.live) {
+      this.building = null; // a build in slices under way is overtaken by this one
+      this.queued = [];
+      this.live = new LiveIndex([...this.docs.values()], this.vault().settings);
     }
-    this.engineCache = new RecallEngine(this.parts, settings);
-    return this.engineCache;
+    return this.live.engine;
   }
 
   /**
-   * Whether `engine()` answers without indexing words again: at most the document table is
-   * rebuilt (under 20 ms at 10,000 memories). After new words (an edit, a new member of an
-   * episode) it rebuilds the word or episode index (60-130 ms), after a delete everything
-   * (0.1-0.4 s): the plugin does that in the background when the app is idle.
+   * Build the engine in slices of SLICE_MS with a turn of the event loop between them, so the
+   * app stays responsive; changes that come meanwhile are applied when it is done.
    */
+  buildInSlices(): Promise<void> {
+    if (this.live) return Promise.resolve();
+    if (this.building) return this.building;
+    const docs = [...this.docs.values()];
+    let building: Promise<void> | null = null;
+    building = (async () => {
+      const live = await LiveIndex.inSlices(docs, this.vault().settings, null, this.slicer().tick);
+      if (this.building !== building) return; // reset, or overtaken by engine()
+      this.building = null;
+      this.live = live;
+      for (const changes of this.queued) this.follow(changes);
+      this.queued = [];
+    })();
+    this.building = building;
+    return building;
+  }
+
+  /** Whether `engine()` answers without building anything. */
   get engineReady(): boolean {
-    return this.loaded && this.parts !== null && !this.stale.lexical && !this.stale.episodes;
+    return this.loaded && this.live !== null;
   }
 }

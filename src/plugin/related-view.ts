@@ -133,8 +133,7 @@ export class RelatedView extends ItemView {
     } else if (text) {
       // the recall engine is built when the vault is idle; the list fills in then
       window.setTimeout(() => {
-        if (!this.index.engineReady) this.index.engine();
-        this.refreshSoon();
+        void this.index.buildInSlices().then(() => this.refreshSoon());
       }, 1000);
     }
     return sections;

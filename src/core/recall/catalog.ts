@@ -167,8 +167,6 @@ export interface Catalog {
   parsed: number;
 }
 
-/** Files a sliced load handles between two pauses (a slice: a few ms of decoding, or parsing 100 files). */
-const PAUSE_EVERY = 100;
 
 /** What the catalog derives from a memory's text (terms, facets): a new version rebuilds the caches. */
 const ANALYSIS_VERSION = 3;
@@ -188,25 +186,21 @@ export function catalogFingerprint(settings: EngramSettings): string {
 }
 
 /**
- * `pause`: awaited every PAUSE_EVERY files, so that a process loading in the background (the
- * MCP server's preload) lets requests in between slices instead of blocking for the whole load.
+ * `pause`: awaited after each file (and each slice of the cache read), so that a process loading
+ * in the background (the MCP server's preload, the plugin's start) lets requests in between
+ * slices instead of blocking for the whole load; it decides when to pause (slicer.ts).
  */
 export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[]; pause?: () => Promise<void> } = {}): Promise<Catalog> {
   const useCache = options.useCache ?? true;
   const print = fingerprint(vault.settings);
   const cached = new Map<string, Row | ErrorRow>();
-  if (useCache) for (const row of (await readCache(vault, print))?.rows ?? []) cached.set(row[0], row);
-  await options.pause?.(); // reading the cache is one slice, what follows others
+  if (useCache) for (const row of (await readCache(vault, print, options.pause))?.rows ?? []) cached.set(row[0], row);
   const rows: Array<Row | ErrorRow> = [];
   const docs: RecallDoc[] = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
-  let sinceYield = 0;
   for (const [path, size, mtimeMs] of options.listing ?? (await listMemoryFiles(vault))) {
-    if (options.pause && ++sinceYield >= PAUSE_EVERY) {
-      sinceYield = 0;
-      await options.pause();
-    }
+    await options.pause?.();
     let row = cached.get(path);
     let doc: RecallDoc | null = null;
     if (!row || row[1] !== size || row[2] !== mtimeMs) {
@@ -281,15 +275,54 @@ export async function loadTexts(vault: Vault, docs: RecallDoc[]): Promise<void> 
   }
 }
 
-async function readCache(vault: Vault, print: string): Promise<CacheFile | null> {
+async function readCache(vault: Vault, print: string, pause?: () => Promise<void>): Promise<CacheFile | null> {
   try {
     const bytes = await vault.ports.files.read(CATALOG_PATH);
     if (!bytes) return null;
-    const cache = JSON.parse(new TextDecoder().decode(bytes)) as CacheFile;
+    const cache = pause ? await parseInSlices(bytes, pause) : (JSON.parse(new TextDecoder().decode(bytes)) as CacheFile);
     return cache.format === FORMAT && cache.fingerprint === print && Array.isArray(cache.rows) ? cache : null;
   } catch {
     return null; // a damaged cache is rebuilt from the markdown
   }
+}
+
+/** Bytes decoded, and rows parsed, per slice of a sliced cache read. */
+const DECODE_BYTES = 1 << 18;
+const PARSE_ROWS = 256;
+
+/**
+ * The cache file parsed in slices (`pause` between them), giving what JSON.parse gives: the
+ * text decoded a chunk at a time, then the rows (flat arrays of strings and numbers, as
+ * writeCache writes them) parsed a few hundred at a time, split at `],[`. A split inside a
+ * string leaves a chunk with an open string, which JSON.parse refuses: then the whole text is
+ * parsed at once, as without slices.
+ */
+async function parseInSlices(bytes: Uint8Array, pause: () => Promise<void>): Promise<CacheFile> {
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  for (let at = 0; at < bytes.length; at += DECODE_BYTES) {
+    parts.push(decoder.decode(bytes.subarray(at, Math.min(bytes.length, at + DECODE_BYTES)), { stream: at + DECODE_BYTES < bytes.length }));
+    await pause();
+  }
+  const text = parts.join('');
+  const key = text.indexOf('"rows":[');
+  if (!text.startsWith('{') || key < 0 || !text.endsWith(']}')) return JSON.parse(text) as CacheFile;
+  const head = JSON.parse(`${text.slice(0, key)}"rows":[]}`) as CacheFile;
+  const end = text.length - 2;
+  let from = key + 8;
+  try {
+    while (from < end) {
+      let to = from;
+      for (let k = 0; k < PARSE_ROWS && to >= 0 && to < end; k++) to = text.indexOf('],[', to + 1);
+      const stop = to < 0 || to >= end ? end : to + 1;
+      for (const row of JSON.parse(`[${text.slice(from, stop)}]`) as Array<Row | ErrorRow>) head.rows.push(row);
+      from = stop + 1;
+      await pause();
+    }
+  } catch {
+    return JSON.parse(text) as CacheFile;
+  }
+  return head;
 }
 
 async function writeCache(vault: Vault, cache: CacheFile): Promise<void> {

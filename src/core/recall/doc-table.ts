@@ -92,6 +92,73 @@ export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
   };
 }
 
+/**
+ * tableFromDocs in slices (`tick` after each document, twice: ids, then rows): the same table,
+ * column for column, built row by row into arrays of the final size.
+ */
+export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>): Promise<DocTable> {
+  const n = docs.length;
+  const indexOf = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    indexOf.set(docs[i]!.id, i);
+    await tick();
+  }
+  const f64 = () => new Float64Array(n);
+  const t: DocTable = {
+    n, ids: new Array<string>(n), paths: new Array<string>(n), category: new Array<Category>(n), confidence: new Array<Confidence>(n),
+    tier: new Array<Tier | null>(n), role: new Array<string | null>(n), source: new Array<string | null>(n), session: new Array<string | null>(n),
+    archived: new Uint8Array(n), isError: new Uint8Array(n), createdMs: f64(), accessMs: f64(), activationMs: f64(), halfLifeDays: f64(),
+    activation: f64(), amplitude: f64(), accessCount: new Int32Array(n), linkOffsets: new Int32Array(n + 1), linkTargets: new Int32Array(0),
+    linkKinds: new Uint8Array(0), coOffsets: new Int32Array(n + 1), coTargets: new Int32Array(0), coCounts: new Float64Array(0),
+    successor: new Int32Array(n), texts: new Array<string | null>(n),
+  };
+  const linkTargets: number[] = [];
+  const linkKinds: number[] = [];
+  const coTargets: number[] = [];
+  const coCounts: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const d = docs[i]!;
+    t.ids[i] = d.id;
+    t.paths[i] = d.path;
+    t.category[i] = d.category;
+    t.confidence[i] = d.confidence;
+    t.tier[i] = d.tier;
+    t.role[i] = d.agent_role;
+    t.source[i] = d.source;
+    t.session[i] = d.session;
+    t.archived[i] = d.archived ? 1 : 0;
+    t.isError[i] = d.is_error ? 1 : 0;
+    t.createdMs[i] = d.createdMs;
+    t.accessMs[i] = d.accessMs;
+    t.activationMs[i] = d.activationMs;
+    t.halfLifeDays[i] = d.half_life_days;
+    t.activation[i] = d.activation;
+    t.amplitude[i] = d.amplitude;
+    t.accessCount[i] = d.access_count;
+    t.texts[i] = d.text;
+    const row = sparseRow(d, i, indexOf);
+    t.linkOffsets[i] = linkTargets.length;
+    for (const [target, kind] of row.links) {
+      linkTargets.push(target);
+      linkKinds.push(kind);
+    }
+    t.coOffsets[i] = coTargets.length;
+    for (const [target, count] of row.co) {
+      coTargets.push(target);
+      coCounts.push(count);
+    }
+    t.successor[i] = row.successor;
+    await tick();
+  }
+  t.linkOffsets[n] = linkTargets.length;
+  t.coOffsets[n] = coTargets.length;
+  t.linkTargets = Int32Array.from(linkTargets);
+  t.linkKinds = Uint8Array.from(linkKinds);
+  t.coTargets = Int32Array.from(coTargets);
+  t.coCounts = Float64Array.from(coCounts);
+  return t;
+}
+
 /** A document's related and decays_from links as [target row, kind code]: targets outside the table, and itself, left out. */
 export function resolvedLinks(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): Array<[number, number]> {
   const out: Array<[number, number]> = [];

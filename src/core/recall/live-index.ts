@@ -3,7 +3,7 @@ import { Bm25Index } from './bm25';
 import type { RecallDoc } from './catalog';
 import { appendRow, setSparseRows, sparseRow, type SparseRow } from './doc-table';
 import { patchRow, sameWords } from './engine-update';
-import { bm25Params, partsFromDocs, RecallEngine, type EngineParts } from './recall';
+import { bm25Params, partsFromDocs, partsFromDocsInSlices, RecallEngine, type EngineParts } from './recall';
 
 /**
  * The recall engine of a long-lived process (`engram mcp`, the plugin), following the memories
@@ -52,6 +52,24 @@ export class LiveIndex {
     parts?: EngineParts,
   ) {
     this.build(docs, parts);
+  }
+
+  /** A live index built in slices (`tick` after each document: slicer.ts), for a process that answers requests meanwhile. */
+  static async inSlices(docs: readonly RecallDoc[], settings: EngramSettings, order: ((a: string, b: string) => number) | null, tick: () => Promise<void>): Promise<LiveIndex> {
+    const parts = await partsFromDocsInSlices(docs, settings, tick);
+    const engine = await RecallEngine.inSlices(parts, settings, tick);
+    const live = new LiveIndex([], settings, order);
+    live.stats.built = 0;
+    live.rows = [...docs];
+    live.partsValue = parts;
+    live.engineValue = engine;
+    for (let slot = 0; slot < docs.length; slot++) {
+      live.enter(docs[slot]!, slot);
+      await tick();
+    }
+    live.indexEpisodes();
+    live.stats.built++;
+    return live;
   }
 
   get engine(): RecallEngine {
@@ -201,7 +219,10 @@ export class LiveIndex {
         if (doc.session !== null) sessions.add(doc.session);
       }
     }
-    for (const slot of gone) if (this.rows[slot]!.session !== null) sessions.add(this.rows[slot]!.session!);
+    for (const slot of gone) {
+      const session = this.rows[slot]!.session;
+      if (session !== null) sessions.add(session);
+    }
     for (const doc of added) if (doc.session !== null) sessions.add(doc.session);
     const oldEpisodeTerms = new Map<string, string[]>();
     for (const session of sessions) if (this.episodeNo.has(session)) oldEpisodeTerms.set(session, this.episodeTerms(session).terms);

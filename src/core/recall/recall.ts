@@ -7,7 +7,7 @@ import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
-import { docAt, LINK_KIND_CODES, tableFromDocs, type DocTable } from './doc-table';
+import { docAt, LINK_KIND_CODES, tableFromDocs, tableFromDocsInSlices, type DocTable } from './doc-table';
 import { activationBonus, decayFactor, protectRelevance, SUPERSEDED_WEIGHT } from './ranking';
 import { spreadActivation } from './spreading-activation';
 import { queryEntityTerms } from './entities';
@@ -148,19 +148,17 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
 }
 
 /**
- * partsFromDocs in slices: `pause` is awaited between slices of documents (see loadCatalog),
- * and the parts are exactly partsFromDocs'.
+ * partsFromDocs in slices: `tick` is awaited after each document (and each episode) and pauses
+ * when a slice is spent (slicer.ts); the parts are exactly partsFromDocs'.
  */
-export async function partsFromDocsInSlices(docs: readonly RecallDoc[], settings: EngramSettings, pause: () => Promise<void>, slice = 500): Promise<EngineParts> {
-  const table = tableFromDocs(docs);
-  await pause();
+export async function partsFromDocsInSlices(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<EngineParts> {
+  const table = await tableFromDocsInSlices(docs, tick);
   const lexical = new Bm25Index(bm25Params(settings).lexical);
-  for (let i = 0; i < docs.length; i++) {
-    addToLexical(lexical, docs[i]!);
-    if ((i + 1) % slice === 0) await pause();
+  for (const doc of docs) {
+    addToLexical(lexical, doc);
+    await tick();
   }
-  await pause();
-  return { table, lexical, ...episodesFromDocs(docs, settings) };
+  return { table, lexical, ...(await episodesFromDocs(docs, settings, tick)) };
 }
 
 /** The word index of documents, one entry per document in order. */
@@ -176,11 +174,29 @@ function addToLexical(lexical: Bm25Index, doc: RecallDoc): void {
 }
 
 /** The episode index (each session's members as one document) and each document's episode. */
-export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> {
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>;
+/** The same in slices (`tick` after each document and each episode). */
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>>;
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: () => Promise<void>): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
+  const steps = episodeSteps(docs, settings);
+  if (!tick) {
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+  }
+  return (async () => {
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return step.value;
+      await tick();
+    }
+  })();
+}
+
+/** episodesFromDocs as steps: one yield per document and per episode. */
+function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Generator<void, Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
   const episodes = new Bm25Index(bm25Params(settings).episodes);
   const episodeOf = new Int32Array(docs.length).fill(-1);
   const episodeTerms = new Map<string, { words: string[][]; facets: string[][] }>();
   for (const doc of docs) {
+    yield;
     if (doc.session === null) continue;
     let parts = episodeTerms.get(doc.session);
     if (!parts) episodeTerms.set(doc.session, (parts = { words: [], facets: [] }));
@@ -193,10 +209,12 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
     const words = parts.words.flat();
     episodeIndex.set(name, episodes.add([...words, ...parts.facets.flat()], words.length));
     episodeNames.push(name);
+    yield;
   }
-  docs.forEach((doc, i) => {
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
     if (doc.session !== null) episodeOf[i] = episodeIndex.get(doc.session)!;
-  });
+  }
   return { episodes, episodeOf, episodeNames };
 }
 
@@ -217,10 +235,23 @@ export class RecallEngine {
   /** Rows emptied by a remove (live-index.ts): in no index, never ranked. */
   private readonly removed = new Set<number>();
 
+  /** An engine over parts with its per-row values derived in slices (`tick` after each row: slicer.ts). */
+  static async inSlices(parts: EngineParts, settings: EngramSettings, tick: () => Promise<void>): Promise<RecallEngine> {
+    const engine = new RecallEngine(parts, settings, null, false);
+    for (let i = 0; i < parts.table.n; i++) {
+      engine.indexOf.set(parts.table.ids[i]!, i);
+      engine.deriveRow(i);
+      await tick();
+    }
+    return engine;
+  }
+
   constructor(
     docsOrParts: RecallDoc[] | EngineParts,
     private readonly settings: EngramSettings,
     private readonly expansion: QueryExpansion | null = null,
+    /** false: the rows are derived by inSlices. */
+    deriveRows = true,
   ) {
     const parts = Array.isArray(docsOrParts) ? partsFromDocs(docsOrParts, settings) : docsOrParts;
     const table = parts.table;
@@ -231,7 +262,7 @@ export class RecallEngine {
     this.episodeNames = parts.episodeNames;
     this.halfLives = new Float64Array(table.n);
     this.roleOf = new Array<string | null>(table.n).fill(null);
-    for (let i = 0; i < table.n; i++) {
+    for (let i = 0; deriveRows && i < table.n; i++) {
       this.indexOf.set(table.ids[i]!, i);
       this.deriveRow(i);
     }

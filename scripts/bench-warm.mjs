@@ -1,0 +1,233 @@
+// `npm run bench:warm` (and part of `npm run bench`): the warm recall engine of a long-lived
+// process (issue 23, part 4), in `engram mcp` (headless/mcp/warm-vault.ts) and in the plugin
+// (src/plugin/memory-index.ts), this checkout beside other builds in the same run.
+//   node scripts/bench-warm.mjs [--sizes 10000,100000] [--runs 5] [--compare OTHER_CHECKOUT]...
+//
+// Each build's sources are bundled as its own build bundles them (OTHER_CHECKOUT: a checkout of
+// another commit, with node_modules; its dist/ is not needed). The vault is bench-mcp's (N
+// episodic memories, Zipf words, sessions of 20), written once per size and shared.
+// - update after an edit / an addition / a deletion: the time from the change on disk (MCP: a
+//   file saved, added or unlinked, its watch event delivered) or reported (plugin: `changed`,
+//   `removed`) to an engine that answers with it (MCP: `engine()`, which a request awaits;
+//   plugin: the change applied plus `engine()`). Medians of --runs, builds alternating.
+// - preload: the documents loaded and indexed in the background (MCP: after the engine opened
+//   from the snapshot; plugin: the engine built after `load()`), while a probe measures the
+//   longest time the event loop was blocked (the gap between two setImmediate turns) and a
+//   request (`engine()`, no change) is made every 5 ms: the longest it waited.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { loadavg, tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadSource, root } from './bench-source.mjs';
+import { rng, zipfSampler } from './zipf.mjs';
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, compare: { type: 'string', multiple: true, default: [] } } });
+const SIZES = values.sizes.split(',').map(Number);
+const RUNS = Number(values.runs);
+const NOW = '2026-11-29T12:00:00Z';
+const ENGRAM = path.join(root, 'dist', 'engram.js');
+
+/** The MCP server's WarmVault and the plugin's MemoryIndex, from a checkout's sources. */
+async function loadBuild(from) {
+  const entry = path.join(mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-')), 'headless.cjs');
+  await build({
+    stdin: { contents: "export { WarmVault } from './headless/mcp/warm-vault'; export { openVault } from './headless/runtime';", resolveDir: from, loader: 'ts' },
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
+    external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'],
+    alias: { '@noble/hashes/sha2': path.join(from, 'headless', 'node-sha2.ts') },
+  });
+  const headless = createRequire(import.meta.url)(entry);
+  const plugin = await loadSource("export { MemoryIndex } from './src/plugin/memory-index';", 'warm-plugin', from);
+  const head = execFileSync('git', ['-C', from, 'rev-parse', '--short', 'HEAD']).toString().trim();
+  return { name: from === root ? `this (${head})` : head, ...headless, MemoryIndex: plugin.MemoryIndex };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const time = async (fn) => {
+  const t = now();
+  await fn();
+  return now() - t;
+};
+
+function writeVault(dir, n) {
+  execFileSync(process.execPath, [ENGRAM, '--vault', dir, 'init']);
+  const rand = rng(7);
+  const vocabulary = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
+  const zipf = zipfSampler(rand, vocabulary);
+  const start = Date.parse('2025-12-01T00:00:00Z');
+  for (let i = 0; i < n; i++) {
+    const id = `mem-${i.toString(36).padStart(12, '0')}`;
+    const text = `Observation ${i}: ${Array.from({ length: 12 + Math.floor(rand() * 20) }, zipf).join(' ')}.`;
+    const at = new Date(start + Math.floor((i / n) * 360 * 86400e3)).toISOString().replace(/\.\d+Z$/, 'Z');
+    writeFileSync(path.join(dir, 'episodic', `${id}.md`), `---\nid: ${id}\ncategory: episodic\ncreated_at: "${at}"\nconfidence: observed\ntags: ["bench"]\nsession: "s${Math.floor(i / 20)}"\n---\n${text}\n`);
+  }
+}
+
+/** The longest event-loop block and the longest wait of a no-change request while `work` runs. */
+async function probe(work, request) {
+  let running = true;
+  let last = now();
+  let block = 0;
+  const turn = () => {
+    const t = now();
+    block = Math.max(block, t - last);
+    last = t;
+    if (running) setImmediate(turn);
+  };
+  setImmediate(turn);
+  let wait = 0;
+  const asking = (async () => {
+    while (running) {
+      if (request) wait = Math.max(wait, await time(request));
+      await sleep(5);
+    }
+  })();
+  const total = await time(work);
+  running = false;
+  await asking;
+  return { block, wait, total };
+}
+
+const memoryText = (i, tag) => {
+  const id = `mem-${i.toString(36).padStart(12, '0')}`;
+  return { id, path: `episodic/${id}.md`, text: `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-01-05T00:00:00Z"\nconfidence: observed\ntags: ["bench"]\nsession: "s${Math.floor(i / 20)}"\n---\nObservation ${i} ${tag}: w1 w2 w3 wz${tag}.\n` };
+};
+
+/** MCP: updates after each kind of change, on disk. */
+async function mcpUpdates(b, dir, n, round) {
+  const warm = new b.WarmVault({ vault: dir, now: NOW, cwd: root, env: {} });
+  try {
+    await warm.engine();
+    const touchPath = path.join(dir, memoryText(1, '').path);
+    writeFileSync(touchPath, readFileSync(touchPath, 'utf8').replace('tags: ["bench"]', 'tags: ["bench"]\naccess_count: 1'));
+    await sleep(30);
+    const load = await time(() => warm.engine()); // the first change loads the documents
+    const out = { load, edit: [], add: [], delete: [] };
+    for (let r = 0; r < RUNS; r++) {
+      const k = 100 + ((round * RUNS + r) * 7919) % (n - 200);
+      const e = memoryText(k, `edit${round}x${r}`);
+      writeFileSync(path.join(dir, e.path), e.text);
+      await sleep(30);
+      out.edit.push(await time(() => warm.engine()));
+      const id = `mem-new${String(round * RUNS + r).padStart(9, '0')}`;
+      const added = path.join(dir, 'episodic', `${id}.md`);
+      writeFileSync(added, `---\nid: ${id}\ncategory: episodic\ncreated_at: "${NOW}"\n---\nA new memory ${round} ${r} about w1 w2 w3.\n`);
+      await sleep(30);
+      out.add.push(await time(() => warm.engine()));
+      unlinkSync(added);
+      await sleep(30);
+      out.delete.push(await time(() => warm.engine()));
+    }
+    return out;
+  } finally {
+    warm.close();
+  }
+}
+
+/** MCP: the background preload after the engine opened from the snapshot. */
+async function mcpPreload(b, dir) {
+  const warm = new b.WarmVault({ vault: dir, now: NOW, cwd: root, env: {} }, () => undefined, true);
+  try {
+    await warm.engine();
+    const loaded = () => (warm.stats.loaded ?? warm.stats.rebuilt) > 0;
+    return await probe(async () => {
+      while (!loaded()) await sleep(2);
+    }, () => warm.engine());
+  } finally {
+    warm.close();
+  }
+}
+
+/** Plugin: load, preload (the engine built in the background), then updates after each kind of change. */
+async function pluginRun(b, dir, n, round) {
+  const { vault } = b.openVault({ vault: dir, now: NOW, cwd: root, env: {} });
+  const index = new b.MemoryIndex(() => vault);
+  const loadMs = await time(() => index.load());
+  const preload = await probe(() => (index.buildInSlices ? index.buildInSlices() : index.engine()), null);
+  const out = { loadMs, preload, edit: [], add: [], delete: [] };
+  for (let r = 0; r < RUNS; r++) {
+    const k = 100 + ((round * RUNS + r) * 7919) % (n - 200);
+    const e = memoryText(k, `pedit${round}x${r}`);
+    out.edit.push(await time(() => {
+      index.changed(e.path, e.text);
+      index.engine();
+    }));
+    const a = memoryText(n + 1000 + round * RUNS + r, 'new');
+    out.add.push(await time(() => {
+      index.changed(a.path, a.text);
+      index.engine();
+    }));
+    out.delete.push(await time(() => {
+      index.removed(a.path);
+      index.engine();
+    }));
+  }
+  return out;
+}
+
+const builds = [await loadBuild(root)];
+for (const other of values.compare) builds.push(await loadBuild(path.resolve(other)));
+const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-'));
+const rows = [];
+const load = [loadavg()[0]];
+try {
+  for (const n of SIZES) {
+    const dir = path.join(work, `vault-${n}`);
+    mkdirSync(dir);
+    writeVault(dir, n);
+    execFileSync(process.execPath, [ENGRAM, '--vault', dir, '--now', NOW, 'recall', 'w1 w2']); // catalog and snapshot
+    const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [] }));
+    const rounds = 2;
+    for (let round = 0; round < rounds; round++) {
+      for (const [k, b] of builds.entries()) {
+        const into = results[k];
+        const m = await mcpUpdates(b, dir, n, round);
+        into.edit.push(...m.edit);
+        into.add.push(...m.add);
+        into.delete.push(...m.delete);
+        into.load.push(m.load);
+        const p = await mcpPreload(b, dir);
+        into.block.push(p.block);
+        into.wait.push(p.wait);
+        into.total.push(p.total);
+        const q = await pluginRun(b, dir, n, round);
+        into.pedit.push(...q.edit);
+        into.padd.push(...q.add);
+        into.pdelete.push(...q.delete);
+        into.pblock.push(q.preload.block);
+        into.ptotal.push(q.preload.total);
+        into.pload.push(q.loadMs);
+      }
+    }
+    const max = (xs) => Math.max(...xs);
+    const measures = [
+      ['MCP: update after an edit (new words)', 'edit', median],
+      ['MCP: update after a new memory', 'add', median],
+      ['MCP: update after a deletion', 'delete', median],
+      ['MCP: preload, longest event-loop block (max of rounds)', 'block', max],
+      ['MCP: preload, longest wait of a request (no change) meanwhile', 'wait', max],
+      ['MCP: preload, whole duration', 'total', median],
+      ['MCP: first change without a preload (documents loaded)', 'load', median],
+      ['plugin: update after an edit (new words)', 'pedit', median],
+      ['plugin: update after a new memory', 'padd', median],
+      ['plugin: update after a deletion', 'pdelete', median],
+      ['plugin: engine build after load, longest event-loop block', 'pblock', max],
+      ['plugin: engine build after load, whole duration', 'ptotal', median],
+      ['plugin: index load from the catalog (one block)', 'pload', median],
+    ];
+    for (const [label, key, agg] of measures) rows.push([`${label}, at ${n}`, builds.map((_, k) => agg(results[k][key]))]);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+load.push(loadavg()[0]);
+const f = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(0));
+console.log(`\nWarm recall engine (ms; ${RUNS} changes of each kind per round, 2 rounds, builds alternating; medians unless marked); load average ${load.map((l) => l.toFixed(1)).join(' -> ')}`);
+console.log(`| measure | ${builds.map((b) => b.name).join(' | ')} | ${builds.slice(1).map((b) => `this / ${b.name}`).join(' | ')} |`);
+console.log(`|---|${builds.map(() => '---:').join('|')}|${builds.slice(1).map(() => '---:').join('|')}|`);
+for (const [label, figures] of rows) console.log(`| ${label} | ${figures.map(f).join(' | ')} | ${figures.slice(1).map((x) => `${(figures[0] / x).toFixed(3)}x`).join(' | ')} |`);
