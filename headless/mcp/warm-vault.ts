@@ -1,17 +1,17 @@
 import { readdirSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { EMBEDDINGS_INDEX, loadVectors, type StoredVectors } from '../../src/core/embeddings/store';
 import { searchVectors } from '../../src/core/embeddings/vector-search';
 import { ARCHIVE_FOLDER, decodeNote, parseMemory } from '../../src/core/memory';
 import type { Embedder } from '../../src/core/ports';
-import { listMemoryFiles, loadCatalog, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
+import { CATALOG_PATH, listMemoryFiles, loadCatalog, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
 import { LiveIndex } from '../../src/core/recall/live-index';
 import type { RecallEngine } from '../../src/core/recall/recall';
 import { Slicer } from '../../src/core/slicer';
 import { openRecall } from '../../src/core/recall/results';
-import { compareMemoryPaths, listMemoryStats } from '../../src/core/memory-files';
+import { compareMemoryPaths } from '../../src/core/memory-files';
 import type { FileStore } from '../../src/core/ports';
-import type { ListedFile } from '../../src/core/recall/snapshot';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
 import { createEmbedder } from '../embedders';
 import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
@@ -70,7 +70,7 @@ export class WarmVault {
   private configStamp = '';
   private engineValue: RecallEngine | null = null;
   private pending: Promise<RecallEngine> | null = null;
-  /** The documents loading in the background (loadInBackground), null when not. */
+  /** The documents loading in the background (preloadNow), null when not. */
   private background: Promise<void> | null = null;
   private live: LiveIndex | null = null;
   private known = new Map<string, Known>();
@@ -85,6 +85,8 @@ export class WarmVault {
   private newFolders = false;
   /** The preload's slicer while it runs. */
   private slicer: Slicer | null = null;
+  /** Units of work (files, documents) in each slice of the last preload. */
+  preloadSlices: number[] = [];
   private vectorsValue: { stamp: string; vectors: StoredVectors | null } | null = null;
   private embedderValue: { key: string; embedder: Embedder | null } | null = null;
   readonly stats: WarmStats = { opened: 0, loaded: 0, followed: 0, rebuilt: 0 };
@@ -203,7 +205,7 @@ export class WarmVault {
       this.changed.clear();
       this.engineValue = await openRecall(vault);
       this.stats.opened++;
-      if (this.preload) setTimeout(() => void this.loadInBackground(), 20).unref();
+      if (this.preload) setTimeout(() => void this.preloadNow(), 20).unref();
       return this.engineValue;
     }
     if (!this.live) return this.loadDocs(vault);
@@ -228,16 +230,18 @@ export class WarmVault {
    * between them: a request that needs nothing changed is answered between two slices; one
    * that brings a change finishes the load at once, without pausing (it needs the documents).
    */
-  private async loadInBackground(): Promise<void> {
+  async preloadNow(): Promise<void> {
     if (this.pending || this.background || this.live || !this.current) return;
     const { vault, root } = this.current;
     const engine = this.engineValue;
     const slicer = new Slicer(this.preloadSlice, () => performance.now(), () => new Promise<void>((resolve) => setImmediate(resolve)));
     this.slicer = slicer;
+    this.preloadSlices = slicer.slices;
     this.background = (async () => {
       try {
-        const listing = await listInSlices(vault, root, slicer.tick);
-        const catalog = await loadCatalog(vault, { listing, pause: slicer.tick });
+        const sliced = slicedVault(vault, root, slicer.tick);
+        const listing = await listMemoryFiles(sliced);
+        const catalog = await loadCatalog(sliced, { listing, pause: slicer.tick });
         const live = await LiveIndex.inSlices(catalog.docs, vault.settings, compareMemoryPaths, slicer.tick);
         if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile
         this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
@@ -321,11 +325,14 @@ export class WarmVault {
 }
 
 /**
- * listMemoryFiles with a tick after each file's stat (the store's listStats, one stat a file,
- * done here between ticks): the same listing, in the same order.
+ * The vault as the preload reads it: its file store's listStats with a tick after each file's
+ * stat (the store's own, one stat a file, done here between ticks: the same listing in the same
+ * order), and the catalog cache read off the event loop (a large file, read at once by the
+ * store). Everything else is the vault's own.
  */
-async function listInSlices(vault: Vault, root: string, tick: () => Promise<void>): Promise<ListedFile[]> {
-  const store = Object.create(vault.ports.files) as FileStore;
+function slicedVault(vault: Vault, root: string, tick: () => Promise<void>): Vault {
+  const files = vault.ports.files;
+  const store = Object.create(files) as FileStore;
   store.listStats = async (rel) => {
     const dir = nodePath.join(root, rel);
     let names: string[];
@@ -348,7 +355,17 @@ async function listInSlices(vault: Vault, root: string, tick: () => Promise<void
     }
     return out;
   };
-  return listMemoryStats(store, MEMORY_FOLDERS);
+  store.read = async (rel, options) => {
+    if (rel !== CATALOG_PATH) return files.read(rel, options);
+    try {
+      return new Uint8Array(await readFile(nodePath.join(root, rel)));
+    } catch {
+      return null;
+    }
+  };
+  const sliced = Object.create(vault) as Vault & { ports: Vault['ports'] };
+  Object.defineProperty(sliced, 'ports', { value: { ...vault.ports, files: store } });
+  return sliced;
 }
 
 /** A memory file as a recall document; null when it is gone or cannot be read as a memory. */

@@ -123,4 +123,43 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       warm.close();
     }
   });
+
+  it('preloads in slices of its budget (documents here), answering requests between them; a change mid-preload finishes it at once', async () => {
+    for (let n = 0; n < 30; n++) {
+      const id = `mem-bulk${String(n).padStart(8, '0')}`;
+      writeFileSync(path.join(vault, 'episodic', `${id}.md`), `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-0${1 + (n % 9)}T10:00:00Z"\nsession: "s${n % 3}"\n---\nBulk note ${n} about the harbour crane.\n`);
+    }
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+    try {
+      const first = await warm.engine();
+      const preload = warm.preloadNow();
+      expect(await warm.engine()).toBe(first); // nothing changed: answered between two slices
+      expect(warm.stats).toEqual({ opened: 1, loaded: 0, followed: 0, rebuilt: 0 });
+      await preload;
+      expect(warm.stats).toEqual({ opened: 1, loaded: 1, followed: 0, rebuilt: 0 });
+      // 33 files listed, 33 read from the catalog (+ its text decoded, its rows parsed), then the
+      // table (ids, rows), words, episodes (33 members, 3 sessions), engine rows and maps
+      expect(warm.preloadSlices.reduce((a, b) => a + b, 0)).toBe(33 + 33 + 2 + 33 * 2 + 33 + 33 + 3 + 33 + 33);
+      expect(Math.max(...warm.preloadSlices)).toBe(10);
+      expect(await ids(warm, 'harbour crane')).toHaveLength(5);
+    } finally {
+      warm.close();
+    }
+    const again = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+    try {
+      await again.engine();
+      const preload = again.preloadNow();
+      await again.engine();
+      const file = path.join(vault, 'episodic', 'mem-bulk00000007.md');
+      writeFileSync(file, readFileSync(file, 'utf8').replace('harbour crane', 'lighthouse lamp'));
+      expect(await ids(again, 'lighthouse lamp')).toEqual(['mem-bulk00000007']);
+      await preload;
+      expect(again.stats).toEqual({ opened: 1, loaded: 1, followed: 1, rebuilt: 0 });
+      for (const query of ['lighthouse lamp', 'harbour crane', 'exponential backoff']) {
+        expect([query, await ids(again, query)]).toEqual([query, await fresh(query)]);
+      }
+    } finally {
+      again.close();
+    }
+  });
 });

@@ -241,8 +241,9 @@ export function sparseRow(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string
 }
 
 /**
- * Append a document as row n (its sparse row empty: set it with setSparseRows). The columns
- * are copied one longer: a few milliseconds at 100,000 rows, against the whole table built again.
+ * Append a document as row n (its sparse row empty: set it with setSparseRows). Typed columns
+ * grow by half when full (so they may be longer than n: rows from n on mean nothing), which
+ * keeps an append O(1) amortised; allocating a typed array costs far more than its size says.
  */
 export function appendRow(table: DocTable, doc: RecallDoc): number {
   const row = tableFromDocs([doc]) as unknown as Record<string, unknown>;
@@ -253,21 +254,26 @@ export function appendRow(table: DocTable, doc: RecallDoc): number {
     const into = target[key];
     if (Array.isArray(into)) into.push((column as unknown[])[0]);
     else if (ArrayBuffer.isView(into)) {
-      const typed = into as unknown as Float64Array;
-      const grown = new (typed.constructor as Float64ArrayConstructor)(at + 1);
-      grown.set(typed.subarray(0, at));
-      grown[at] = key === 'successor' ? -1 : (column as Float64Array)[0]!;
-      target[key] = grown;
+      const typed = roomFor(into as unknown as Float64Array, at + 1);
+      typed[at] = key === 'successor' ? -1 : (column as Float64Array)[0]!;
+      target[key] = typed;
     }
   }
   for (const key of ['linkOffsets', 'coOffsets'] as const) {
-    const grown = new Int32Array(at + 2);
-    grown.set(table[key].subarray(0, at + 1));
-    grown[at + 1] = grown[at]!;
-    table[key] = grown;
+    const offsets = roomFor(table[key], at + 2);
+    offsets[at + 1] = offsets[at]!;
+    table[key] = offsets;
   }
   table.n = at + 1;
   return at;
+}
+
+/** A typed array of at least `size` elements: itself, or a copy half as long again. */
+function roomFor<T extends Float64Array | Int32Array | Uint8Array>(array: T, size: number): T {
+  if (array.length >= size) return array;
+  const grown = new (array.constructor as new (length: number) => T)(Math.max(size, Math.ceil(array.length * 1.5)));
+  grown.set(array);
+  return grown;
 }
 
 /**

@@ -118,7 +118,7 @@ export class LiveIndex {
     this.slotOfPath.set(doc.path, slot);
     this.slotOfId.set(doc.id, slot);
     this.idCount.set(doc.id, (this.idCount.get(doc.id) ?? 0) + 1);
-    for (const id of namedIds(doc)) {
+    if (doc.links.length > 0 || doc.superseded_by || hasKeys(doc.co_access)) for (const id of namedIds(doc)) {
       let rows = this.refsTo.get(id);
       if (!rows) this.refsTo.set(id, (rows = new Set()));
       rows.add(slot);
@@ -138,7 +138,7 @@ export class LiveIndex {
       this.idCount.delete(doc.id);
       this.slotOfId.delete(doc.id);
     }
-    for (const id of namedIds(doc)) this.refsTo.get(id)?.delete(slot);
+    if (doc.links.length > 0 || doc.superseded_by || hasKeys(doc.co_access)) for (const id of namedIds(doc)) this.refsTo.get(id)?.delete(slot);
     if (doc.session !== null) {
       const rows = this.members.get(doc.session)!;
       rows.splice(rows.indexOf(slot), 1);
@@ -362,6 +362,11 @@ export class LiveIndex {
 /** The terms a document puts in the word index: words, then facets (left out of its length). */
 function lexicalTerms(doc: RecallDoc): readonly string[] {
   return doc.facets ? [...doc.terms, ...doc.facets] : doc.terms;
+}
+
+function hasKeys(record: Record<string, number>): boolean {
+  for (const _ in record) return true;
+  return false;
 }
 
 /** Ids a document names: link targets, co-access partners, its successor. */
