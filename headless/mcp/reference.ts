@@ -11,7 +11,7 @@ import type { WarmVault } from './warm-vault';
  */
 export async function mcpReference(): Promise<string> {
   // no vault: listing calls only the memory template's list, which sees an empty engine
-  const empty = { engine: async () => ({ table: { ids: [] }, size: 0 }) } as unknown as WarmVault;
+  const empty = { engine: async () => ({ table: { ids: [] }, size: 0, ids: () => [] }) } as unknown as WarmVault;
   const server = buildServer(empty, 'reference');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);

@@ -1,5 +1,5 @@
 import { parseMemory } from '../../../src/core/memory';
-import { CATALOG_PATH, loadCatalog, toRecallDoc } from '../../../src/core/recall/catalog';
+import { loadCatalog, toRecallDoc } from '../../../src/core/recall/catalog';
 import { LiveIndex } from '../../../src/core/recall/live-index';
 import { partsFromDocs, partsFromDocsInSlices, RecallEngine } from '../../../src/core/recall/recall';
 import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
