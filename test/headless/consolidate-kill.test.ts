@@ -42,21 +42,24 @@ describe('consolidation killed with SIGKILL at any point (real processes)', () =
     cpSync(template, vault, { recursive: true });
     return vault;
   };
-  const consolidate = (vault: string, crashAt?: string) =>
-    spawnSync(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'consolidate'], { encoding: 'utf8', env: { ...process.env, ENGRAM_CRASH_AT: crashAt ?? '' } });
+  /** The run that is killed: a real process (SIGKILL at `crashAt`, ENGRAM_CRASH_AT). */
+  const killedRun = (vault: string, crashAt: string) =>
+    spawnSync(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'consolidate'], { encoding: 'utf8', env: { ...process.env, ENGRAM_CRASH_AT: crashAt } });
+  /** The reference and the next runs are not about the process: in process (the same code as dist/, one start fewer each). */
+  const consolidate = (vault: string) => engram(vault, ['--now', NOW, 'consolidate']);
 
-  it('the next run completes the work: the same files as an uninterrupted run, no duplicate, nothing lost', () => {
+  it('the next run completes the work: the same files as an uninterrupted run, no duplicate, nothing lost', async () => {
     const reference = fresh('reference');
-    expect(consolidate(reference).status).toBe(0);
+    expect((await consolidate(reference)).code).toBe(0);
     const expected = state(reference);
     expect(Object.keys(expected).filter((p) => p.startsWith('semantic/'))).toHaveLength(1);
     expect(Object.keys(expected).filter((p) => p.startsWith('archive/'))).toHaveLength(2);
     for (const point of POINTS) {
       const vault = fresh(`killed-${point}`);
-      const killed = consolidate(vault, point);
+      const killed = killedRun(vault, point);
       expect([point, killed.signal]).toEqual([point, 'SIGKILL']);
-      const after = consolidate(vault);
-      expect([point, after.status, after.stderr]).toEqual([point, 0, '']);
+      const after = await consolidate(vault);
+      expect([point, after.code, after.stderr]).toEqual([point, 0, '']);
       expect([point, state(vault)]).toEqual([point, expected]);
       expect(existsSync(path.join(vault, '.engram', 'consolidation-plan.json'))).toBe(false);
       expect(existsSync(path.join(vault, '.engram', 'locks', 'consolidate.lock'))).toBe(false);

@@ -25,6 +25,12 @@ export interface FakeChat {
 export async function startFakeChat(): Promise<FakeChat> {
   const fake: Omit<FakeChat, 'url' | 'close'> = { replies: [], requests: [] };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    // one connection per request: a kept-alive socket that the server closes after its idle
+    // timeout (5 s) while the client's event loop is blocked (a test's git or engram call runs
+    // synchronously) is written to before the client sees the close, and the next request fails
+    // with a network error. Under load the gap between two requests passed 5 s: validation.test
+    // failed that way at load 20.
+    res.setHeader('connection', 'close');
     let data = '';
     req.on('data', (chunk) => (data += chunk));
     req.on('end', () => {
