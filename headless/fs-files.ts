@@ -113,6 +113,21 @@ export class NodeFileStore implements FileStore {
    * meanwhile, and anything but a regular file is refused. Null when it does not exist.
    */
   private openRegular(full: string, rel: string): OpenFile | null {
+    if (fs.constants.O_NOFOLLOW) {
+      // the open refuses a symbolic link itself (ELOOP), so a regular file needs no lstat first:
+      // one syscall and one Stats object less for each of the 10,000 files a first recall reads
+      let fd: number | undefined;
+      try {
+        fd = fs.openSync(full, READ_FLAGS);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return null;
+        if (code === 'ENXIO') throw new PathError(`${rel}: not a regular file (a socket)`);
+        // a symbolic link (ELOOP; EMLINK on FreeBSD), or one swapped in: judged below, as always
+        if (code !== 'ELOOP' && code !== 'EMLINK') throw error;
+      }
+      if (fd !== undefined) return this.regularOrClose(fd, rel);
+    }
     let target = full;
     let lst: fs.Stats;
     try {
@@ -142,6 +157,11 @@ export class NodeFileStore implements FileStore {
       if (code === 'ENXIO') throw new PathError(`${rel}: not a regular file (a socket)`);
       throw error;
     }
+    return this.regularOrClose(fd, rel);
+  }
+
+  /** An open file with its stat, when it is a regular file; otherwise closed and refused. */
+  private regularOrClose(fd: number, rel: string): OpenFile {
     const stat = fs.fstatSync(fd, { bigint: true });
     if (!stat.isFile()) {
       fs.closeSync(fd);
