@@ -4,12 +4,24 @@ export const MS_PER_DAY = 86_400_000;
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** Where the year, month, day, hour, minute and second stand in `YYYY-MM-DDTHH:MM:SSZ`. */
+const CANONICAL_FIELDS: ReadonlyArray<[number, number]> = [
+  [0, 4],
+  [5, 7],
+  [8, 10],
+  [11, 13],
+  [14, 16],
+  [17, 19],
+];
+
 /**
  * Milliseconds since the epoch, or null when `value` is not an ISO-8601 date or date-time
  * that exists: the calendar is checked (no 30 February, no hour 24, no minute 60), where
  * Date.parse would roll an impossible date over into the next month.
  */
 export function parseTimestamp(value: string): number | null {
+  const canonical = canonicalTimestamp(value);
+  if (canonical !== undefined) return canonical;
   if (!ISO.test(value)) return null;
   const [, y, mo, d, h, mi, se] = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(value)!.map(Number);
   if (mo! < 1 || mo! > 12 || d! < 1 || d! > daysInMonth(y!, mo!)) return null;
@@ -41,4 +53,35 @@ export function formatDay(ms: number): string {
 
 export function daysBetween(fromMs: number, toMs: number): number {
   return (toMs - fromMs) / MS_PER_DAY;
+}
+
+/** `0`-`9` at `at` of `text` as a number, or -1. */
+function digit(text: string, at: number): number {
+  const c = text.charCodeAt(at) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+}
+
+/**
+ * parseTimestamp of the form Engram writes, `YYYY-MM-DDTHH:MM:SSZ`, read without regular
+ * expressions: a first recall or a remember reads three or four timestamps of each of 10,000
+ * memories. The same checks and the same result as the general path (a year before 100 goes
+ * there: Date.UTC would read it as 19YY); undefined for any other form.
+ */
+function canonicalTimestamp(value: string): number | null | undefined {
+  if (value.length !== 20 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':' || value[19] !== 'Z') return undefined;
+  const fields: number[] = [];
+  for (const [from, to] of CANONICAL_FIELDS) {
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const d = digit(value, i);
+      if (d < 0) return undefined;
+      n = n * 10 + d;
+    }
+    fields.push(n);
+  }
+  const [y, mo, d, h, mi, se] = fields as [number, number, number, number, number, number];
+  if (y < 100) return undefined;
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  if (h > 23 || mi > 59 || se > 59) return null;
+  return Date.UTC(y, mo - 1, d, h, mi, se);
 }
