@@ -2,21 +2,22 @@
 // line (issue 23's rows), for this build and for other builds in the same run, interleaved
 // (A B C, then C B A, ...), medians, each as a ratio to `node -e 0` measured in the same rounds
 // and to the first --compare build.
-//   node scripts/bench-cli.mjs [--size 10000] [--runs 5] [--compare OTHER/dist/lib.js ...]
-// --compare (repeatable): another checkout's build (its dist/lib.js or dist/); its dist/engram.js
-// runs on a vault of its own, imported from the same JSONL. Wall time is measured here; CPU
+//   node scripts/bench-cli.mjs [--size 10000] [--runs 5] [--imports 3] [--readme] [--compare [NAME=]OTHER/dist/lib.js ...]
+// --compare (repeatable): another checkout's build (its dist/lib.js or dist/, or NAME=that path);
+// its dist/engram.js runs on a vault of its own, imported from the same JSONL. --readme writes the
+// README's speed section from the run; --imports N sets the import row's samples. Wall time is measured here; CPU
 // time (user + system) and peak memory come from GNU time when /usr/bin/time is there: on a
 // loaded machine CPU time says more than wall time. The load average is printed with the table.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { rng, zipfSampler } from './zipf.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '5' }, imports: { type: 'string' }, compare: { type: 'string', multiple: true, default: [] } } });
+const { values } = parseArgs({ options: { size: { type: 'string', default: '10000' }, runs: { type: 'string', default: '5' }, imports: { type: 'string' }, readme: { type: 'boolean', default: false }, compare: { type: 'string', multiple: true, default: [] } } });
 const SIZE = Number(values.size);
 const RUNS = Number(values.runs);
 /** Samples of the import row (a new vault each): half the rounds, at least 2. */
@@ -24,7 +25,8 @@ const IMPORTS = Number(values.imports ?? Math.max(2, Math.ceil(RUNS / 2)));
 const NOW = '2026-11-29T12:00:00Z';
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const engramOf = (p) => path.join(p.endsWith('.js') ? path.dirname(path.resolve(p)) : path.resolve(p, p.endsWith('dist') || p.endsWith('dist/') ? '' : 'dist'), 'engram.js');
-const builds = [{ name: 'this build', engram: path.join(root, 'dist', 'engram.js') }, ...values.compare.map((p) => ({ name: p, engram: engramOf(p) }))];
+// --compare NAME=PATH names the other build in the tables (default: its path)
+const builds = [{ name: 'this build', engram: path.join(root, 'dist', 'engram.js') }, ...values.compare.map((spec) => (/^[\w.-]+=/.test(spec) ? { name: spec.slice(0, spec.indexOf('=')), engram: engramOf(spec.slice(spec.indexOf('=') + 1)) } : { name: spec, engram: engramOf(spec) }))];
 for (const b of builds) if (!existsSync(b.engram)) throw new Error(`${b.engram}: not built (npm run build in that checkout)`);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -150,7 +152,8 @@ try {
   for (const [i, b] of builds.entries()) console.log(`\n${b.name}: import = ${(importWall(i) / writeMs).toFixed(1)}x writeFileSync of the same ${texts.length} files (${writeMs.toFixed(0)} ms)`);
   // the same decisions: an import's created / reinforced / conflicts counts, per build and sample
   for (const [i, b] of builds.entries()) console.log(`${b.name}: ${[...new Set(imports.get(i).map((x) => x.out.trim().split('\n').pop()))].join(' / ')}`);
-  headline(importWall(0) / writeMs);
+  const targets = headline(importWall(0) / writeMs);
+  if (values.readme) writeReadme(targets);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -192,4 +195,41 @@ function headline(importOverWrite) {
   console.log('| measure | ratio | against | target | met |');
   console.log('|---|---:|---|---:|---|');
   for (const [name, ratio, against, target] of targets) console.log(`| ${name} | ${ratio.toFixed(2)}x | ${against} | ${target}x | ${ratio <= target ? 'yes' : 'no'} |`);
+  return targets;
+}
+
+/**
+ * `--readme`: the README's speed section, between its markers, from this run: each row's
+ * median for this build, and the headline ratios with their targets, with the machine's load.
+ */
+function writeReadme(targets) {
+  const file = path.join(root, 'README.md');
+  const start = '<!-- bench-cli --readme: start -->';
+  const end = '<!-- bench-cli --readme: end -->';
+  const key = TIME ? 'cpu' : 'wall';
+  const other = builds.length > 1 ? builds[1].name : null;
+  const cell = (row, who) => {
+    const samples = rows.get(row)?.get(who);
+    return samples ? median(samples.map((x) => x[key])) : null;
+  };
+  const lines = [
+    start,
+    `Measured by \`node scripts/bench-cli.mjs --readme${values.size !== '10000' ? ` --size ${SIZE}` : ''}${other ? ' --compare OTHER' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${SIZE.toLocaleString('en')} memories, ${TIME ? 'CPU time (user + system)' : 'wall time'}, medians of ${RUNS} rounds, builds interleaved; load average ${load[0][0].toFixed(1)} at start, ${load[1][0].toFixed(1)} at end (${cpus().length} cores).`,
+    '',
+    `| at the command line | ms | x \`node -e 0\`${other ? ` | x ${other}` : ''} |`,
+    `|---|---:|---:|${other ? '---:|' : ''}`,
+  ];
+  for (const row of rows.keys()) {
+    const mine = cell(row, 0);
+    lines.push(`| ${row} | ${mine.toFixed(0)} | ${(mine / cell(row, 'node')).toFixed(2)}x${other ? ` | ${(mine / cell(row, 1)).toFixed(2)}x` : ''} |`);
+  }
+  lines.push('', '| target (issue 23) | now | goal |', '|---|---:|---:|');
+  for (const [name, ratio, against, target] of targets) lines.push(`| ${name}, ${against} | ${ratio.toFixed(2)}x | ≤ ${target}x |`);
+  lines.push(end);
+  const block = lines.join('\n');
+  let text = readFileSync(file, 'utf8');
+  if (text.includes(start) && text.includes(end)) text = text.slice(0, text.indexOf(start)) + block + text.slice(text.indexOf(end) + end.length);
+  else text = text.replace('\n## More\n', `\n## Speed\n\n${block}\n\n## More\n`);
+  writeFileSync(file, text);
+  console.log(`\nREADME.md: speed section written (${Buffer.byteLength(text)} bytes)`);
 }
