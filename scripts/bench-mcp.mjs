@@ -9,8 +9,8 @@
 //   + the JSON the tool answers: what the MCP tool does without the protocol;
 // - MCP warm: tools/call recall over stdio, after a first call that builds the engine;
 // - MCP after a change: a memory saved in place (as Obsidian does) before each call, so each
-//   call applies the change (a field: the document table; a new memory: appended to the index;
-//   new words: every index rebuilt from the documents in memory);
+//   call applies the change (LiveIndex: the memory's row re-indexed, or a new row; the change
+//   alone is timed by bench-warm.mjs);
 // - CLI cold: `engram recall` as a new process, caches built.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
