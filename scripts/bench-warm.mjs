@@ -1,7 +1,7 @@
 // `npm run bench:warm` (and part of `npm run bench`): the warm recall engine of a long-lived
 // process (issue 23, part 4), in `engram mcp` (headless/mcp/warm-vault.ts) and in the plugin
 // (src/plugin/memory-index.ts), this checkout beside other builds in the same run.
-//   node scripts/bench-warm.mjs [--sizes 10000,100000] [--runs 5] [--compare OTHER_CHECKOUT]...
+//   node scripts/bench-warm.mjs [--sizes 10000,100000] [--runs 5] [--rounds 2] [--compare OTHER_CHECKOUT]...
 //
 // Each build's sources are bundled as its own build bundles them (OTHER_CHECKOUT: a checkout of
 // another commit, with node_modules; its dist/ is not needed). The vault is bench-mcp's (N
@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { loadSource, root } from './bench-source.mjs';
 import { rng, zipfSampler } from './zipf.mjs';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, compare: { type: 'string', multiple: true, default: [] } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, compare: { type: 'string', multiple: true, default: [] } } });
 const SIZES = values.sizes.split(',').map(Number);
 const RUNS = Number(values.runs);
 const NOW = '2026-11-29T12:00:00Z';
@@ -184,7 +184,7 @@ try {
     writeVault(dir, n);
     execFileSync(process.execPath, [ENGRAM, '--vault', dir, '--now', NOW, 'recall', 'w1 w2']); // catalog and snapshot
     const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [], ploadblock: [] }));
-    const rounds = 2;
+    const rounds = Number(values.rounds);
     for (let round = 0; round < rounds; round++) {
       for (const [k, b] of builds.entries()) {
         const into = results[k];
@@ -232,7 +232,7 @@ try {
 }
 load.push(loadavg()[0]);
 const f = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(0));
-console.log(`\nWarm recall engine (ms; ${RUNS} changes of each kind per round, 2 rounds, builds alternating; medians unless marked); load average ${load.map((l) => l.toFixed(1)).join(' -> ')}`);
+console.log(`\nWarm recall engine (ms; ${RUNS} changes of each kind per round, ${values.rounds} rounds, builds alternating; medians unless marked); load average ${load.map((l) => l.toFixed(1)).join(' -> ')}`);
 console.log(`| measure | ${builds.map((b) => b.name).join(' | ')} | ${builds.slice(1).map((b) => `this / ${b.name}`).join(' | ')} |`);
 console.log(`|---|${builds.map(() => '---:').join('|')}|${builds.slice(1).map(() => '---:').join('|')}|`);
 for (const [label, figures] of rows) console.log(`| ${label} | ${figures.map(f).join(' | ')} | ${figures.slice(1).map((x) => `${(figures[0] / x).toFixed(3)}x`).join(' | ')} |`);
