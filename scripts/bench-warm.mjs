@@ -74,10 +74,21 @@ async function probe(work, request) {
   let running = true;
   let last = now();
   let block = 0;
+  // the same gap in this process's CPU time: on a loaded machine the wall-clock gap is mostly
+  // time the process waited for a core (an idle loop's longest gap is shown beside it)
+  const cpu = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  let lastCpu = cpu();
+  let cpuBlock = 0;
   const turn = () => {
     const t = now();
+    const c = cpu();
     block = Math.max(block, t - last);
+    cpuBlock = Math.max(cpuBlock, c - lastCpu);
     last = t;
+    lastCpu = c;
     if (running) setImmediate(turn);
   };
   setImmediate(turn);
@@ -91,7 +102,7 @@ async function probe(work, request) {
   const total = await time(work);
   running = false;
   await asking;
-  return { block, wait, total };
+  return { block, cpuBlock, wait, total };
 }
 
 const memoryText = (i, tag) => {
@@ -151,7 +162,7 @@ async function pluginRun(b, dir, n, round) {
   const index = new b.MemoryIndex(() => vault, () => new Promise((resolve) => setImmediate(resolve)));
   const loading = await probe(() => index.load(), null);
   const preload = await probe(() => (index.buildInSlices ? index.buildInSlices() : index.engine()), null);
-  const out = { loadMs: loading.total, loadBlock: loading.block, preload, edit: [], add: [], delete: [] };
+  const out = { loadMs: loading.total, loadBlock: loading.block, loadCpu: loading.cpuBlock, preload, edit: [], add: [], delete: [] };
   for (let r = 0; r < RUNS; r++) {
     const k = 100 + ((round * RUNS + r) * 7919) % (n - 200);
     const e = memoryText(k, `pedit${round}x${r}`);
@@ -183,7 +194,7 @@ try {
     mkdirSync(dir);
     writeVault(dir, n);
     execFileSync(process.execPath, [ENGRAM, '--vault', dir, '--now', NOW, 'recall', 'w1 w2']); // catalog and snapshot
-    const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [], ploadblock: [] }));
+    const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [], ploadblock: [], cpu: [], idle: [], pcpu: [], ploadcpu: [] }));
     const rounds = Number(values.rounds);
     for (let round = 0; round < rounds; round++) {
       for (const [k, b] of builds.entries()) {
@@ -195,6 +206,8 @@ try {
         into.load.push(m.load);
         const p = await mcpPreload(b, dir);
         into.block.push(p.block);
+        into.cpu.push(p.cpuBlock);
+        into.idle.push((await probe(() => sleep(2000), null)).block);
         into.wait.push(p.wait);
         into.total.push(p.total);
         const q = await pluginRun(b, dir, n, round);
@@ -202,6 +215,8 @@ try {
         into.padd.push(...q.add);
         into.pdelete.push(...q.delete);
         into.pblock.push(q.preload.block);
+        into.pcpu.push(q.preload.cpuBlock);
+        into.ploadcpu.push(q.loadCpu);
         into.ptotal.push(q.preload.total);
         into.pload.push(q.loadMs);
         into.ploadblock.push(q.loadBlock);
@@ -213,6 +228,8 @@ try {
       ['MCP: update after a new memory', 'add', median],
       ['MCP: update after a deletion', 'delete', median],
       ['MCP: preload, longest event-loop block (max of rounds)', 'block', max],
+      ['MCP: preload, longest CPU time between two event-loop turns', 'cpu', max],
+      ['  (noise floor: an idle event loop\'s longest gap over 2 s, same process)', 'idle', max],
       ['MCP: preload, longest wait of a request (no change) meanwhile', 'wait', max],
       ['MCP: preload, whole duration', 'total', median],
       ['MCP: first change without a preload (documents loaded)', 'load', median],
@@ -220,8 +237,10 @@ try {
       ['plugin: update after a new memory', 'padd', median],
       ['plugin: update after a deletion', 'pdelete', median],
       ['plugin: engine build after load, longest event-loop block', 'pblock', max],
+      ['plugin: engine build after load, longest CPU time between two turns', 'pcpu', max],
       ['plugin: engine build after load, whole duration', 'ptotal', median],
       ['plugin: index load from the catalog, longest event-loop block', 'ploadblock', max],
+      ['plugin: index load from the catalog, longest CPU time between two turns', 'ploadcpu', max],
       ['plugin: index load from the catalog, whole duration', 'pload', median],
     ];
     for (const [label, key, agg] of measures) rows.push([`${label}, at ${n}`, builds.map((_, k) => agg(results[k][key]))]);
