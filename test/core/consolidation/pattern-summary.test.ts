@@ -1,4 +1,4 @@
-import { summarisePattern, MAX_QUOTE } from '../../../src/core/consolidation/pattern-summary';
+import { summarisePattern, patternExample, MAX_QUOTE } from '../../../src/core/consolidation/pattern-summary';
 import { parseMemory, type Memory } from '../../../src/core/memory';
 import { resolveSettings } from '../../../src/core/settings';
 
@@ -60,5 +60,73 @@ describe('the text of a semantic memory (pattern-summary)', () => {
       'Recurring pattern in 3 episodes between 2023-05-11 and 2023-06-19: studio (3 of 3), opening (3 of 3), wait (2 of 3).',
       'Roles: Gina (2), Jon (1).',
     ]);
+  });
+});
+
+describe('pattern-summary rules at their edges (issue 25, Stryker survivors)', () => {
+  it('a role held by exactly half of the members is the pattern\'s role; one below half is not', () => {
+    const half = [episode(20, 'Cache warmed.', '2026-11-01T08:00:00Z', 'ops'), episode(21, 'Cache warmed.', '2026-11-02T08:00:00Z', 'ops'), episode(22, 'Cache warmed.', '2026-11-03T08:00:00Z'), episode(23, 'Cache warmed.', '2026-11-04T08:00:00Z')];
+    expect(summarisePattern(half, half[0]!, []).agent_role).toBe('ops');
+    const less = [...half.slice(1), episode(24, 'Cache warmed.', '2026-11-05T08:00:00Z')];
+    expect(summarisePattern(less, less[0]!, []).agent_role).toBeNull();
+    // roles ordered by count, then by name
+    expect(summarisePattern([...half, episode(25, 'Cache warmed.', '2026-11-05T08:00:00Z', 'dev'), episode(26, 'Cache warmed.', '2026-11-06T08:00:00Z', 'dev')], half[0]!, []).text.split('\n')[1]).toBe('Roles: dev (2), ops (2).');
+  });
+
+  it('a word must be in at least half of the members and in two: 3 of 5 is shown, 2 of 5 is not; 2 of 2 is', () => {
+    const five = [
+      episode(30, 'Alpha beta gamma.', '2026-11-01T08:00:00Z'),
+      episode(31, 'Alpha beta delta.', '2026-11-02T08:00:00Z'),
+      episode(32, 'Alpha gamma.', '2026-11-03T08:00:00Z'),
+      episode(33, 'Epsilon zeta.', '2026-11-04T08:00:00Z'),
+      episode(34, 'Eta theta.', '2026-11-05T08:00:00Z'),
+    ];
+    expect(summarisePattern(five, five[0]!, []).terms).toEqual(['alpha']);
+    const two = [episode(35, 'Kappa lambda.', '2026-11-01T08:00:00Z'), episode(36, 'Kappa mu.', '2026-11-01T09:00:00Z')];
+    expect(summarisePattern(two, two[0]!, []).terms).toEqual(['kappa']);
+    expect(summarisePattern([two[0]!], two[0]!, []).terms).toEqual([]);
+  });
+
+  it('at most MAX_TERMS words; equal counts in the medoid\'s order, words the medoid lacks after them in text order', () => {
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+    const many = [episode(40, words.join(' '), '2026-11-01T08:00:00Z'), episode(41, [...words].reverse().join(' '), '2026-11-02T08:00:00Z')];
+    expect(summarisePattern(many, many[1]!, []).terms).toEqual(['ten', 'nine', 'eight', 'seven', 'six', 'five', 'four', 'three']);
+    const apart = [episode(42, 'Zulu yankee.', '2026-11-01T08:00:00Z'), episode(43, 'Zulu yankee xray.', '2026-11-02T08:00:00Z'), episode(44, 'Xray whiskey.', '2026-11-03T08:00:00Z')];
+    // each in 2 of 3: xray, which the medoid says, first; yankee and zulu, which it does not, in text order
+    expect(summarisePattern(apart, apart[2]!, []).terms).toEqual(['xray', 'yankee', 'zulu']);
+  });
+
+  it('each word in its most frequent form; a tie: the medoid\'s form, then the first in text order', () => {
+    const forms = [episode(50, 'Tests failing.', '2026-11-01T08:00:00Z'), episode(51, 'Test failing.', '2026-11-02T08:00:00Z'), episode(52, 'Tests failed.', '2026-11-03T08:00:00Z')];
+    expect(summarisePattern(forms, forms[1]!, []).terms).toEqual(['tests', 'failing']);
+    const tie = [episode(53, 'Tests run.', '2026-11-01T08:00:00Z'), episode(54, 'Test run.', '2026-11-02T08:00:00Z')];
+    expect(summarisePattern(tie, tie[1]!, []).terms).toEqual(['test', 'run']);
+    expect(summarisePattern(tie, tie[0]!, []).terms).toEqual(['tests', 'run']);
+  });
+
+  it('content words: quotes and possessives trimmed, single letters, numbers and negated words dropped', () => {
+    const texts = [episode(60, "The server’s log: x 42 isn't 'quoted' `cache`", '2026-11-01T08:00:00Z'), episode(61, "server's log x 42 isn't quoted cache", '2026-11-02T08:00:00Z')];
+    expect(summarisePattern(texts, texts[1]!, []).terms).toEqual(['server', 'log', 'quoted', 'cache']);
+  });
+
+  it('the quote: whitespace flattened, double quotes as single; cut at a word only past half of MAX_QUOTE', () => {
+    const plain = [episode(70, 'Said  "hi"\n there.', '2026-11-01T08:00:00Z')];
+    expect(summarisePattern(plain, plain[0]!, []).text.split('\n').pop()).toBe('Example (the most representative episode): "Said \'hi\' there."');
+    const exact = [episode(71, 'a'.repeat(MAX_QUOTE), '2026-11-01T08:00:00Z')];
+    expect(summarisePattern(exact, exact[0]!, []).text.split('\n').pop()).toBe(`Example (the most representative episode): "${'a'.repeat(MAX_QUOTE)}"`);
+    const solid = [episode(72, `ab ${'c'.repeat(MAX_QUOTE)}`, '2026-11-01T08:00:00Z')];
+    expect(summarisePattern(solid, solid[0]!, []).text.split('\n').pop()).toBe(`Example (the most representative episode): "ab ${'c'.repeat(MAX_QUOTE - 4)}…"`);
+    const half = `${'d'.repeat(MAX_QUOTE / 2)} ${'e'.repeat(MAX_QUOTE)}`;
+    expect(summarisePattern([episode(73, half, '2026-11-01T08:00:00Z')], episode(73, half, '2026-11-01T08:00:00Z'), []).text.split('\n').pop()).toBe(`Example (the most representative episode): "${half.slice(0, MAX_QUOTE - 1)}…"`);
+    const past = `${'d'.repeat(MAX_QUOTE / 2 + 1)}  ${'e'.repeat(MAX_QUOTE)}`;
+    expect(summarisePattern([episode(74, past, '2026-11-01T08:00:00Z')], episode(74, past, '2026-11-01T08:00:00Z'), []).text.split('\n').pop()).toBe(`Example (the most representative episode): "${'d'.repeat(MAX_QUOTE / 2 + 1)}…"`);
+  });
+
+  it('patternExample reads the quote back, and null without one', () => {
+    const one = [episode(80, 'Cache warmed.', '2026-11-01T08:00:00Z')];
+    expect(patternExample(summarisePattern(one, one[0]!, []).text)).toBe('Cache warmed.');
+    expect(patternExample('Recurring pattern in 2 episodes.\nExample (the most representative episode): ""')).toBeNull();
+    expect(patternExample('no example here')).toBeNull();
+    expect(patternExample('x Example (the most representative episode): "a"')).toBeNull();
   });
 });
