@@ -21,7 +21,9 @@
 // Options: --seed N (default 1), --lines K (default 150), --tests a,b (as `npm run mutate`),
 // --list (print the sample and the Stryker ranges, run nothing), --report FILE (estimate from an
 // earlier run's JSON report, run nothing), --ignore-static (leave out mutants that run at module
-// load: each would run every test).
+// load: each would run every test), --files a,b (sample these files instead of the rest of
+// src/core), --rerun EARLIER.json (after adding tests: run again only the sampled lines where the
+// earlier run of the same seed left a mutant undetected; a detected one stays detected).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -135,22 +137,42 @@ if (flag('--list')) {
   process.exit(0);
 }
 
+// --rerun EARLIER.json: run again only the sampled lines where that run left a mutant undetected
+// (tests added since cannot bring a detected mutant back), the rest read from EARLIER
+const earlier = option('--rerun');
+const readStatuses = (file) => {
+  const out = new Map();
+  const report = JSON.parse(fs.readFileSync(path.resolve(root, file), 'utf8'));
+  for (const [name, { mutants: ms }] of Object.entries(report.files)) {
+    const rel = path.relative(root, path.resolve(root, name)).split(path.sep).join('/');
+    for (const m of ms) out.set(keyOf({ file: rel, mutator: m.mutatorName, replacement: m.replacement, start: m.location.start, end: m.location.end }), m);
+  }
+  return out;
+};
+let runRanges = ranges;
+if (earlier) {
+  const before = readStatuses(earlier);
+  const again = sample.map((key, i) => (byLine.get(key).some((m) => ['Survived', 'NoCoverage'].includes(before.get(keyOf(m))?.status)) ? ranges[i] : null)).filter((r) => r !== null);
+  console.log(`rerun: ${again.length} of ${n} sampled lines had an undetected mutant in ${earlier}`);
+  runRanges = again;
+}
+
 let reportFile = option('--report');
 if (!reportFile) {
-  const name = `${option('--files') ? 'files-' : ''}${seed}-${k}`;
+  const name = `${option('--files') ? 'files-' : ''}${seed}-${k}${earlier ? '-rerun' : ''}`;
   reportFile = path.join('reports', 'mutation', `sample-${name}.json`);
   const config = path.join(root, '.work', `stryker-sample-${name}.config.mjs`);
   fs.mkdirSync(path.dirname(config), { recursive: true });
   // the spans for the ignorer (scripts/mutate-sample-ignorer.mjs): a mutant nested in a sampled
   // span but starting on a later line is not in the sample, and is not tested
   const spans = path.join(root, '.work', `stryker-sample-${name}.spans.json`);
-  fs.writeFileSync(spans, JSON.stringify(ranges));
+  fs.writeFileSync(spans, JSON.stringify(runRanges));
   const ignorer = path.join(root, 'scripts', 'mutate-sample-ignorer.mjs');
   fs.writeFileSync(config, `import base from '../stryker.config.mjs';\nexport default { ...base, plugins: ['@stryker-mutator/*', ${JSON.stringify(ignorer)}], ignorers: ['engram-sample'], ${flag('--ignore-static') ? 'ignoreStatic: true, ' : ''}reporters: ['clear-text', 'progress', 'json'], jsonReporter: { fileName: ${JSON.stringify(reportFile)} }, tempDirName: '.work/stryker-sample-tmp-${name}' };\n`);
   process.env.ENGRAM_SAMPLE_SPANS = spans;
   const tests = option('--tests');
   const started = Date.now();
-  const run = spawnSync(process.execPath, [path.join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'), 'run', config, '--mutate', ranges.join(',')], {
+  const run = spawnSync(process.execPath, [path.join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'), 'run', config, '--mutate', runRanges.join(',')], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, TZ: 'UTC', ...(tests ? { ENGRAM_STRYKER_TESTS: tests } : {}) },
@@ -160,13 +182,8 @@ if (!reportFile) {
 }
 
 // the estimate
-const report = JSON.parse(fs.readFileSync(path.resolve(root, reportFile), 'utf8'));
-const status = new Map();
-for (const [file, { source, mutants: ms }] of Object.entries(report.files)) {
-  void source;
-  const rel = path.relative(root, path.resolve(root, file)).split(path.sep).join('/');
-  for (const m of ms) status.set(keyOf({ file: rel, mutator: m.mutatorName, replacement: m.replacement, start: m.location.start, end: m.location.end }), m);
-}
+const status = earlier ? readStatuses(earlier) : new Map();
+for (const [key, m] of readStatuses(reportFile)) if (!earlier || m.status !== 'Ignored') status.set(key, m);
 const DETECTED = new Set(['Killed', 'Timeout']);
 const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 const perLine = [];
