@@ -1,4 +1,4 @@
-// A Stryker ignorer for `npm run mutate:sample` (scripts/mutate-sample.mjs): the sample is a set of
+// A Stryker ignorer (and a reporter, below) for `npm run mutate:sample` (scripts/mutate-sample.mjs): the sample is a set of
 // lines, each run as the span of the mutants that start on it; a mutant nested in that span but
 // starting on a later line (a statement inside a sampled block) is not in the sample, so it is
 // ignored rather than tested. The spans come from the file ENGRAM_SAMPLE_SPANS names.
@@ -13,6 +13,15 @@ const spans = (process.env.ENGRAM_SAMPLE_SPANS ? JSON.parse(fs.readFileSync(proc
 const before = (a, b) => a.line < b.line || (a.line === b.line && a.column <= b.column);
 
 export const strykerPlugins = [
+  // each mutant's result as it is known, one JSON line (ENGRAM_SAMPLE_LOG): Stryker writes its
+  // report only at the end, and a run stopped early still shows what survived
+  declareValuePlugin(PluginKind.Reporter, 'engram-sample-log', {
+    onMutantTested(result) {
+      if (!process.env.ENGRAM_SAMPLE_LOG) return;
+      const { fileName, location, mutatorName, replacement, status } = result;
+      fs.appendFileSync(process.env.ENGRAM_SAMPLE_LOG, `${JSON.stringify({ fileName, location, mutatorName, replacement, status })}\n`);
+    },
+  }),
   declareValuePlugin(PluginKind.Ignore, 'engram-sample', {
     shouldIgnore(path) {
       const loc = path.node.loc;

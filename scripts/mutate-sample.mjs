@@ -168,8 +168,10 @@ if (!reportFile) {
   const spans = path.join(root, '.work', `stryker-sample-${name}.spans.json`);
   fs.writeFileSync(spans, JSON.stringify(runRanges));
   const ignorer = path.join(root, 'scripts', 'mutate-sample-ignorer.mjs');
-  fs.writeFileSync(config, `import base from '../stryker.config.mjs';\nexport default { ...base, plugins: ['@stryker-mutator/*', ${JSON.stringify(ignorer)}], ignorers: ['engram-sample'], ${flag('--ignore-static') ? 'ignoreStatic: true, ' : ''}reporters: ['clear-text', 'progress', 'json'], jsonReporter: { fileName: ${JSON.stringify(reportFile)} }, tempDirName: '.work/stryker-sample-tmp-${name}' };\n`);
+  fs.writeFileSync(config, `import base from '../stryker.config.mjs';\nexport default { ...base, plugins: ['@stryker-mutator/*', ${JSON.stringify(ignorer)}], ignorers: ['engram-sample'], ${flag('--ignore-static') ? 'ignoreStatic: true, ' : ''}reporters: ['clear-text', 'progress', 'json', 'engram-sample-log'], jsonReporter: { fileName: ${JSON.stringify(reportFile)} }, tempDirName: '.work/stryker-sample-tmp-${name}' };\n`);
   process.env.ENGRAM_SAMPLE_SPANS = spans;
+  process.env.ENGRAM_SAMPLE_LOG = path.join(root, '.work', `stryker-sample-${name}.results.jsonl`);
+  fs.rmSync(process.env.ENGRAM_SAMPLE_LOG, { force: true });
   const tests = option('--tests');
   const started = Date.now();
   const run = spawnSync(process.execPath, [path.join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'), 'run', config, '--mutate', runRanges.join(',')], {
