@@ -224,3 +224,21 @@ describe('key order', () => {
     expect(r.fields.gone).toBeUndefined();
   });
 });
+
+describe('tier (mergeTier) at its edges', () => {
+  it('active is a tier like the others: a touch to active here and a demotion to cold there end at warm', () => {
+    expect(merge({ tier: 'warm' }, { tier: 'active' }, { tier: 'cold' }).fields).toEqual({ tier: 'warm' });
+    expect(merge({ tier: 'warm' }, { tier: 'cold' }, { tier: 'active' }).fields).toEqual({ tier: 'warm' });
+  });
+
+  it('a base at active is a usable base: two demotions, to warm and to cold, end at cold', () => {
+    expect(merge({ tier: 'active' }, { tier: 'warm' }, { tier: 'cold' }).fields).toEqual({ tier: 'cold' });
+  });
+
+  it('no base, per-device counts: promoted once for each use both copies added beyond each other (the fewer of the two sides\' new uses)', () => {
+    const ours = { tier: 'cold', 'uses_m-aaaaaaaaaaaa': 3, 'uses_m-bbbbbbbbbbbb': 1 };
+    const theirs = { tier: 'cold', 'uses_m-aaaaaaaaaaaa': 1, 'uses_m-bbbbbbbbbbbb': 2 };
+    expect(merge(null, ours, theirs).fields).toEqual({ tier: 'warm', 'uses_m-aaaaaaaaaaaa': 3, 'uses_m-bbbbbbbbbbbb': 2 });
+    expect(merge(null, theirs, ours).fields).toEqual({ tier: 'warm', 'uses_m-aaaaaaaaaaaa': 3, 'uses_m-bbbbbbbbbbbb': 2 });
+  });
+});
