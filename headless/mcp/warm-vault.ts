@@ -10,7 +10,6 @@ import { LiveIndex } from '../../src/core/recall/live-index';
 import type { RecallEngine } from '../../src/core/recall/recall';
 import { Slicer } from '../../src/core/slicer';
 import { openRecall } from '../../src/core/recall/results';
-import { compareMemoryPaths } from '../../src/core/memory-files';
 import type { FileStore } from '../../src/core/ports';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
 import { createEmbedder } from '../embedders';
@@ -34,10 +33,12 @@ import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
  * changed files parsed) in the background soon after (`preload`), in slices of at most
  * PRELOAD_SLICE_MS with a turn of the event loop between them, or at the first change if that
  * comes first. From then on a LiveIndex (src/core/recall/live-index.ts) follows each change in
- * place: an edit re-indexes its row, a new memory takes the next row, a deleted one leaves its
- * row empty, with answers exactly those of an engine built afresh from the documents in path
- * order. A new memory whose path sorts before others, a move, or a shared id builds the
- * indexes again from the documents in memory, with no file read but the changed ones.
+ * place: an edit re-indexes its row, a new memory takes the next row (whatever its name: remember
+ * names files by their title), a deleted one leaves its row empty, with answers exactly those of
+ * an engine built afresh from the documents in row order (the catalog's path order, new memories
+ * after it; two memories with exactly equal scores may come in another order than in a cold
+ * recall, which reads them in path order, as the earlier append did). A shared id or a memory
+ * whose id changes builds the indexes again from the documents in memory.
  * Settings (.engram/config.json) are re-read when their mtime changes.
  */
 
@@ -242,7 +243,7 @@ export class WarmVault {
         const sliced = slicedVault(vault, root, slicer.tick);
         const listing = await listMemoryFiles(sliced);
         const catalog = await loadCatalog(sliced, { listing, pause: slicer.tick });
-        const live = await LiveIndex.inSlices(catalog.docs, vault.settings, compareMemoryPaths, slicer.tick);
+        const live = await LiveIndex.inSlices(catalog.docs, vault.settings, null, slicer.tick);
         if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile
         this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
         this.live = live;
@@ -264,7 +265,7 @@ export class WarmVault {
     const listing = await listMemoryFiles(vault);
     const catalog = await loadCatalog(vault, { listing });
     this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
-    this.live = new LiveIndex(catalog.docs, vault.settings, compareMemoryPaths);
+    this.live = new LiveIndex(catalog.docs, vault.settings, null);
     this.stats.loaded++;
     this.engineValue = this.live.engine;
     return this.engineValue;
