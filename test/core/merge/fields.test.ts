@@ -242,3 +242,19 @@ describe('tier (mergeTier) at its edges', () => {
     expect(merge(null, theirs, ours).fields).toEqual({ tier: 'warm', 'uses_m-aaaaaaaaaaaa': 3, 'uses_m-bbbbbbbbbbbb': 2 });
   });
 });
+
+describe('fields.ts survivors of the seed-1 sample (issue 25)', () => {
+  it('co_access: a partner only one copy has (no base) is kept; one removed on one side and raised on the other keeps the raise', () => {
+    expect(merge(null, { co_access: { m1: 2, m4: 3 } }, { co_access: { m1: 1 } }).fields.co_access).toEqual({ m1: 2, m4: 3 });
+    expect(merge(null, { co_access: { m1: 1 } }, { co_access: { m1: 2, m4: 3 } }).fields.co_access).toEqual({ m1: 2, m4: 3 });
+    expect(merge({ co_access: { m1: 1, m2: 1 } }, { co_access: { m1: 2, m2: 2 } }, { co_access: { m1: 3 } }).fields.co_access).toEqual({ m1: 4, m2: 2 });
+    expect(merge({ co_access: { m1: 1, m2: 1 } }, { co_access: { m1: 3 } }, { co_access: { m1: 2, m2: 2 } }).fields.co_access).toEqual({ m1: 4, m2: 2 });
+  });
+
+  it('a category clash in episodic/ or decisions/ keeps that folder\'s category even where the text order would pick the other', () => {
+    expect(merge({ category: 'semantic' }, { category: 'decision' }, { category: 'episodic' }, 'episodic').fields.category).toBe('episodic');
+    expect(merge({ category: 'semantic' }, { category: 'decision' }, { category: 'abc' }, 'decisions').fields.category).toBe('decision');
+    // the folder's category on ours' side, the other side smaller in text order
+    expect(merge({ category: 'episodic' }, { category: 'semantic' }, { category: 'decision' }, 'semantic').fields.category).toBe('semantic');
+  });
+});
