@@ -111,6 +111,24 @@ describe.each(CONNECTIONS)('engram mcp: every tool\'s effect on the vault (%s)',
     expect(await data('creative', { n: 2 })).toHaveLength(2);
   });
 
+  it("creative answers each drawn memory's id, category, tier now, strength to three decimals and text", async () => {
+    // nothing used yet: every memory is 10 days old, warm, strength 0.5^(10/7) = 0.37149…
+    const drawn = (await data('creative', { n: 50 })) as Array<{ id: string }>;
+    expect(drawn).toHaveLength(50);
+    expect(new Set(drawn.map((m) => m.id)).size).toBe(50);
+    for (const memory of drawn) {
+      const n = Number(memory.id.slice('mem-zebra'.length));
+      expect(memory).toEqual({ id: id(n), category: 'episodic', tier: 'warm', strength: 0.371, text: `The zebra crossing on ${WORDS[n % 20]} street ${n} was repainted.` });
+    }
+  });
+
+  it('lists every memory as a resource (engram://memory/ID, named by its id, markdown) besides the state', async () => {
+    const { resources } = await client.listResources();
+    const all = Array.from({ length: 55 }, (_, n) => id(n));
+    expect(resources.map((r) => r.uri).sort()).toEqual(['engram://state', ...all.map((m) => `engram://memory/${m}`)].sort());
+    expect(resources.find((r) => r.uri === `engram://memory/${id(7)}`)).toEqual({ uri: `engram://memory/${id(7)}`, name: id(7), mimeType: 'text/markdown', title: 'A memory', description: 'One memory file (frontmatter and text)' });
+  });
+
   it('recall with touch: true touches each result (one tier up, access counted, last access now) and links the top five', async () => {
     const results = await data('recall', { query: 'zebra crossing juniper street', limit: 7, touch: true });
     const used = results.map((r: { id: string }) => r.id) as string[];
@@ -149,6 +167,23 @@ describe.each(CONNECTIONS)('engram mcp: every tool\'s effect on the vault (%s)',
     expect(fields(rel)).toMatchObject({ access_count: before + 1, last_accessed_at: NOW });
     expect((await data('edit', { id: id(20), text: 'The zebra crossing on amber street 20 was repainted in white.' })).changed).toBe(false);
     expect(fields(rel).access_count).toBe(before + 1);
+  });
+
+  it('touch: the read boost (0.25), one tier up, counted; cite: the citation boost (1.5) only; both link the memories named together', async () => {
+    // three memories no earlier test used (10 days old, warm, activation 0, no links)
+    const [x, y, z] = Array.from({ length: 55 }, (_, n) => id(n)).filter((m) => existsSync(path.join(vault, `episodic/${m}.md`)) && fields(`episodic/${m}.md`).access_count === 0 && fields(`episodic/${m}.md`).activation === 0) as [string, string, string];
+    const touched = await data('touch', { ids: [z] });
+    expect(touched).toEqual([{ id: z, path: `episodic/${z}.md`, tier_before: 'warm', tier: 'active', access_count: 1, activation: 0.25, due_for_validation: false, spread: {} }]);
+    // cite x then y: x's new link to y carries half of 1.5 there, and y's back to x
+    const cited = await data('cite', { ids: [x, y] });
+    expect(cited.map((r: { id: string; tier: string; access_count: number; activation: number; spread: unknown }) => [r.id, r.tier, r.access_count, r.activation, r.spread])).toEqual([
+      [x, 'warm', 0, 1.5, { [y]: 0.75 }],
+      [y, 'warm', 0, 2.25, { [x]: 0.75 }],
+    ]);
+    expect([fields(`episodic/${x}.md`), fields(`episodic/${y}.md`)]).toMatchObject([
+      { co_access: { [y]: 1 }, access_count: 0, activation: 2.25, last_accessed_at: '2026-10-31T10:00:00Z', tier: 'warm' },
+      { co_access: { [x]: 1 }, access_count: 0, activation: 2.25, last_accessed_at: '2026-10-31T10:00:00Z', tier: 'warm' },
+    ]);
   });
 
   it('mark sets confidence and core; forget moves the file out and undo brings it back byte for byte', async () => {
@@ -196,6 +231,8 @@ describe.each(CONNECTIONS)('engram mcp consolidate: a dry run unless apply is tr
     }
     const run = await data({ apply: true });
     expect([run.dry_run, prune(run)]).toEqual([false, { count: 1, changes: [moved] }]);
+    // timed by the clock it is given (performance.now), whatever the time
+    expect([Number.isFinite(run.duration_ms), run.duration_ms >= 0, run.steps.every((s: { ms: unknown }) => Number.isFinite(s.ms))]).toEqual([true, true, true]);
     expect([existsSync(path.join(vault, rel)), existsSync(path.join(vault, 'archive', `${id(1)}.md`))]).toEqual([false, true]);
     expect(readFileSync(path.join(vault, 'archive', `${id(1)}.md`), 'utf8')).toContain('tier: archive\n');
     expect(readFileSync(path.join(vault, '.engram', 'runs.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
@@ -208,5 +245,49 @@ describe('docs/mcp-tools.md', () => {
   it('is every tool, argument, hint and resource exactly as a client lists them (npm run docs:cli rewrites it)', async () => {
     // what a model reads to choose a tool and fill its arguments is part of the interface
     expect(readFileSync(path.join(__dirname, '..', '..', 'docs', 'mcp-tools.md'), 'utf8')).toBe(await mcpReference());
+  });
+});
+
+describe('engram mcp asks for vector seeds of the query as recall and context search it (in process: the server\'s WarmVault watched)', () => {
+  let vault: string;
+  let cleanup: () => void;
+  let client: Client;
+  let close: () => Promise<void>;
+  let seeds: jest.SpyInstance;
+
+  beforeAll(async () => {
+    ({ vault, cleanup } = await initVault());
+    writeMemory(vault, 1, 'The zebra crossing on amber street was repainted.', 1);
+    const warm = new WarmVault({ vault, now: NOW, cwd: process.cwd(), env: {} });
+    // no embedder is configured: the real answer is "no seeds", the calls are what is watched
+    seeds = jest.spyOn(warm, 'vectorSeeds');
+    const server = buildServer(warm, 'test');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    client = new Client({ name: 'engram-seeds-test', version: '1.0.0' });
+    await client.connect(clientSide);
+    close = async () => {
+      await client.close();
+      await server.close();
+      warm.close();
+    };
+  });
+  afterAll(async () => {
+    await close();
+    cleanup();
+  });
+
+  const asked = async (name: string, args: Record<string, unknown>) => {
+    seeds.mockClear();
+    const result = (await client.callTool({ name, arguments: args })) as ToolResult;
+    expect([name, result.isError ?? false]).toEqual([name, false]);
+    return seeds.mock.calls;
+  };
+
+  it('recall: its query as given; context: the query trimmed, and none without a query', async () => {
+    expect(await asked('recall', { query: ' zebra crossing ' })).toEqual([[[' zebra crossing ']]]);
+    expect(await asked('context', { query: '  zebra crossing\n' })).toEqual([[['zebra crossing']]]);
+    expect(await asked('context', {})).toEqual([]);
+    expect(await asked('context', { query: ' \t ' })).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync, readdirSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -270,6 +270,37 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     await expect(client.readResource({ uri: 'engram://memory/mem-000000000000' })).rejects.toThrow(/no memory with id mem-000000000000/);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['engram://state', `engram://memory/${one.id}`]));
+  });
+
+  it("context's text is STATE.md trimmed, a blank line, then the block (the block alone when STATE.md is blank); its figures and budget are the CLI's", async () => {
+    const state = path.join(vault, 'STATE.md');
+    const kept = readFileSync(state, 'utf8');
+    const made = await data('remember', { text: 'The importer reads CSV files in batches of 500 rows.', category: 'semantic' });
+    try {
+      writeFileSync(state, '\n  # Now\nShipping the importer.\n\n');
+      const cli = (await engram(vault, ['--json', '--now', NOW, 'context', 'importer CSV batches'])).json();
+      expect(cli.included).toContain(made.id);
+      const figures = (c: { tokens: number; included: string[]; omitted: string[]; disputed: unknown }) => JSON.stringify({ tokens: c.tokens, included: c.included, omitted: c.omitted, disputed: c.disputed });
+      expect((await call('context', { query: '  importer CSV batches ' })).content).toEqual([
+        { type: 'text', text: `# Now\nShipping the importer.\n\n${cli.block}` },
+        { type: 'text', text: figures(cli) },
+      ]);
+      // the budget given, or the configured one (2000)
+      const small = (await engram(vault, ['--json', '--now', NOW, 'context', '--budget', '50'])).json();
+      const whole = (await engram(vault, ['--json', '--now', NOW, 'context'])).json();
+      expect(small.tokens).toBeLessThan(whole.tokens);
+      writeFileSync(state, ' \n\t\n');
+      expect((await call('context', { budget: 50 })).content.map((c) => c.text)).toEqual([small.block, figures(small)]);
+      expect((await call('context', {})).content.map((c) => c.text)).toEqual([whole.block, figures(whole)]);
+      expect((await call('context', { query: '   ' })).content.map((c) => c.text)).toEqual([whole.block, figures(whole)]);
+      // the state resource is the file as it is, and empty when there is none
+      expect((await client.readResource({ uri: 'engram://state' })).contents).toEqual([{ uri: 'engram://state', mimeType: 'text/markdown', text: ' \n\t\n' }]);
+      rmSync(state);
+      expect((await client.readResource({ uri: 'engram://state' })).contents).toEqual([{ uri: 'engram://state', mimeType: 'text/markdown', text: '' }]);
+    } finally {
+      writeFileSync(state, kept);
+      await engram(vault, ['forget', '--purge', made.id]);
+    }
   });
 });
 
