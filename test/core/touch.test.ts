@@ -50,8 +50,9 @@ describe('touchFields: what a touch writes besides activation', () => {
   it('the time of access only moves forward: a later stored time (a fast clock elsewhere) is kept as written', () => {
     const ahead = memory({ last_accessed_at: '2026-06-03T08:00:00Z' });
     expect(touchFields(ahead, at(NOW), S, 'm-0123456789ab').last_accessed_at).toBe('2026-06-03T08:00:00Z');
-    // the same instant: now, formatted
+    // the same instant: now, formatted (not the stored spelling)
     expect(touchFields(memory({ last_accessed_at: NOW }), at(NOW), S, 'm-0123456789ab').last_accessed_at).toBe(NOW);
+    expect(touchFields(memory({ last_accessed_at: '2026-06-01T02:00:00+02:00' }), at(NOW), S, 'm-0123456789ab').last_accessed_at).toBe(NOW);
   });
 
   it('a core memory stays core', () => {
@@ -254,6 +255,29 @@ describe('reviveFromArchive', () => {
     expect([...s.files.files.keys()].filter((p) => p.endsWith('.md'))).toEqual(['episodic/Note.md']);
   });
 
+  it('a move cut short, found on the archive side (the id index still points there): completed too', async () => {
+    const s = setup();
+    s.put(`archive/Note.md`, base(A, NOW), 'Archived.\n');
+    expect(await s.vault.locate(A)).toBe('archive/Note.md');
+    s.files.files.set('episodic/Note.md', s.files.files.get('archive/Note.md')!);
+    expect(await s.vault.locate(A)).toBe('archive/Note.md');
+    expect(await reviveFromArchive(s.vault, A)).toBe('episodic/Note.md');
+    expect([...s.files.files.keys()].filter((p) => p.endsWith('.md'))).toEqual(['episodic/Note.md']);
+  });
+
+  it('reads the archived file stable (waiting out a save in progress) before moving it', async () => {
+    const s = setup();
+    s.put(`archive/Note.md`, base(A, NOW), 'Archived.\n');
+    const reads: unknown[] = [];
+    const read = s.files.read.bind(s.files);
+    s.files.read = async (path: string, options?: { stable?: boolean }) => {
+      if (path === 'archive/Note.md') reads.push(options ?? null);
+      return read(path);
+    };
+    expect(await reviveFromArchive(s.vault, A)).toBe('episodic/Note.md');
+    expect(reads).toContainEqual({ stable: true });
+  });
+
   it('a memory already out of archive/ stays; an archive copy is removed only when it holds the same bytes', async () => {
     const s = setup();
     s.put(`episodic/Note.md`, base(A, NOW), 'Kept.\n');
@@ -312,6 +336,11 @@ describe('linkCoAccess', () => {
     const before = s.files.files.get(`episodic/${A}.md`);
     expect(await linkCoAccess(s.vault, A, [GONE, A])).toEqual([]);
     expect(s.files.files.get(`episodic/${A}.md`)).toBe(before);
+    // a memory never written by this device: still untouched (no counted_by either)
+    s.put(`episodic/${C}.md`, base(C, NOW));
+    const fresh = s.files.files.get(`episodic/${C}.md`);
+    expect(await linkCoAccess(s.vault, C, [GONE])).toEqual([]);
+    expect(s.files.files.get(`episodic/${C}.md`)).toBe(fresh);
   });
 
   it('an error other than a missing partner is not swallowed', async () => {
