@@ -43,65 +43,35 @@ export interface DocTable {
 export const LINK_KIND_CODES: Record<'related' | 'decays_from' | 'contradicts', number> = { related: 0, decays_from: 1, contradicts: 2 };
 const LINK_KIND_OF: LinkKind[] = ['related', 'decays_from', 'contradicts'];
 
+/** The table of these documents, in their order (row i is docs[i]). */
 export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
-  const n = docs.length;
-  const indexOf = new Map(docs.map((d, i) => [d.id, i]));
-  const links: Array<[number, number]> = [];
-  const co: Array<[number, number]> = [];
-  const linkOffsets = new Int32Array(n + 1);
-  const coOffsets = new Int32Array(n + 1);
-  docs.forEach((doc, i) => {
-    linkOffsets[i] = links.length;
-    links.push(...resolvedLinks(doc, i, indexOf));
-    coOffsets[i] = co.length;
-    co.push(...resolvedCoAccess(doc, i, indexOf));
-  });
-  linkOffsets[n] = links.length;
-  coOffsets[n] = co.length;
-  const column = (f: (d: RecallDoc) => number) => Float64Array.from(docs, f);
-  return {
-    n,
-    ids: docs.map((d) => d.id),
-    paths: docs.map((d) => d.path),
-    category: docs.map((d) => d.category),
-    confidence: docs.map((d) => d.confidence),
-    tier: docs.map((d) => d.tier),
-    role: docs.map((d) => d.agent_role),
-    source: docs.map((d) => d.source),
-    session: docs.map((d) => d.session),
-    archived: Uint8Array.from(docs, (d) => (d.archived ? 1 : 0)),
-    isError: Uint8Array.from(docs, (d) => (d.is_error ? 1 : 0)),
-    createdMs: column((d) => d.createdMs),
-    accessMs: column((d) => d.accessMs),
-    activationMs: column((d) => d.activationMs),
-    halfLifeDays: column((d) => d.half_life_days),
-    activation: column((d) => d.activation),
-    amplitude: column((d) => d.amplitude),
-    accessCount: Int32Array.from(docs, (d) => d.access_count),
-    linkOffsets,
-    linkTargets: Int32Array.from(links, (l) => l[0]),
-    linkKinds: Uint8Array.from(links, (l) => l[1]),
-    coOffsets,
-    coTargets: Int32Array.from(co, (c) => c[0]),
-    coCounts: Float64Array.from(co, (c) => c[1]),
-    successor: Int32Array.from(docs, (d, i) => {
-      const s = d.superseded_by ? indexOf.get(d.superseded_by) : undefined;
-      return s === undefined || s === i ? -1 : s;
-    }),
-    texts: docs.map((d) => d.text),
-  };
+  const rows = tableRows(docs);
+  for (;;) {
+    const step = rows.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** tableFromDocs in slices: `tick` after each document, twice (ids, then rows). */
+export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>): Promise<DocTable> {
+  const rows = tableRows(docs);
+  for (;;) {
+    const step = rows.next();
+    if (step.done) return step.value;
+    await tick();
+  }
 }
 
 /**
- * tableFromDocs in slices (`tick` after each document, twice: ids, then rows): the same table,
- * column for column, built row by row into arrays of the final size.
+ * The one builder of a table: row by row into columns of the final size, yielding after each
+ * document of its two passes (ids, then rows) so a caller may pause there.
  */
-export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>): Promise<DocTable> {
+function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
   const n = docs.length;
   const indexOf = new Map<string, number>();
   for (let i = 0; i < n; i++) {
     indexOf.set(docs[i]!.id, i);
-    await tick();
+    yield;
   }
   const f64 = () => new Float64Array(n);
   const t: DocTable = {
@@ -148,7 +118,7 @@ export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: ()
       coCounts.push(count);
     }
     t.successor[i] = row.successor;
-    await tick();
+    yield;
   }
   t.linkOffsets[n] = linkTargets.length;
   t.coOffsets[n] = coTargets.length;
