@@ -309,7 +309,8 @@ export class NodeFileStore implements FileStore {
   /**
    * Compare-and-swap: rename `temp` over `full` only if `full` holds exactly `expect` once
    * stable. Returns true when placed; throws WriteConflictError (nothing of theirs lost)
-   * otherwise, including when a save reached the replaced file after the compare.
+   * otherwise, including when a save reached the replaced file after the compare and was
+   * put back in place of ours.
    */
   private async swap(full: string, rel: string, temp: string, ours: Uint8Array, expect: Buffer): Promise<boolean> {
     const current = await this.readStable(full, rel);
@@ -321,20 +322,26 @@ export class NodeFileStore implements FileStore {
       // The compare and the rename are two calls: a save that opened the file in between
       // wrote into the inode we just replaced. Put its content back (once complete).
       if (sameVersion(current.stat, fs.fstatSync(current.fd, { bigint: true }))) return true;
-      await this.restore(full, rel, current.fd, ours);
-      throw new WriteConflictError(rel);
+      // put back: our write is undone and the caller starts again from their save; kept
+      // aside (or nothing to put back): our write stays, and must not be applied twice
+      if (await this.restore(full, rel, current.fd, ours)) throw new WriteConflictError(rel);
+      return true;
     } finally {
       fs.closeSync(current.fd);
     }
   }
 
   /**
-   * Put back a save that went into the file we replaced, unless the path changed again since.
-   * The file is waited for by its mtime alone: our rename changed its ctime (it lost its
-   * name), so the mtime == ctime sign of an in-place save no longer holds for it. Empty, it
-   * is watched like any empty file: its save may not have written yet.
+   * Put back a save that went into the file we replaced (true: our write is undone). When the path changed again since our
+   * rename (the person saved once more, on top of our version, which lacked that save; or the
+   * note was removed), putting it back would cut that later save, and leaving it would lose
+   * this one: it is kept beside the note as a conflict copy (`NAME (conflicted copy by
+   * Engram).md`), which consolidation and `doctor --fix` merge like a sync tool's copy, both
+   * texts kept. The file is waited for by its mtime alone: our rename changed its ctime (it
+   * lost its name), so the mtime == ctime sign of an in-place save no longer holds for it.
+   * Empty, it is watched like any empty file: its save may not have written yet.
    */
-  private async restore(full: string, rel: string, fd: number, ours: Uint8Array): Promise<void> {
+  private async restore(full: string, rel: string, fd: number, ours: Uint8Array): Promise<boolean> {
     const deadline = Date.now() + QUIET_WAIT_MS;
     const empty = new EmptyWatch();
     let stat = fs.fstatSync(fd, { bigint: true });
@@ -346,21 +353,26 @@ export class NodeFileStore implements FileStore {
       stat = fs.fstatSync(fd, { bigint: true });
     }
     const theirs = readAll(fd, stat.size);
-    if (theirs.length === 0) return; // a save that truncated and never wrote: nothing to put back
+    if (theirs.length === 0) return false; // a save that truncated and never wrote: nothing to put back
     const temp = this.writeTemp(full, theirs);
     let placed = false;
     try {
       const now = await this.readStable(full, rel);
+      let again = false;
       if (now) {
         try {
           if (now.bytes.equals(Buffer.from(ours))) {
             fs.renameSync(temp, full);
             placed = true;
+            return true;
           }
+          again = now.bytes.equals(theirs); // saved again as it was: nothing to keep aside
         } finally {
           fs.closeSync(now.fd);
         }
       }
+      if (!again) keepAside(full, temp);
+      return false;
     } finally {
       if (!placed) unlinkQuietly(temp);
     }
@@ -435,6 +447,24 @@ export class NodeFileStore implements FileStore {
       removed.push(name);
     }
     return removed;
+  }
+}
+
+/** The name of a conflict copy of `full`: `NAME (conflicted copy by Engram).md`, then `... Engram 2).md`, ... */
+export function conflictCopyName(full: string, n: number): string {
+  const ext = nodePath.extname(full);
+  return `${full.slice(0, full.length - ext.length)} (conflicted copy by Engram${n > 1 ? ` ${n}` : ''})${ext}`;
+}
+
+/** Link `temp` (a complete file) beside `full` under the first free conflict-copy name: created exclusively, never over anything. */
+function keepAside(full: string, temp: string): void {
+  for (let n = 1; ; n++) {
+    try {
+      fs.linkSync(temp, conflictCopyName(full, n));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { closeSync, ftruncateSync, futimesSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, futimesSync, openSync, readdirSync, readFileSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { NodeFileStore } from '../../headless/fs-files';
@@ -11,6 +11,7 @@ import { at } from '../helpers/memory-ports';
 import { engram, initVault } from '../helpers/cli';
 import { placeStamp } from '../../src/core/machine';
 import { placeOf } from '../../headless/runtime';
+import { mergeAllDuplicates } from '../../src/core/merge/sync-copies';
 
 /**
  * A person's editor saves in place (truncate, then one or more writes) and takes none of our
@@ -167,6 +168,67 @@ describe('a person saving a note while Engram writes it', () => {
         'Original body.\nIMPORTANT human edit saved while engram was between its compare and its rename.\n',
     );
     expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  /**
+   * The interleaving behind torn-save-truncates-body.sh's "99 of 100" under load: the person
+   * paused (more than 0.5 s: the note was quiet), the touch read the note stable, the person's
+   * next save opened and truncated it before the touch's rename, finished in the replaced file,
+   * and the person saved again on top of the touch's version (which lacked that save) before
+   * the replaced file fell quiet. Putting the first save back would cut the second; it was
+   * dropped, EDIT-2 lost. Driven by the hooks: `beforeRename` opens the save, `whileWaiting`
+   * (the put-back waiting for the replaced file) completes it and makes the second save. Both
+   * saves are back-dated so nothing waits for quiet.
+   */
+  it('a save into the replaced file is kept as a conflict copy when the person saved again on top of the touch meanwhile, and consolidation merges it', async () => {
+    const id = 'mem-savedtwice01';
+    const file = path.join(vault, 'episodic', `${id}.md`);
+    writeFileSync(file, NOTE(id, 'Original body.\nEDIT-1'));
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(file, old, old);
+    /** A save in place: truncate and write `text` through `fd`, the times back-dated as if it had been quiet since. */
+    const saveInto = (fd: number, text: string) => {
+      ftruncateSync(fd, 0);
+      writeSync(fd, text, 0);
+      futimesSync(fd, old, old);
+      closeSync(fd);
+    };
+    let first: number | null = null;
+    let saves = 0;
+    const files = new NodeFileStore(vault, {
+      // the first save opens the note (the touch has compared it) and truncates it
+      beforeRename: (full) => {
+        if (full !== file || first !== null) return;
+        first = openSync(file, 'r+');
+        ftruncateSync(first, 0);
+      },
+      whileWaiting: () => {
+        if (first === null || saves > 0) return;
+        saves++;
+        // the first save ends, in the file the touch replaced
+        saveInto(first, NOTE(id, 'Original body.\nEDIT-1\nEDIT-2'));
+        // the second: read from the path (the touch's version, without EDIT-2), appended, saved in place
+        saveInto(openSync(file, 'r+'), readFileSync(file, 'utf8').replace(/\n?$/, '\nEDIT-3\n'));
+      },
+    });
+    const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at('2026-11-05T00:00:00Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const [result] = await useMemories(v, [id], { use: 'read', touch: true, coAccess: false });
+    expect(saves).toBe(1);
+    // the first save, whole, beside the note
+    const copy = path.join(vault, 'episodic', `${id} (conflicted copy by Engram).md`);
+    expect(readdirSync(path.dirname(file)).sort()).toEqual([`${id} (conflicted copy by Engram).md`, `${id}.md`]);
+    expect(readFileSync(copy, 'utf8')).toBe(NOTE(id, 'Original body.\nEDIT-1\nEDIT-2'));
+    // the touch counted once: its version stayed under the second save, so it is not applied again
+    expect(result!.access_count).toBe(1);
+    expect(readFileSync(file, 'utf8')).toBe(TOUCHED(id, 'Original body.\nEDIT-1\nEDIT-3'));
+
+    const [merged] = await mergeAllDuplicates(v);
+    expect(merged!.moved).toEqual([{ from: `episodic/${id} (conflicted copy by Engram).md`, to: `.engram/sync-copies/episodic/${id} (conflicted copy by Engram).md`, kind: 'a save Engram replaced' }]);
+    expect(merged!.body_conflicts).toBe(1);
+    // both saves in the note, the conflict named by both files, for the person to resolve
+    expect(readFileSync(file, 'utf8')).toBe(
+      TOUCHED(id, `Original body.\nEDIT-1\n<<<<<<< episodic/${id}.md\nEDIT-3\n=======\nEDIT-2\n>>>>>>> episodic/${id} (conflicted copy by Engram).md`),
+    );
   });
 
   it('a note saved with a byte-order mark is touched and consolidated, and keeps its mark (bom-breaks-consolidation.sh)', async () => {

@@ -7,8 +7,9 @@ import { mergeMemoryText } from './memory-merge';
  * Memory files that share an id (issue 14): the conflict copies sync tools leave beside a note
  * two machines changed (Syncthing's `NAME.sync-conflict-DATE-TIME-DEVICE.md`, Dropbox's
  * `NAME (Laptop's conflicted copy DATE).md`, Obsidian Sync's `NAME (Conflicted copy DEVICE
- * DATE).md`), numbered duplicates (`NAME 1.md`), a copy made by hand, the same memory in two
- * folders (a move cut short). Each would be a second memory with the same id. They are merged
+ * DATE).md`; Engram's own `NAME (conflicted copy by Engram).md`, a person's save that went
+ * into the file a compare-and-swap replaced, see headless/fs-files.ts), numbered duplicates
+ * (`NAME 1.md`), a copy made by hand, the same memory in two folders (a move cut short). Each would be a second memory with the same id. They are merged
  * into the file `preferredPath` picks (outside archive/, not named like a copy: the person's
  * name for it stays), with the field rules of a merge without base (counters by the larger,
  * sets by union, times by the later; a body that differs kept whole between conflict markers),
@@ -40,6 +41,7 @@ export interface CopiesMerged {
 /** What made a copy, from its name. */
 export function copyKind(name: string): string {
   if (/\.sync-conflict-\d{8}-\d{6}/.test(name)) return 'Syncthing conflict copy';
+  if (/\(conflicted copy by Engram(?: \d+)?\)/.test(name)) return 'a save Engram replaced';
   if (/\(conflicted copy/i.test(name)) return /\(Conflicted copy [^)]*\d{12}\)/.test(name) ? 'Obsidian Sync conflict copy' : 'Dropbox conflicted copy';
   if (/(?: \d+| \(\d+\))\.md$/.test(name)) return 'numbered duplicate';
   return 'another file with the same id';
