@@ -57,12 +57,12 @@ export class NodeFileStore implements FileStore {
   /**
    * Fault injection for the tests: `beforeRename` runs between a compare-and-swap's compare
    * and its rename (a person's save lands there), `afterLink` between a move's link and its
-   * unlink (a touch arrives there), `whileWaiting` each time a read waits for a file to
+   * unlink (a touch arrives there; the move waits for what it returns), `whileWaiting` each time a read waits for a file to
    * settle (a save in progress completes there).
    */
   constructor(
     root: string,
-    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void; whileWaiting?: (full: string) => void } = {},
+    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void | Promise<void>; whileWaiting?: (full: string) => void } = {},
   ) {
     this.root = nodePath.resolve(root);
   }
@@ -416,7 +416,7 @@ export class NodeFileStore implements FileStore {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
       throw error;
     }
-    this.faults.afterLink?.(target);
+    await this.faults.afterLink?.(target);
     fs.unlinkSync(source);
   }
 

@@ -33,9 +33,10 @@ export class NodeLocks implements Locks {
     /**
      * For the tests: `now`, the clock a lock's age is judged by (file times are the system's;
      * default Date.now); `guarded`, a fault hook run once a waiter holds a takeover's guard,
-     * before it reads the lock again.
+     * before it reads the lock again; `waiting`, run each time `withLock` finds its key held by
+     * a live holder and is about to wait (a barrier: "this caller now waits for that lock").
      */
-    private readonly faults: { now?: () => number; guarded?: (path: string) => void } = {},
+    private readonly faults: { now?: () => number; guarded?: (path: string) => void; waiting?: (key: string) => void } = {},
   ) {
     this.dir = nodePath.join(vaultRoot, '.engram', 'locks');
   }
@@ -117,6 +118,7 @@ export class NodeLocks implements Locks {
       const held = inspectLock(path);
       if (!held || this.takeOverIfDead(path, held, () => inspectLock(path))) continue;
       if (Date.now() - started > LOCK_WAIT_MS) throw new LockError(`could not lock ${key}: another process has held it for over ${LOCK_WAIT_MS / 1000} s`);
+      this.faults.waiting?.(key);
       await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
       wait = Math.min(20, wait * 1.5);
     }

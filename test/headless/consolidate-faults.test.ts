@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
 import { NodeLocks } from '../../headless/locks';
 import { consolidate } from '../../src/core/consolidation/consolidate';
 import { resolveSettings } from '../../src/core/settings';
+import { useMemories, type UseResult } from '../../src/core/touch';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
 import { engram, initVault } from '../helpers/cli';
@@ -86,25 +87,35 @@ describe('consolidation faults', () => {
     for (let i = 1; i <= 3; i++) {
       writeFileSync(path.join(vault, 'episodic', `mem-prune000000${i}.md`), memory(`mem-prune000000${i}`, '2026-07-01T10:00:00Z', `Ancient memory ${i}`, 'tier: cold\n'));
     }
-    let touch: Promise<number> | null = null;
+    // an agent (its own file port and locks) touches the memory between the move's link and its
+    // unlink; the move goes on only once the touch has finished (a move that does not hold the
+    // memory's lock: it then deletes what the touch wrote) or waits for that lock (the prune holds it)
+    let waits!: () => void;
+    const waiting = new Promise<void>((resolve) => (waits = resolve));
+    const agentLocks = new NodeLocks(vault, undefined, { waiting: (key) => key === 'mem-prune0000001' && waits() });
+    const agent = new Vault({ files: new NodeFileStore(vault), locks: agentLocks, clock: { now: () => at('2026-11-30T00:00:01Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    let touch: Promise<UseResult[]> | null = null;
+    let arrived: 'finished' | 'waiting' | null = null;
     const files = new NodeFileStore(vault, {
-      afterLink: (target) => {
+      afterLink: async (target) => {
         if (touch || !target.endsWith('mem-prune0000001.md')) return;
-        // an agent touches the memory between the move's link and its unlink
-        const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', '2026-11-30T00:00:01Z', 'touch', 'mem-prune0000001'], { stdio: 'ignore' });
-        touch = new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 700);
+        touch = useMemories(agent, ['mem-prune0000001'], { use: 'read', touch: true, coAccess: false });
+        arrived = await Promise.race([touch.then(() => 'finished' as const), waiting.then(() => 'waiting' as const)]);
       },
     });
     const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at('2026-11-30T00:00:00Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
     const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0 });
     expect(report.steps.find((s) => s.step === 'prune')!.count).toBe(3);
-    expect(await touch).toBe(0);
-    const copies = ['episodic', 'archive'].filter((f) => existsSync(path.join(vault, f, 'mem-prune0000001.md')));
-    expect(copies).toHaveLength(1);
-    const file = path.join(vault, copies[0]!, 'mem-prune0000001.md');
+    const [touched] = await touch!;
+    // the touch is in the memory's one file: let in after the move, it found the memory in
+    // archive/ and brought it back
+    expect(readdirSync(path.join(vault, 'archive')).sort()).toEqual(['mem-prune0000002.md', 'mem-prune0000003.md']);
+    expect(readdirSync(path.join(vault, 'episodic'))).toEqual(['mem-prune0000001.md']);
+    const file = path.join(vault, 'episodic', 'mem-prune0000001.md');
     expect([field(file, 'access_count'), field(file, 'last_accessed_at')]).toEqual(['1', '"2026-11-30T00:00:01Z"']);
-  }, 30_000);
+    expect([touched!.path, touched!.access_count, touched!.revived_from]).toEqual(['episodic/mem-prune0000001.md', 1, 'archive/mem-prune0000001.md']);
+    expect(arrived).toBe('waiting');
+  });
 
   it('a move cut between its link and its unlink, then touched, ends as one memory (prune-kill-dup-forever.sh)', async () => {
     for (let i = 1; i <= 3; i++) writeFileSync(path.join(vault, 'episodic', `mem-dupli000000${i}.md`), memory(`mem-dupli000000${i}`, '2026-07-01T10:00:00Z', `Ancient memory number ${i} about kites`));
