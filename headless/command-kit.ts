@@ -4,7 +4,8 @@ import { wholeNumberIn, type WholeRange } from '../src/core/arguments';
 import { EngramError, PathError, UsageError } from '../src/core/errors';
 import { isMemoryId, safeRelativePath } from '../src/core/ids';
 import type { RecallEngine } from '../src/core/recall/recall';
-import { listMemoryPaths } from '../src/core/memory-files';
+import { scanMemoryFiles } from '../src/core/memory-files';
+import { openRecall } from '../src/core/recall/results';
 import { MEMORY_FOLDERS, type Vault } from '../src/core/vault';
 import type { CommandContext } from './command';
 import type { Runtime } from './runtime';
@@ -21,10 +22,14 @@ export function warnUnreadable(context: CommandContext, unreadable: number): voi
   if (unreadable > 0 && !context.json) context.io.stderr(`engram: ${unreadable} memory ${unreadable === 1 ? 'file' : 'files'} could not be read (engram stats lists them)\n`);
 }
 
-/** How many memory files recall left out because they could not be read: files in the memory folders less the engine's documents. */
-export async function unreadableForRecall(vault: Vault, engine: RecallEngine): Promise<number> {
-  const files = (await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS)).length;
-  return Math.max(0, files - engine.size);
+/**
+ * The recall engine over the vault, and how many memory files it left out because they could
+ * not be read (entries in the memory folders less the engine's documents), from one listing.
+ */
+export async function openRecallCounting(vault: Vault): Promise<{ engine: RecallEngine; unreadable: number }> {
+  const scan = await scanMemoryFiles(vault.ports.files, MEMORY_FOLDERS);
+  const engine = await openRecall(vault, scan.files);
+  return { engine, unreadable: Math.max(0, scan.entries - engine.size) };
 }
 
 /** TEXT from the arguments, or standard input for `-` (or no argument on a pipe). */

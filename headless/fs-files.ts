@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
-import type { FileStat, FileStore } from '../src/core/ports';
+import type { FileStat, FileStore, FolderScan } from '../src/core/ports';
 
 /**
  * The core's file port over a folder on disk. Every path is vault-relative and checked:
@@ -273,6 +273,41 @@ export class NodeFileStore implements FileStore {
         continue;
       }
       if (s?.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
+    }
+    return out;
+  }
+
+  /**
+   * listStats, folders and list of one folder from one read of it (a cold recall lists the
+   * memory folders once where it read each three times): directories are known from their
+   * entry type and not stat'ed; every other entry is stat'ed once, as listStats does.
+   */
+  async scan(rel: string): Promise<FolderScan> {
+    const dir = this.resolve(`${rel}/.`);
+    const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
+    const out: FolderScan = { files: [], folders: [], others: [] };
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return out;
+      throw error;
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      if (entry.isDirectory()) {
+        out.folders.push(name);
+        if (name.endsWith('.md')) out.others.push(name);
+        continue;
+      }
+      let s: fs.Stats | undefined;
+      try {
+        s = fs.statSync(prefix + name, { throwIfNoEntry: false });
+      } catch {
+        s = undefined;
+      }
+      if (s?.isFile()) out.files.push({ name, size: s.size, mtimeMs: s.mtimeMs });
+      else out.others.push(name);
     }
     return out;
   }

@@ -1,7 +1,7 @@
 import { splitFrontmatter } from './frontmatter';
 import { isMemoryId } from './ids';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from './memory';
-import type { FileStore } from './ports';
+import type { FileStore, FolderScan } from './ports';
 import type { ListedFile } from './recall/snapshot';
 import type { Category } from './settings';
 
@@ -50,6 +50,37 @@ export async function listMemoryStats(files: FileStore, roots: string[] = MEMORY
   };
   for (const root of roots) await walk(root, 0);
   return out;
+}
+
+/** listMemoryStats' listing, and how many entries listMemoryPaths gives (readable or not). */
+export interface MemoryScan {
+  files: ListedFile[];
+  entries: number;
+}
+
+/**
+ * listMemoryStats and the length of listMemoryPaths from one walk: with a store's `scan`, one
+ * read of each folder (a cold recall and context list the vault once, where they listed it
+ * twice, reading each folder four times); without one, from listStats, folders and list.
+ */
+export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY_ROOTS): Promise<MemoryScan> {
+  const out: ListedFile[] = [];
+  let entries = 0;
+  const look = async (dir: string): Promise<FolderScan> => {
+    if (files.scan) return files.scan(dir);
+    const [stats, folders, names] = [await files.listStats(dir), files.folders ? await files.folders(dir) : [], await files.list(dir)];
+    const regular = new Set(stats.map((s) => s.name));
+    return { files: stats, folders, others: names.filter((name) => !regular.has(name)) };
+  };
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    const scan = await look(dir);
+    const listed = scan.files.filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const s of listed) out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
+    entries += listed.length + scan.others.filter((name) => name.endsWith('.md')).length;
+    if (depth < MAX_DEPTH) for (const sub of scan.folders.filter((name) => !name.startsWith('.') && !name.endsWith('.md')).sort()) await walk(`${dir}/${sub}`, depth + 1);
+  };
+  for (const root of roots) await walk(root, 0);
+  return { files: out, entries };
 }
 
 /**

@@ -8,6 +8,13 @@ export interface FileStat {
   mtimeMs: number;
 }
 
+/** A folder as FileStore.scan sees it. */
+export interface FolderScan {
+  files: Array<FileStat & { name: string }>;
+  folders: string[];
+  others: string[];
+}
+
 export interface FileStore {
   /**
    * The file's bytes, or null when it does not exist. With `stable`, the bytes of a complete
@@ -30,6 +37,13 @@ export interface FileStore {
   folders?(dir: string): Promise<string[]>;
   /** The files directly inside a folder with their size and mtime, in one call. */
   listStats(dir: string): Promise<Array<FileStat & { name: string }>>;
+  /**
+   * One look at a folder: what listStats, folders and list say of it, from a single read of
+   * the folder. `others`: the names list gives that are not among `files` (symlinks that do
+   * not lead to a regular file, FIFOs, sockets, folders named like notes, entries that could
+   * not be looked at). Optional: without it the core asks listStats, folders and list.
+   */
+  scan?(dir: string): Promise<FolderScan>;
   /**
    * Replace a file atomically (temp file + rename), never writing through a symlink. With
    * `expect`, the write happens only if the file still holds exactly that text, read stable

@@ -90,11 +90,12 @@ export async function hydrate(vault: Vault, hits: RecallHit[]): Promise<RecallHi
  * a vault whose files changed only in their fields (touches, marks, reinforcements: the same
  * words, dates and episode) patches the snapshot's rows from those files; otherwise the
  * catalog re-parses what changed and every index is built again. The snapshot is written
- * again after either.
+ * again after either. `listed`: the memory files as listMemoryFiles gives them, when the
+ * caller has listed them already (scanMemoryFiles).
  */
-export async function openRecall(vault: Vault): Promise<RecallEngine> {
+export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<RecallEngine> {
   const { files } = vault.ports;
-  const listing = await listMemoryFiles(vault);
+  const listing = listed ?? (await listMemoryFiles(vault));
   const fingerprint = catalogFingerprint(vault.settings);
   const params = bm25Params(vault.settings);
   const bytes = await files.read(SNAPSHOT_PATH).catch(() => null);

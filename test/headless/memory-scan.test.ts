@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { NodeFileStore } from '../../headless/fs-files';
+import { listMemoryPaths, listMemoryStats, MEMORY_ROOTS, scanMemoryFiles } from '../../src/core/memory-files';
+import { MemoryFileStore } from '../helpers/memory-ports';
+
+/**
+ * scanMemoryFiles (one read of each folder, for a cold recall and context) gives what the two
+ * listings it replaces gave: listMemoryStats' files, and as many entries as listMemoryPaths,
+ * on a folder holding every kind of entry the readers report.
+ */
+describe('scanMemoryFiles', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'engram-scan-'));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const file = (rel: string, text = 'x') => {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
+  };
+
+  it('lists the regular files and counts every note-named entry, as the separate listings do', async () => {
+    file('episodic/b.md', 'bb');
+    file('episodic/a.md', 'a');
+    file('episodic/notes.txt');
+    file('episodic/deep/c.md', 'ccc');
+    file('episodic/deep/deeper/d.md');
+    file('episodic/.hidden/e.md');
+    file('semantic/s.md');
+    file('archive/episodic/old.md', 'old');
+    mkdirSync(path.join(root, 'decisions/folder.md/inner'), { recursive: true }); // a folder named like a note
+    writeFileSync(path.join(root, 'decisions/folder.md/inner/x.md'), 'x');
+    symlinkSync('a.md', path.join(root, 'episodic/link.md')); // a link to a memory: a file
+    symlinkSync('nowhere.md', path.join(root, 'episodic/dangling.md'));
+    symlinkSync('loop.md', path.join(root, 'episodic/loop.md'));
+    symlinkSync('deep', path.join(root, 'episodic/dir-link.md')); // a link to a folder: not walked
+    symlinkSync('deep', path.join(root, 'episodic/dir-link')); // nor this one
+    execFileSync('mkfifo', [path.join(root, 'semantic/pipe.md')]);
+    const store = new NodeFileStore(root);
+    const scan = await scanMemoryFiles(store, MEMORY_ROOTS);
+    expect(scan.files).toEqual(await listMemoryStats(store, MEMORY_ROOTS));
+    expect(scan.entries).toBe((await listMemoryPaths(store, MEMORY_ROOTS)).length);
+    expect(scan.files.map(([p, size]) => [p, size])).toEqual([
+      ['episodic/a.md', 1],
+      ['episodic/b.md', 2],
+      ['episodic/link.md', 1],
+      ['episodic/deep/c.md', 3],
+      ['episodic/deep/deeper/d.md', 1],
+      ['semantic/s.md', 1],
+      ['archive/episodic/old.md', 3],
+    ]);
+    // the seven files, and: dangling, loop, dir-link.md, pipe.md, folder.md
+    expect(scan.entries).toBe(12);
+  });
+
+  it('gives the same from a store without scan (listStats, folders and list)', async () => {
+    const files = new MemoryFileStore();
+    files.files.set('episodic/b.md', 'bb');
+    files.files.set('episodic/a.md', 'a');
+    files.files.set('episodic/sub/c.md', 'ccc');
+    files.files.set('episodic/x.txt', 'x');
+    files.files.set('decisions/d.md', 'd');
+    expect(await scanMemoryFiles(files, MEMORY_ROOTS)).toEqual({
+      files: [
+        ['episodic/a.md', 1, 0],
+        ['episodic/b.md', 2, 0],
+        ['episodic/sub/c.md', 3, 0],
+        ['decisions/d.md', 1, 0],
+      ],
+      entries: 4,
+    });
+    expect((await scanMemoryFiles(files, MEMORY_ROOTS)).files).toEqual(await listMemoryStats(files, MEMORY_ROOTS));
+  });
+
+  it('finds nothing in a vault without memory folders', async () => {
+    expect(await scanMemoryFiles(new NodeFileStore(root), MEMORY_ROOTS)).toEqual({ files: [], entries: 0 });
+  });
+});
