@@ -73,16 +73,58 @@ function seasonSpan(year: number, startMonth: number): Span {
   return [first, day(d.getUTCFullYear(), d.getUTCMonth() + 3, 1)];
 }
 
-function tokenize(text: string): Token[] {
+/**
+ * The tokens of a text: what `TOKEN_PATTERN` matches in its lower case, scanned by hand (a
+ * regular expression and two tests per token were most of findDates, which runs on every
+ * memory a first run parses). The same tokens as the pattern, which the tests compare.
+ */
+export function tokenize(text: string): Token[] {
+  const lower = text.toLowerCase();
   const tokens: Token[] = [];
-  for (const m of text.toLowerCase().matchAll(/(\d{4})-(\d{2})-(\d{2})|\d+(?:st|nd|rd|th)?|[a-z]+|[,]/g)) {
-    const raw = m[0];
-    let value: number | null = null;
-    if (/^\d/.test(raw)) value = Number(raw.replace(/\D+$/, ''));
-    else if (raw in NUMBER_WORDS) value = NUMBER_WORDS[raw]!;
-    tokens.push({ text: raw, from: m.index, to: m.index + raw.length, value });
+  const n = lower.length;
+  let i = 0;
+  while (i < n) {
+    const c = lower.charCodeAt(i);
+    if (isDigit(c)) {
+      const from = i;
+      if (isoDateAt(lower, i)) {
+        tokens.push({ text: lower.slice(i, i + 10), from, to: i + 10, value: NaN }); // Number('2022-05-01'), as before
+        i += 10;
+        continue;
+      }
+      while (i < n && isDigit(lower.charCodeAt(i))) i++;
+      const digits = lower.slice(from, i);
+      const suffix = lower.slice(i, i + 2);
+      const ordinal = suffix === 'st' || suffix === 'nd' || suffix === 'rd' || suffix === 'th';
+      if (ordinal) i += 2;
+      tokens.push({ text: ordinal ? digits + suffix : digits, from, to: i, value: Number(digits) });
+    } else if (c >= 97 && c <= 122) {
+      const from = i;
+      while (i < n && isLowerLetter(lower.charCodeAt(i))) i++;
+      const raw = lower.slice(from, i);
+      tokens.push({ text: raw, from, to: i, value: raw in NUMBER_WORDS ? NUMBER_WORDS[raw]! : null });
+    } else {
+      if (c === 44) tokens.push({ text: ',', from: i, to: i + 1, value: null });
+      i++;
+    }
   }
   return tokens;
+}
+
+/** What tokenize finds (the tests' reference): an ISO date, digits with an ordinal suffix, a word, a comma. */
+export const TOKEN_PATTERN = /(\d{4})-(\d{2})-(\d{2})|\d+(?:st|nd|rd|th)?|[a-z]+|[,]/g;
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isLowerLetter = (c: number) => c >= 97 && c <= 122;
+
+/** `\d{4}-\d{2}-\d{2}` at i. */
+function isoDateAt(s: string, i: number): boolean {
+  if (i + 10 > s.length) return false;
+  for (let k = 0; k < 10; k++) {
+    const c = s.charCodeAt(i + k);
+    if (k === 4 || k === 7 ? c !== 45 : !isDigit(c)) return false;
+  }
+  return true;
 }
 
 interface Parse {
@@ -236,12 +278,11 @@ class Parser {
   relative(i: number): Parse | null {
     const w = this.word(i);
     const today = utcDay(this.anchor);
-    const oneDay = (offset: number): Span => [today + offset * MS_PER_DAY, today + (offset + 1) * MS_PER_DAY];
-    if (w === 'yesterday') return { span: oneDay(-1), length: 1 };
-    if (w === 'today' || w === 'tonight') return { span: oneDay(0), length: 1 };
-    if (w === 'tomorrow') return { span: oneDay(1), length: 1 };
+    if (w === 'yesterday') return { span: this.oneDay(today, -1), length: 1 };
+    if (w === 'today' || w === 'tonight') return { span: this.oneDay(today, 0), length: 1 };
+    if (w === 'tomorrow') return { span: this.oneDay(today, 1), length: 1 };
     if ((w === 'last' && this.word(i + 1) === 'night') || (w === 'this' && ['morning', 'afternoon', 'evening'].includes(this.word(i + 1)))) {
-      return { span: oneDay(w === 'last' ? -1 : 0), length: 2 };
+      return { span: this.oneDay(today, w === 'last' ? -1 : 0), length: 2 };
     }
     if ((w === 'last' || w === 'past' || w === 'previous' || w === 'this' || w === 'next') && this.word(i + 2) !== 'of') {
       const shift = w === 'this' ? 0 : w === 'next' ? 1 : -1;
@@ -277,9 +318,14 @@ class Parser {
     const weekday = this.weekday(w);
     if (weekday >= 0 && (WEEKDAYS.includes(w) || this.word(i - 1) === 'on')) {
       const back = (new Date(this.anchor).getUTCDay() - weekday + 7) % 7;
-      return { span: oneDay(-back), length: 1 };
+      return { span: this.oneDay(today, -back), length: 1 };
     }
     return null;
+  }
+
+  /** The day `offset` days from today (a function of the class, not a closure made at each call). */
+  private oneDay(today: number, offset: number): Span {
+    return [today + offset * MS_PER_DAY, today + (offset + 1) * MS_PER_DAY];
   }
 
   private absoluteAt(i: number): Parse | null {
