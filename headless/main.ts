@@ -1,24 +1,27 @@
-import { isatty } from 'node:tty';
 import { runCli } from './cli';
 import { readStdinSync } from './stdin';
-
-// A reader that went away (`engram stats | head -1`) is not an error: stop quietly.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
+import { writeAllSync } from './stdout';
 
 /**
  * The `engram` executable: the CLI bound to the process's streams. Standard input is never
  * touched through `process.stdin` (creating that stream puts a pipe in non-blocking mode,
  * and a slow producer would then fail a read with EAGAIN); it is read from fd 0 directly.
+ * Results are written to fd 1 directly too (headless/stdout.ts), and whether fd 0 or 1 is a
+ * terminal is asked only by a command that reads it: process.stdout and node:tty load
+ * node:net and node:stream, which most commands never use (`engram mcp`, which streams,
+ * creates process.stdout itself).
  */
+const isatty = (fd: number): boolean => (require('node:tty') as typeof import('node:tty')).isatty(fd);
 void runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
+  stdout: (text) => writeAllSync(1, text),
   stderr: (text) => process.stderr.write(text),
   readStdin: () => readStdinSync(0),
-  stdinIsTTY: isatty(0),
-  stdoutIsTTY: Boolean(process.stdout.isTTY),
+  get stdinIsTTY() {
+    return isatty(0);
+  },
+  get stdoutIsTTY() {
+    return isatty(1);
+  },
   cwd: process.cwd(),
   env: process.env,
 }).then((code) => {

@@ -32,6 +32,12 @@ export const MCP_COMMANDS: Record<string, Command> = {
       const version = packageVersion();
       if (!o.http) {
         for (const key of ['host', 'port', 'token']) if (o[key] !== undefined) throw new UsageError(`mcp: --${key} goes with --http`);
+        // the protocol streams on process.stdout: a client that went away (EPIPE) ends the
+        // server quietly, as every command's output did when main.ts made that stream for all
+        process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+          if (error.code === 'EPIPE') process.exit(0);
+          throw error;
+        });
         await serveStdio({ runtime: context.runtime, version, log });
         return 0;
       }
