@@ -5,9 +5,28 @@
 // with it, started from a Blob); the WASM is not installed by the store: it is a release asset
 // that the plugin downloads on first use, after the user agrees, from this version's GitHub
 // release, checking the SHA-256 built into main.js here.
-import { build } from 'esbuild';
+import { build as esbuild } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+
+// Every file is written beside its place and renamed over it: esbuild (and copyFileSync) write
+// in place (O_TRUNC, then the bytes), and a runner started meanwhile -- by a test of another
+// jest run in the same checkout, whose global setup builds again -- read an empty
+// engram-cli.js, ran nothing and exited 0 without reading its input (stdin.test's "write
+// EPIPE, exit 0 for the 300 KB input"). A reader now sees the old file or the new one.
+function replaceFile(path, bytes) {
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, bytes);
+  // a script with a #! line (the launcher) is executable before it takes its name
+  chmodSync(temp, bytes[0] === 0x23 && bytes[1] === 0x21 ? 0o755 : 0o644);
+  renameSync(temp, path);
+}
+const copyFile = (from, to) => replaceFile(to, readFileSync(from));
+async function build(options) {
+  const result = await esbuild({ ...options, write: false });
+  for (const file of result.outputFiles) replaceFile(file.path, file.contents);
+  return result;
+}
 
 // gpt-tokenizer (1.1 MB of BPE ranks) and transformers.js stay in node_modules for the
 // runner and load only when a command needs them: bundled, they cost every command
@@ -45,7 +64,7 @@ await build({
   },
   outfile: 'dist/cl100k.js',
 });
-for (const wasm of ['ort-wasm.wasm', 'ort-wasm-simd.wasm']) copyFileSync(`node_modules/onnxruntime-web/dist/${wasm}`, `dist/plugin/${wasm}`);
+for (const wasm of ['ort-wasm.wasm', 'ort-wasm-simd.wasm']) copyFile(`node_modules/onnxruntime-web/dist/${wasm}`, `dist/plugin/${wasm}`);
 
 // The runtime's pinned files: this version's release assets, each with its SHA-256.
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -84,5 +103,4 @@ await build({
   // provided by Obsidian at run time
   external: ['obsidian', 'electron', '@codemirror/*', '@lezer/*'],
 });
-chmodSync('dist/engram.js', 0o755);
-for (const file of ['manifest.json', 'styles.css']) copyFileSync(file, `dist/plugin/${file}`);
+for (const file of ['manifest.json', 'styles.css']) copyFile(file, `dist/plugin/${file}`);

@@ -25,6 +25,12 @@ const bundle = nodePath.join(__dirname, 'engram-cli.js');
  */
 (globalThis as Record<symbol, unknown>)[Symbol.for('engram.import')] = (name: string): Promise<unknown> => import(name);
 const source = readFileSync(bundle, 'utf8');
+if (source.length === 0) {
+  // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
+  // it would run nothing and exit 0, a `remember` that said it succeeded without remembering
+  process.stderr.write(`engram: ${bundle} is empty (being installed or built right now?): run the command again\n`);
+  process.exit(1);
+}
 const cacheFile = cachePath();
 let cached: Buffer | undefined;
 try {
