@@ -41,10 +41,28 @@ export function spanTerms(start: number, end: number): string[] {
   return [...terms];
 }
 
+/**
+ * The terms of the day a memory was written, by day: memories share their days (10,000 of
+ * them written over a year share 365), and spanTerms formats its dates through Date objects.
+ * Bounded: cleared when full.
+ */
+const WRITTEN_DAY_TERMS = new Map<number, readonly string[]>();
+const WRITTEN_DAYS_MAX = 4096;
+
+function writtenDayTerms(day: number): readonly string[] {
+  let terms = WRITTEN_DAY_TERMS.get(day);
+  if (terms === undefined) {
+    if (WRITTEN_DAY_TERMS.size >= WRITTEN_DAYS_MAX) WRITTEN_DAY_TERMS.clear();
+    terms = spanTerms(day, day + MS_PER_DAY);
+    WRITTEN_DAY_TERMS.set(day, terms);
+  }
+  return terms;
+}
+
 /** A memory's time terms: the day it was written and the dates its text names, once each. */
 export function memoryTimeTerms(text: string, createdMs: number): string[] {
   const day = Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY;
-  const terms = new Set(spanTerms(day, day + MS_PER_DAY));
+  const terms = new Set(writtenDayTerms(day));
   const found = findDates(text, createdMs);
   for (const m of found.mentions) for (const t of spanTerms(m.start, m.end)) terms.add(t);
   if (found.mentions.length > 0 || found.durations.length > 0) terms.add(TIME_SAID);

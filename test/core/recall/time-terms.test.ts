@@ -3,6 +3,7 @@ import { toRecallDoc } from '../../../src/core/recall/catalog';
 import { RecallEngine } from '../../../src/core/recall/recall';
 import { memoryTimeTerms, queryTime, spanTerms, TIME_SAID } from '../../../src/core/recall/time-terms';
 import { DEFAULT_SETTINGS as S, resolveSettings } from '../../../src/core/settings';
+import { MS_PER_DAY } from '../../../src/core/time';
 import { at } from '../../helpers/memory-ports';
 
 const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
@@ -22,6 +23,19 @@ describe('time terms', () => {
     ]);
     expect(memoryTimeTerms("I've known them for 4 years", Date.parse('2022-05-02T18:00:00Z'))).toEqual(['day:2022-05-02', 'month:2022-05', 'year:2022', TIME_SAID]);
     expect(memoryTimeTerms('Backoff starts at 200 ms', Date.parse('2022-05-02T18:00:00Z'))).toEqual(['day:2022-05-02', 'month:2022-05', 'year:2022']);
+  });
+
+  it('gives each memory its own written day, twice over 5,000 days (the day terms are kept by day, up to 4,096 days)', () => {
+    const first = Date.parse('2015-01-01T10:00:00Z');
+    for (let round = 0; round < 2; round++) {
+      for (let k = 0; k < 5000; k++) {
+        const created = first + k * MS_PER_DAY;
+        const start = Math.floor(created / MS_PER_DAY) * MS_PER_DAY;
+        expect(memoryTimeTerms('Nothing dated here', created)).toEqual(spanTerms(start, start + MS_PER_DAY));
+      }
+    }
+    expect(memoryTimeTerms('Nothing dated here', first)).toEqual(['day:2015-01-01', 'month:2015-01', 'year:2015']);
+    expect(memoryTimeTerms('Nothing dated here', first + 4999 * MS_PER_DAY)).toEqual(['day:2028-09-08', 'month:2028-09', 'year:2028']);
   });
 
   it("looks a question's dates up at their finest unit, and knows a question about when", () => {
