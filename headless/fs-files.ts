@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
-import type { FileStat, FileStore, FolderScan } from '../src/core/ports';
+import type { FileStat, FileStore, FileVersion, FolderScan } from '../src/core/ports';
 
 /**
  * The core's file port over a folder on disk. Every path is vault-relative and checked:
@@ -185,6 +185,33 @@ export class NodeFileStore implements FileStore {
     if (!stable) return null;
     fs.closeSync(stable.fd);
     return stable.bytes;
+  }
+
+  /**
+   * A plain read, and the version read when it is a complete, quiet one (not saved in place
+   * within QUIET_MS, not empty, as long as its stat said): what `unchanged` compares later,
+   * so that a consolidation need not read again, before moving it, a memory it read to plan.
+   */
+  async readVersioned(rel: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null> {
+    const open = this.openRegular(this.resolve(rel), rel);
+    if (!open) return null;
+    try {
+      const bytes = readAll(open.fd, open.stat.size);
+      const whole = open.stat.size > 0n && bytes.length === Number(open.stat.size) && quietWait(open.stat) === 0;
+      return { bytes, version: whole ? versionOf(open.stat) : null };
+    } finally {
+      fs.closeSync(open.fd);
+    }
+  }
+
+  /**
+   * The file is the version `tag` names (same inode, size and mtime: a write in place changes
+   * the mtime, a replacement the inode) and quiet: a stable read would return at once the bytes
+   * read with it. One lstat: a symbolic link is never its target's version.
+   */
+  async unchanged(rel: string, tag: string): Promise<boolean> {
+    const st = fs.lstatSync(this.resolve(rel), { bigint: true, throwIfNoEntry: false });
+    return st !== undefined && st.isFile() && st.size > 0n && quietWait(st) === 0 && versionTag(st) === tag;
   }
 
   /**
@@ -444,9 +471,16 @@ export class NodeFileStore implements FileStore {
   async move(from: string, to: string): Promise<void> {
     const source = this.resolve(from);
     const target = this.resolve(to);
-    fs.mkdirSync(nodePath.dirname(target), { recursive: true });
     try {
-      fs.linkSync(source, target);
+      try {
+        fs.linkSync(source, target);
+      } catch (error) {
+        // the target's folder is made only when missing: a mkdir per move cost a syscall each
+        // of the thousands of moves a first consolidation makes into one folder
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        fs.mkdirSync(nodePath.dirname(target), { recursive: true });
+        fs.linkSync(source, target);
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
       throw error;
@@ -566,6 +600,18 @@ class EmptyWatch {
 function markOurs(fd: number): void {
   const now = new Date();
   fs.futimesSync(fd, now, now);
+}
+
+/** A version as `readVersioned` reports it; its mtimeMs is what a plain `fs.statSync` says (seconds x 1000 + nanoseconds / 10^6). */
+function versionOf(stat: fs.BigIntStats): FileVersion {
+  const ns = stat.mtimeNs;
+  const mtimeMs = ns >= 0n ? Number(ns / 1_000_000_000n) * 1e3 + Number(ns % 1_000_000_000n) / 1e6 : Number(stat.mtimeMs);
+  return { size: Number(stat.size), mtimeMs, tag: versionTag(stat) };
+}
+
+/** What stays the same while a file's content does (sameVersion's fields); a move (link, unlink) keeps it. */
+function versionTag(stat: fs.BigIntStats): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
 }
 
 /** The same content version of a file: a data write changes its mtime (ctime also moves when it is renamed or unlinked). */

@@ -8,7 +8,7 @@ import { memoryText, type Memory } from './memory';
 import { listMemoryPaths, preferredPath } from './memory-files';
 import type { FileStore } from './ports';
 import { memoryTitle } from './title';
-import { LAYOUT, MEMORY_FOLDERS, type Vault } from './vault';
+import { LAYOUT, MEMORY_FOLDERS, type ReadNote, type Vault } from './vault';
 
 /**
  * Links that keep resolving when file names are free (ADR 0005). Obsidian resolves `[[Name]]`
@@ -47,13 +47,23 @@ interface Names {
   byName: Map<string, string | null>;
 }
 
-async function names(vault: Vault, renamed: Map<string, string>): Promise<Names> {
+/**
+ * What a caller that has just read the vault can give instead of reading it again: its loaded
+ * memories with their texts and the paths listed (`Vault.loadAll({ keep: true })`), and the
+ * files holding each id (`Vault.idPaths()`), as fresh as the caller's own look.
+ */
+export interface LinkRepairInput {
+  loaded?: { memories: Memory[]; paths: string[]; read: Map<string, ReadNote> };
+  ids?: Map<string, string[]>;
+}
+
+async function names(vault: Vault, renamed: Map<string, string>, given: LinkRepairInput): Promise<Names> {
   const nameOf = new Map<string, string>();
   const byName = new Map<string, string | null>();
-  for (const [id, paths] of await vault.idPaths()) nameOf.set(id, renamed.get(id) ?? noteName(preferredPath(paths)));
+  for (const [id, paths] of given.ids ?? (await vault.idPaths())) nameOf.set(id, renamed.get(id) ?? noteName(preferredPath(paths)));
   const others = await listMemoryPaths(vault.ports.files, [LAYOUT.conflicts, 'review', LAYOUT.daily]);
   for (const path of others) byName.set(noteName(path).toLowerCase(), null);
-  for (const path of await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS)) if (!byName.has(noteName(path).toLowerCase())) byName.set(noteName(path).toLowerCase(), null);
+  for (const path of given.loaded?.paths ?? (await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS))) if (!byName.has(noteName(path).toLowerCase())) byName.set(noteName(path).toLowerCase(), null);
   for (const [id, name] of nameOf) byName.set(name.toLowerCase(), id);
   // a renamed file's old name no longer resolves
   if (renamed.size > 0) for (const id of renamed.keys()) byName.delete(id.toLowerCase());
@@ -120,18 +130,20 @@ const memoryKind = (label: string | undefined): LinkKind | null => {
  * `renamed` gives names files will have (a migration's dry run); `rewritesOnly` leaves notes
  * whose links all resolve as they are (doctor, consolidation).
  */
-export async function repairLinks(vault: Vault, options: { apply: boolean; renamed?: Map<string, string>; rewritesOnly?: boolean }): Promise<LinkReport> {
-  const n = await names(vault, options.renamed ?? new Map<string, string>());
+export async function repairLinks(vault: Vault, options: { apply: boolean; renamed?: Map<string, string>; rewritesOnly?: boolean } & LinkRepairInput): Promise<LinkReport> {
+  const n = await names(vault, options.renamed ?? new Map<string, string>(), options);
   const report: LinkReport = { rewritten: [], recorded: [], written: [], skipped: [] };
-  const { memories } = await vault.loadAll();
-  for (const memory of memories) await repairMemory(vault, memory, n, options.apply, report, options.rewritesOnly ?? false);
+  const { memories } = options.loaded ?? (await vault.loadAll());
+  const read = options.loaded?.read;
+  for (const memory of memories) await repairMemory(vault, memory, n, options.apply, report, options.rewritesOnly ?? false, read?.get(memory.path)?.text);
   for (const folder of [LAYOUT.conflicts, 'review']) {
     for (const path of await listMemoryPaths(vault.ports.files, [folder])) await repairNote(vault, path, n, options.apply, report);
   }
   return report;
 }
 
-async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boolean, report: LinkReport, rewritesOnly: boolean): Promise<void> {
+/** `known`: the memory's text as read with it (the plan is made from it; a write reads the file again under the lock). */
+async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boolean, report: LinkReport, rewritesOnly: boolean, known?: string): Promise<void> {
   const plan = (m: Memory, text: string): { text: string; rewrites: LinkRewrite[]; recorded: boolean } | null => {
     const split = splitFrontmatter(text);
     if (!split) return null;
@@ -159,7 +171,7 @@ async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boole
     const withBody = body.text === m.body ? text : split.head + split.yaml + split.fence + body.text;
     return { text: Object.keys(fields).length > 0 ? setFrontmatterFields(withBody, fields) : withBody, rewrites, recorded: grew };
   };
-  const first = await vault.readExact(memory.path);
+  const first = known ?? (await vault.readExact(memory.path));
   if (first === null) return;
   const planned = safePlan(() => plan(memory, first), memory.path, report);
   // recording the ids of links that resolve is the migration's (a vault of mem-… links reads as it is)

@@ -228,6 +228,8 @@ export class IdIndex {
   private byIdStale = false;
   /** ids.json's bytes as read for findInCacheText (null: none), until the rows are parsed. */
   private cacheBytes: Uint8Array | null | undefined = undefined;
+  /** Rows learn() was told before the rows were loaded. */
+  private learned: Map<string, Row> | null = null;
 
   constructor(private readonly files: FileStore) {}
 
@@ -345,6 +347,26 @@ export class IdIndex {
     this.byIdStale = true;
   }
 
+  /**
+   * A reader read the file at `path` whole, with this size and mtime, and found `id` in it (or
+   * none): the row a refresh would make from reading it, so the refresh need not. Consolidation
+   * reads every memory to plan, then looked up ids that made the index read them all again (the
+   * first run of a vault without ids.json). Applied when the rows are loaded.
+   */
+  learn(path: string, size: number, mtimeMs: number, id: string | null): void {
+    if (this.rows) this.applyLearned(path, [size, mtimeMs, id]);
+    else (this.learned ??= new Map()).set(path, [size, mtimeMs, id]);
+  }
+
+  /** refresh()'s rule for one listed file: a row with the same size and mtime stands; otherwise the id read (or, none readable, the one it had). */
+  private applyLearned(path: string, [size, mtimeMs, id]: Row): void {
+    const row = this.rows!.get(path);
+    if (row && row[0] === size && row[1] === mtimeMs) return;
+    this.rows!.set(path, [size, mtimeMs, id ?? row?.[2] ?? null]);
+    this.unsaved = true;
+    this.byIdStale = true;
+  }
+
   /** Write the rows moved() changed, if any. */
   async saveMoves(): Promise<void> {
     if (this.unsaved) await this.saveCache();
@@ -399,6 +421,8 @@ export class IdIndex {
       // a damaged cache is rebuilt from the notes
     }
     this.setRows(rows);
+    if (this.learned) for (const [path, row] of this.learned) this.applyLearned(path, row);
+    this.learned = null;
   }
 
   private async saveCache(): Promise<void> {

@@ -15,6 +15,14 @@ export interface FolderScan {
   others: string[];
 }
 
+/**
+ * The version of a file's content a reader saw: its size and mtime, and `tag`, which a later
+ * `unchanged` compares (on disk: inode, size and mtime in nanoseconds).
+ */
+export interface FileVersion extends FileStat {
+  tag: string;
+}
+
 export interface FileStore {
   /**
    * The file's bytes, or null when it does not exist. With `stable`, the bytes of a complete
@@ -23,6 +31,18 @@ export interface FileStore {
    * use it. Anything but a regular file (a folder, a FIFO, a symlink loop) is refused.
    */
   read(path: string, options?: { stable?: boolean }): Promise<Uint8Array | null>;
+  /**
+   * A plain read that also says which version of the file it read: `version` is null unless
+   * the bytes are the whole of one complete version (the file was not being saved in place,
+   * and did not change while it was read). Optional: a store without it reads with `read`.
+   */
+  readVersioned?(path: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null>;
+  /**
+   * Whether the file still holds the version `tag` (from `readVersioned`) and is quiet: a
+   * stable read would return, at once, the very bytes read with that version. False when in
+   * doubt (gone, replaced, written since, a save in progress).
+   */
+  unchanged?(path: string, tag: string): Promise<boolean>;
   stat(path: string): Promise<FileStat | null>;
   /**
    * Names (not paths) of the entries directly inside a folder that are not plain folders

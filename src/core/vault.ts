@@ -3,7 +3,7 @@ import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './front
 import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
 import { CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
 import { frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath } from './memory-files';
-import type { Ports } from './ports';
+import type { FileVersion, Ports } from './ports';
 import type { EngramSettings } from './settings';
 
 /** Folders and files of a memory folder (SPEC §1). */
@@ -60,6 +60,16 @@ export interface LoadedVault {
   problems: MemoryParseError[];
   /** Ids held by two files (a copy, a move cut short): `kept` is the one `locate` finds. */
   duplicates: Array<{ id: string; kept: string; other: string }>;
+  /** With `keep`: every path listed under the memory folders (memories and problems alike), in listing order. */
+  paths?: string[];
+  /** With `keep`: each memory's text exactly as read, and the version of the file it came from (null: unknown), by path. */
+  read?: Map<string, ReadNote>;
+}
+
+/** A memory file's text as loadAll read it, and the version of the file (FileStore.readVersioned) it was read from. */
+export interface ReadNote {
+  text: string;
+  version: FileVersion | null;
 }
 
 /** A change to a memory's frontmatter, computed from its current state; null: nothing to write. */
@@ -196,15 +206,22 @@ export class Vault {
     return { memory: parseMemory(path, text, this.settings), text };
   }
 
-  /** Every memory file, parsed; unreadable files are listed apart with their reasons. */
-  async loadAll(options: { archive?: boolean } = {}): Promise<LoadedVault> {
+  /**
+   * Every memory file, parsed; unreadable files are listed apart with their reasons. With
+   * `keep` (consolidation, which reads the whole vault and then changes part of it), the texts
+   * and file versions read are returned too, and the id index learns from them the ids of the
+   * files it would otherwise read again.
+   */
+  async loadAll(options: { archive?: boolean; keep?: boolean } = {}): Promise<LoadedVault> {
     const folders = options.archive === false ? Object.values(CATEGORY_FOLDERS) : MEMORY_FOLDERS;
     const paths = await listMemoryPaths(this.ports.files, folders);
     const read: Memory[] = [];
     const problems: MemoryParseError[] = [];
+    const notes = options.keep ? new Map<string, ReadNote>() : null;
+    const load = notes ? (p: string) => this.readKept(p, notes) : (p: string) => this.read(p);
     for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
       const batch = paths.slice(i, i + READ_CONCURRENCY);
-      const results = await Promise.all(batch.map((p) => this.read(p).catch((error: unknown) => error)));
+      const results = await Promise.all(batch.map((p) => load(p).catch((error: unknown) => error)));
       results.forEach((result, j) => {
         if (result instanceof MemoryParseError) problems.push(result);
         else if (result instanceof Error) {
@@ -229,7 +246,25 @@ export class Vault {
         duplicates.push({ id: memory.id, kept, other: memory.path });
       }
     }
-    return { memories, problems, duplicates };
+    return { memories, problems, duplicates, ...(notes ? { paths, read: notes } : {}) };
+  }
+
+  /** read(), keeping the text and the version read in `notes`, and telling the id index the file's id. */
+  private async readKept(path: string, notes: Map<string, ReadNote>): Promise<{ memory: Memory; text: string } | null> {
+    const { files } = this.ports;
+    if (!files.readVersioned) {
+      const loaded = await this.read(path);
+      if (loaded) notes.set(path, { text: loaded.text, version: null });
+      return loaded;
+    }
+    const got = await files.readVersioned(path);
+    if (!got) return null;
+    const text = decodeNote(path, got.bytes, this.settings.maxFileBytes);
+    // what a refresh of the index would read from this file (it decodes without the byte-order mark)
+    if (got.version && text.charCodeAt(0) !== 0xfeff) this.index.learn(path, got.version.size, got.version.mtimeMs, frontmatterId(text));
+    const memory = parseMemory(path, text, this.settings);
+    notes.set(path, { text, version: got.version });
+    return { memory, text };
   }
 
   /**
@@ -239,7 +274,43 @@ export class Vault {
    * Returns the memory as written, or null when the change was empty.
    */
   async update(id: string, change: MemoryChange): Promise<Memory | null> {
-    return this.ports.locks.withLock(id, async () => {
+    return this.ports.locks.withLock(id, () => this.updateLocked(id, change));
+  }
+
+  /**
+   * update() for a caller that has read the memory already (consolidation plans from its loaded
+   * vault): when the memory is still at `known`'s path and `change` changes it, the new text is
+   * made from `known.text` and written only if the file still holds exactly that text (the
+   * compare-and-swap a fresh read would also end with). Anything else (moved, changed since,
+   * nothing to change, a text that cannot take the change) goes on as update() from a fresh
+   * read, so the outcome is update()'s, without reading and parsing the file twice.
+   */
+  async updateKnown(known: { memory: Memory; text: string }, change: MemoryChange): Promise<void> {
+    const { memory, text: before } = known;
+    await this.ports.locks.withLock(memory.id, async () => {
+      if ((await this.locate(memory.id)) === memory.path) {
+        const fields = change(memory);
+        let text: string | null = null;
+        try {
+          if (fields && Object.keys(fields).length > 0) text = setFrontmatterFields(before, fields);
+          if (text !== null) assertWritable(memory.path, text, this.settings.maxFileBytes, memory.body);
+        } catch {
+          text = null; // update() reports it, from the file as it is now
+        }
+        if (text !== null && text !== before) {
+          try {
+            return void (await this.ports.files.write(memory.path, text, { expect: before }));
+          } catch (error) {
+            if (!(error instanceof WriteConflictError)) throw error;
+          }
+        }
+      }
+      await this.updateLocked(memory.id, change);
+    });
+  }
+
+  private async updateLocked(id: string, change: MemoryChange): Promise<Memory | null> {
+    {
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         const path = await this.locate(id);
         if (!path) throw new NotFoundError(`no memory with id ${id}`);
@@ -264,7 +335,7 @@ export class Vault {
         }
       }
       throw new WriteConflictError(id);
-    });
+    }
   }
 
   /**

@@ -16,7 +16,7 @@ import { claimFileName, takenNames } from '../file-names';
 import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
 import { memoryTitle } from '../title';
 import { repairLinks } from '../link-repair';
-import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../vault';
+import { LAYOUT, MEMORY_FOLDERS, type LoadedVault, type ReadNote, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
 import { findSameText, mergeAllSameText, MERGED_FOLDER } from '../merge/same-text';
@@ -112,36 +112,50 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
       resumed = true;
     }
   }
+  // The vault is read once, here: the copies and links steps, the plan and the moves and writes
+  // that follow it work from what was read (each write compares the file with it first). A step
+  // that changes files before the plan has it read again. The id index learns each file's id.
+  let loaded: LoadedVault | null = await vault.loadAll({ keep: true });
+  let ids: Map<string, string[]> | null = null;
   // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
   try {
-    const copies = await mergeSyncCopies(vault, options);
-    if (copies) steps.push(copies);
+    ids = await vault.idPaths();
+    const copies = await mergeSyncCopies(vault, options, ids);
+    if (copies) {
+      steps.push(copies);
+      if (!options.dryRun) [loaded, ids] = [null, null];
+    }
   } catch (error) {
     skipped.add('copies', 'memory folders', reasonOf(error));
+    [loaded, ids] = [null, null];
   }
   // links whose memory was renamed outside Obsidian point at its file again (ADR 0005)
   try {
     const t = options.elapsed();
-    const links = await repairLinks(vault, { apply: !options.dryRun, rewritesOnly: true });
+    const given = loaded?.paths && loaded.read ? { loaded: { memories: loaded.memories, paths: loaded.paths, read: loaded.read }, ...(ids ? { ids } : {}) } : {};
+    const links = await repairLinks(vault, { apply: !options.dryRun, rewritesOnly: true, ...given });
     for (const item of links.skipped) skipped.add('links', item.path, item.reason);
     if (links.rewritten.length > 0) {
       steps.push({ step: 'links', count: links.rewritten.length, ms: round1(options.elapsed() - t), note: `in ${new Set(links.rewritten.map((r) => r.path)).size} notes, pointed at the files their memories have now${options.dryRun ? ': dry run' : ''}` });
     }
+    if (links.written.length > 0) loaded = null;
   } catch (error) {
     skipped.add('links', 'memory folders', reasonOf(error));
   }
-  let { memories, problems, duplicates } = await vault.loadAll();
+  loaded ??= await vault.loadAll({ keep: true });
   // a memory remembered again while the one holding its text could not be read: merged into
   // it once it is readable, as that reinforcement would have done (issue 24)
   try {
-    const sameText = await mergeSameTextStep(vault, memories, options);
+    const sameText = await mergeSameTextStep(vault, loaded.memories, options);
     if (sameText) {
       steps.push(sameText);
-      if (!options.dryRun) ({ memories, problems, duplicates } = await vault.loadAll());
+      if (!options.dryRun) loaded = await vault.loadAll({ keep: true });
     }
   } catch (error) {
     skipped.add('same-text', 'memory folders', reasonOf(error));
   }
+  const { memories, problems, duplicates } = loaded;
+  const known = knownMemories(memories, loaded.read);
   for (const problem of problems) if (!duplicates.some((d) => d.other === problem.path)) skipped.add('read', problem.path, problem.reason);
   const previous = await lastRun(vault);
   const plan = buildPlan(memories, now, startedAt, vault.settings);
@@ -193,7 +207,9 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   at('plan-written');
 
   t = options.elapsed();
-  if (!options.dryRun) await applyMoves(vault, plan, skipped, at);
+  if (!options.dryRun) await applyMoves(vault, plan, skipped, at, known);
+  // what the next steps write before strengthen and tiers: read again there
+  for (const id of [...plan.stale.map((s) => s.id), ...(plan.volatility ?? []).map((v) => v.id), ...plan.clusters.flatMap((c) => [c.id, ...c.new_members]), ...plan.conflicts.map((c) => c.loser)]) known.delete(id);
   at('pruned');
   const revived = plan.revive?.length ?? 0;
   steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t), ...(revived > 0 ? { note: `${revived} brought back from archive/ (touched since it was archived)` } : {}) });
@@ -231,7 +247,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped);
+  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped, known);
   steps.push({ step: 'strengthen', count: plan.strengthen.length, ms: round1(options.elapsed() - t) });
   t = options.elapsed();
   if (!options.dryRun) await applyConflicts(vault, plan, skipped);
@@ -239,7 +255,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   steps.push({ step: 'conflicts', count: plan.conflicts.length, ms: round1(options.elapsed() - t), note: `${open} left open for a person` });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped);
+  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known);
   at('tiers-written');
   steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
 
@@ -260,9 +276,9 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
  * named by the id and moved to `.engram/sync-copies/` before anything is planned, so that the
  * run sees one memory each. A step of the report only when there were some.
  */
-async function mergeSyncCopies(vault: Vault, options: ConsolidateOptions): Promise<StepReport | null> {
+async function mergeSyncCopies(vault: Vault, options: ConsolidateOptions, ids: Map<string, string[]>): Promise<StepReport | null> {
   const t = options.elapsed();
-  const groups = await findDuplicates(vault);
+  const groups = await findDuplicates(vault, ids);
   if (groups.length === 0) return null;
   const found = groups.reduce((n, g) => n + g.copies.length, 0);
   if (options.dryRun) return { step: 'copies', count: found, ms: round1(options.elapsed() - t), note: `${groups.length} memories have copies: dry run` };
@@ -364,12 +380,58 @@ async function sweepTemp(vault: Vault): Promise<number> {
  * then finds the memory where it went), exactly once: a move already done is skipped, and a
  * memory used since the plan was made stays where it is.
  */
-async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void): Promise<void> {
+async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void, known: Map<string, Known> = new Map()): Promise<void> {
   for (const move of [...(plan.revive ?? []), ...plan.prune]) {
-    await skipped.guard('prune', move.from, () => vault.ports.locks.withLock(move.id, () => moveOne(vault, move)));
+    await skipped.guard('prune', move.from, () =>
+      vault.ports.locks.withLock(move.id, async () => {
+        const memory = known.get(move.id);
+        known.delete(move.id);
+        if (memory && (await movedAsPlanned(vault, move, memory))) known.set(move.id, { ...memory, memory: { ...memory.memory, path: move.to } });
+        else await moveOne(vault, move);
+      }),
+    );
     at?.('moved-one');
   }
   await vault.saveIndex();
+}
+
+/**
+ * A memory as the plan saw it: the text it was read from, and the version of the file read
+ * (FileStore.readVersioned; null: unknown), so that a step acting on it need not read it again.
+ */
+interface Known {
+  memory: Memory;
+  text: string;
+  tag: string | null;
+}
+
+function knownMemories(memories: Memory[], read: Map<string, ReadNote> | undefined): Map<string, Known> {
+  const known = new Map<string, Known>();
+  if (!read) return known;
+  for (const memory of memories) {
+    const note = read.get(memory.path);
+    if (note) known.set(memory.id, { memory, text: note.text, tag: note.version?.tag ?? null });
+  }
+  return known;
+}
+
+/**
+ * moveOne without reading the file: when it is still, unchanged and quiet, the very version the
+ * plan was made from (so it holds the `seen` time moveOne would read in it) and nothing is at
+ * the target (the move's link fails otherwise, and nothing has happened). False: nothing done,
+ * moveOne decides from the files.
+ */
+async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][number], known: Known): Promise<boolean> {
+  const { files } = vault.ports;
+  if (known.tag === null || !files.unchanged || known.memory.path !== move.from || known.memory.last_accessed_at !== move.seen) return false;
+  if (!(await files.unchanged(move.from, known.tag))) return false;
+  try {
+    await vault.moveMemoryFile(move.from, move.to);
+    return true;
+  } catch (error) {
+    if (error instanceof WriteConflictError) return false; // the target exists: moveOne settles it
+    throw error;
+  }
 }
 
 async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): Promise<void> {
@@ -585,21 +647,23 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
  * a memory used since the plan was made (another last_accessed_at) is left for the next run;
  * a strengthening applies only to the half-life it was computed from.
  */
-async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped): Promise<void> {
+async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map()): Promise<void> {
   const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue; from?: FieldValue; seen?: string }> =
     which === 'strengthen'
       ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days, from: s.from, seen: s.seen }))
       : plan.tiers.map((t) => ({ id: t.id, key: 'tier', value: t.to, seen: t.seen }));
   for (const { id, key, value, from, seen } of changes) {
-    await skipped.guard(which, id, () =>
-      vault.update(id, (memory: Memory): Record<string, FieldValue> | null => {
-        if (memory[key] === value) return null;
-        if (seen !== undefined && memory.last_accessed_at !== seen) return null;
-        if (from !== undefined && memory[key] !== from) return null;
-        // a strengthening records its run on the memory (plan.ts decides from it, not from this machine's log)
-        return key === 'half_life_days' ? { [key]: value, strengthened_at: plan.started_at } : { [key]: value };
-      }),
-    );
+    const change = (memory: Memory): Record<string, FieldValue> | null => {
+      if (memory[key] === value) return null;
+      if (seen !== undefined && memory.last_accessed_at !== seen) return null;
+      if (from !== undefined && memory[key] !== from) return null;
+      // a strengthening records its run on the memory (plan.ts decides from it, not from this machine's log)
+      return key === 'half_life_days' ? { [key]: value, strengthened_at: plan.started_at } : { [key]: value };
+    };
+    const memory = known.get(id);
+    // once written, the text read is no longer the file's
+    known.delete(id);
+    await skipped.guard(which, id, () => (memory ? vault.updateKnown(memory, change) : vault.update(id, change)));
   }
 }
 

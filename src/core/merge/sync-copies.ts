@@ -47,10 +47,10 @@ export function copyKind(name: string): string {
   return 'another file with the same id';
 }
 
-/** Every id held by more than one file under the memory folders (any names, any sub-folders). */
-export async function findDuplicates(vault: Vault): Promise<DuplicateGroup[]> {
+/** Every id held by more than one file under the memory folders (any names, any sub-folders); `ids`: Vault.idPaths() when the caller has it. */
+export async function findDuplicates(vault: Vault, ids?: Map<string, string[]>): Promise<DuplicateGroup[]> {
   const groups: DuplicateGroup[] = [];
-  for (const [id, paths] of [...(await vault.idPaths())].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [id, paths] of [...(ids ?? (await vault.idPaths()))].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (paths.length < 2) continue;
     const keep = preferredPath(paths);
     groups.push({ id, keep, copies: paths.filter((p) => p !== keep).sort() });
