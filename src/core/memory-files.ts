@@ -1,7 +1,7 @@
 import { splitFrontmatter } from './frontmatter';
 import { isMemoryId } from './ids';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from './memory';
-import type { FileStore, FolderScan } from './ports';
+import type { FileStat, FileStore, FolderScan } from './ports';
 import type { ListedFile } from './recall/snapshot';
 import type { Category } from './settings';
 
@@ -335,11 +335,12 @@ export class IdIndex {
    * consolidation's first run moves thousands of memories to archive/, and re-reading each was
    * 18 % of its profile. The rows are written by saveMoves() (or the next refresh).
    */
-  async moved(from: string, to: string): Promise<void> {
+  async moved(from: string, to: string, known?: FileStat): Promise<void> {
     if (!this.rows) await this.loadCache();
     const row = this.rows!.get(from);
     if (!row) return;
-    const stat = await this.files.stat(to).catch(() => null);
+    // `known`: the size and mtime the caller saw the file have under its lock just before the move
+    const stat = known ?? (await this.files.stat(to).catch(() => null));
     if (!stat || stat.size !== row[0] || stat.mtimeMs !== row[1]) return;
     this.rows!.delete(from);
     this.rows!.set(to, row);
@@ -365,6 +366,32 @@ export class IdIndex {
     this.rows!.set(path, [size, mtimeMs, id ?? row?.[2] ?? null]);
     this.unsaved = true;
     this.byIdStale = true;
+  }
+
+  /**
+   * A reader listed the memory folders and read every file whole (`listed`: each path in
+   * listMemoryPaths' order with the size, mtime and id read): the rows a refresh would make
+   * from that listing (a row with the same size and mtime stands; otherwise the id read, or,
+   * none, the one it had), saved when they changed. Returns every id with the files holding it,
+   * as all() would, without listing the folders again.
+   */
+  async adopt(listed: Array<[path: string, size: number, mtimeMs: number, id: string | null]>): Promise<Map<string, string[]>> {
+    if (!this.rows) await this.loadCache();
+    const previous = this.rows!;
+    const next = new Map<string, Row>();
+    let changed = false;
+    for (const [path, size, mtimeMs, id] of listed) {
+      const row = previous.get(path);
+      if (row && row[0] === size && row[1] === mtimeMs) next.set(path, row);
+      else {
+        changed = true;
+        next.set(path, [size, mtimeMs, id ?? row?.[2] ?? null]);
+      }
+    }
+    if (next.size !== previous.size) changed = true;
+    this.setRows(next);
+    if (changed || this.unsaved) await this.saveCache();
+    return new Map(this.byId);
   }
 
   /** Write the rows moved() changed, if any. */

@@ -3,7 +3,7 @@ import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './front
 import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
 import { CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
 import { frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath } from './memory-files';
-import type { FileVersion, Ports } from './ports';
+import type { FileStat, FileVersion, Ports } from './ports';
 import type { EngramSettings } from './settings';
 
 /** Folders and files of a memory folder (SPEC §1). */
@@ -64,6 +64,8 @@ export interface LoadedVault {
   paths?: string[];
   /** With `keep`: each memory's text exactly as read, and the version of the file it came from (null: unknown), by path. */
   read?: Map<string, ReadNote>;
+  /** With `keep`, when every file listed was read whole: every id with the files holding it, as idPaths() would say. */
+  ids?: Map<string, string[]>;
 }
 
 /** A memory file's text as loadAll read it, and the version of the file (FileStore.readVersioned) it was read from. */
@@ -155,11 +157,12 @@ export class Vault {
 
   /**
    * Move a memory's file (fails when `to` exists) and tell the id index, so that it need not read
-   * the file again to find the memory there. `saveIndex` writes what the index learned.
+   * the file again to find the memory there (`known`: the file's size and mtime as the caller
+   * checked them under the memory's lock just before). `saveIndex` writes what the index learned.
    */
-  async moveMemoryFile(from: string, to: string): Promise<void> {
+  async moveMemoryFile(from: string, to: string, known?: FileStat): Promise<void> {
     await this.ports.files.move(from, to);
-    await this.index.moved(from, to);
+    await this.index.moved(from, to, known);
   }
 
   async saveIndex(): Promise<void> {
@@ -218,7 +221,9 @@ export class Vault {
     const read: Memory[] = [];
     const problems: MemoryParseError[] = [];
     const notes = options.keep ? new Map<string, ReadNote>() : null;
-    const load = notes ? (p: string) => this.readKept(p, notes) : (p: string) => this.read(p);
+    // the id each file read whole holds, for the id index (consolidation looks ids up next)
+    const idOf = new Map<string, string | null>();
+    const load = notes ? (p: string) => this.readKept(p, notes, idOf) : (p: string) => this.read(p);
     for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
       const batch = paths.slice(i, i + READ_CONCURRENCY);
       const results = await Promise.all(batch.map((p) => load(p).catch((error: unknown) => error)));
@@ -246,11 +251,20 @@ export class Vault {
         duplicates.push({ id: memory.id, kept, other: memory.path });
       }
     }
-    return { memories, problems, duplicates, ...(notes ? { paths, read: notes } : {}) };
+    if (!notes) return { memories, problems, duplicates };
+    // every file listed was read whole: the index is what a refresh would make of this listing,
+    // and the ids are at hand; otherwise it learns what was read and refreshes the rest itself
+    let ids: Map<string, string[]> | undefined;
+    if (idOf.size === paths.length) ids = await this.index.adopt(paths.map((p) => [p, notes.get(p)!.version!.size, notes.get(p)!.version!.mtimeMs, idOf.get(p)!]));
+    else for (const [p, id] of idOf) this.index.learn(p, notes.get(p)!.version!.size, notes.get(p)!.version!.mtimeMs, id);
+    return { memories, problems, duplicates, paths, read: notes, ...(ids ? { ids } : {}) };
   }
 
-  /** read(), keeping the text and the version read in `notes`, and telling the id index the file's id. */
-  private async readKept(path: string, notes: Map<string, ReadNote>): Promise<{ memory: Memory; text: string } | null> {
+  /**
+   * read(), keeping the text and the version read in `notes`, and in `idOf` the id a refresh of
+   * the id index would read from the file (when it was read whole, as one version).
+   */
+  private async readKept(path: string, notes: Map<string, ReadNote>, idOf: Map<string, string | null>): Promise<{ memory: Memory; text: string } | null> {
     const { files } = this.ports;
     if (!files.readVersioned) {
       const loaded = await this.read(path);
@@ -260,11 +274,10 @@ export class Vault {
     const got = await files.readVersioned(path);
     if (!got) return null;
     const text = decodeNote(path, got.bytes, this.settings.maxFileBytes);
-    // what a refresh of the index would read from this file (it decodes without the byte-order mark)
-    if (got.version && text.charCodeAt(0) !== 0xfeff) this.index.learn(path, got.version.size, got.version.mtimeMs, frontmatterId(text));
-    const memory = parseMemory(path, text, this.settings);
     notes.set(path, { text, version: got.version });
-    return { memory, text };
+    // the index decodes without the byte-order mark: such a file is left to it
+    if (got.version && text.charCodeAt(0) !== 0xfeff) idOf.set(path, frontmatterId(text));
+    return { memory: parseMemory(path, text, this.settings), text };
   }
 
   /**

@@ -6,7 +6,7 @@ import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '
 import type { FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
 import { isMemoryId } from '../ids';
-import type { Embedder, Git } from '../ports';
+import type { Embedder, FileVersion, Git } from '../ports';
 import { invalidated } from './git-invalidation';
 import { volatilityUpdates } from '../validation/volatility';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
@@ -119,7 +119,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   let ids: Map<string, string[]> | null = null;
   // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
   try {
-    ids = await vault.idPaths();
+    ids = loaded.ids ?? (await vault.idPaths());
     const copies = await mergeSyncCopies(vault, options, ids);
     if (copies) {
       steps.push(copies);
@@ -402,7 +402,7 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
 interface Known {
   memory: Memory;
   text: string;
-  tag: string | null;
+  version: FileVersion | null;
 }
 
 function knownMemories(memories: Memory[], read: Map<string, ReadNote> | undefined): Map<string, Known> {
@@ -410,7 +410,7 @@ function knownMemories(memories: Memory[], read: Map<string, ReadNote> | undefin
   if (!read) return known;
   for (const memory of memories) {
     const note = read.get(memory.path);
-    if (note) known.set(memory.id, { memory, text: note.text, tag: note.version?.tag ?? null });
+    if (note) known.set(memory.id, { memory, text: note.text, version: note.version });
   }
   return known;
 }
@@ -423,10 +423,12 @@ function knownMemories(memories: Memory[], read: Map<string, ReadNote> | undefin
  */
 async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][number], known: Known): Promise<boolean> {
   const { files } = vault.ports;
-  if (known.tag === null || !files.unchanged || known.memory.path !== move.from || known.memory.last_accessed_at !== move.seen) return false;
-  if (!(await files.unchanged(move.from, known.tag))) return false;
+  const { version } = known;
+  if (version === null || !files.unchanged || known.memory.path !== move.from || known.memory.last_accessed_at !== move.seen) return false;
+  if (!(await files.unchanged(move.from, version.tag))) return false;
   try {
-    await vault.moveMemoryFile(move.from, move.to);
+    // the id index's row follows with the size and mtime just checked (a link keeps them)
+    await vault.moveMemoryFile(move.from, move.to, version);
     return true;
   } catch (error) {
     if (error instanceof WriteConflictError) return false; // the target exists: moveOne settles it
