@@ -1,4 +1,4 @@
-import { ID_INDEX_PATH, IdIndex } from '../../src/core/memory-files';
+import { ID_INDEX_PATH, IdIndex, listMemoryPaths } from '../../src/core/memory-files';
 import { MemoryFileStore } from '../helpers/memory-ports';
 
 /** A note holding `id` in its frontmatter, `pad` characters of body (a size change is a rewrite). */
@@ -102,5 +102,79 @@ describe('IdIndex.find', () => {
     await index.moved('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md');
     expect(await index.find('mem-aaaaaaaaaaaa')).toBe('archive/mem-aaaaaaaaaaaa.md');
     expect(files.reads).toEqual([ID_INDEX_PATH, 'archive/mem-aaaaaaaaaaaa.md']);
+  });
+});
+
+describe('IdIndex from a reader that read the files (consolidation)', () => {
+  const listed = async (files: CountingStore): Promise<Array<[string, number, number, string | null]>> => {
+    const out: Array<[string, number, number, string | null]> = [];
+    // in the loader's order: listMemoryPaths'
+    for (const path of await listMemoryPaths(files)) {
+      const text = files.files.get(path)!;
+      const stat = (await files.stat(path))!;
+      out.push([path, stat.size, stat.mtimeMs, /^id: (mem-[a-z0-9]{12})$/m.exec(text)?.[1] ?? null]);
+    }
+    return out;
+  };
+
+  it('adopt makes the rows a refresh would and answers as all() would, reading only ids.json', async () => {
+    const files = await vaultWithIndex();
+    files.files.set('decisions/new.md', note('mem-dddddddddddd'));
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 4));
+    const rows = await listed(files);
+    const index = new IdIndex(files);
+    const ids = await index.adopt(rows);
+    expect(files.reads).toEqual([ID_INDEX_PATH]);
+    expect([...ids]).toEqual([
+      ['mem-bbbbbbbbbbbb', ['episodic/[draft] "b".md']],
+      ['mem-aaaaaaaaaaaa', ['episodic/mem-aaaaaaaaaaaa.md']],
+      ['mem-cccccccccccc', ['semantic/c.md', 'archive/mem-cccccccccccc.md']],
+      ['mem-dddddddddddd', ['decisions/new.md']],
+    ]);
+    // saved: a new index finds the new file from ids.json alone, and a refresh agrees
+    files.reads.length = 0;
+    expect(await new IdIndex(files).find('mem-dddddddddddd')).toBe('decisions/new.md');
+    expect(files.reads).toEqual([ID_INDEX_PATH]);
+    const fresh = new IdIndex(files);
+    expect(await fresh.all()).toEqual(ids);
+  });
+
+  it('adopt keeps the id a row had when the file read shows none (a save caught half-way)', async () => {
+    const files = await vaultWithIndex();
+    const rows = (await listed(files)).map(([path, size, mtimeMs, id]): [string, number, number, string | null] => (path === 'semantic/c.md' ? [path, size + 1, mtimeMs, null] : [path, size, mtimeMs, id]));
+    const ids = await new IdIndex(files).adopt(rows);
+    expect(ids.get('mem-cccccccccccc')).toEqual(['semantic/c.md', 'archive/mem-cccccccccccc.md']);
+  });
+
+  it('learn gives a refresh the rows of the files read, which it then does not read', async () => {
+    const files = await vaultWithIndex();
+    files.files.set('decisions/new.md', note('mem-dddddddddddd'));
+    files.files.set('decisions/later.md', note('mem-eeeeeeeeeeee'));
+    const index = new IdIndex(files);
+    const stat = (await files.stat('decisions/new.md'))!;
+    index.learn('decisions/new.md', stat.size, stat.mtimeMs, 'mem-dddddddddddd');
+    expect(await index.find('mem-eeeeeeeeeeee')).toBe('decisions/later.md');
+    // the refresh read the file nobody had read, not the one learned
+    expect(files.reads).toEqual([ID_INDEX_PATH, 'decisions/later.md']);
+    expect(await index.find('mem-dddddddddddd')).toBe('decisions/new.md');
+  });
+
+  it('moved with the size and mtime the caller checked follows the move without a stat', async () => {
+    const files = await vaultWithIndex();
+    const stats: string[] = [];
+    const stat = files.stat.bind(files);
+    files.stat = async (path: string) => (stats.push(path), stat(path));
+    const index = new IdIndex(files);
+    const before = (await stat('episodic/mem-aaaaaaaaaaaa.md'))!;
+    await files.move('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md');
+    await index.moved('episodic/mem-aaaaaaaaaaaa.md', 'archive/mem-aaaaaaaaaaaa.md', before);
+    expect(stats).toEqual([]);
+    // a size the row does not have: the row stays behind (the next refresh reads the file)
+    await files.move('episodic/[draft] "b".md', 'archive/b.md');
+    await index.moved('episodic/[draft] "b".md', 'archive/b.md', { size: 1, mtimeMs: 0 });
+    await index.saveMoves();
+    files.reads.length = 0;
+    expect(await new IdIndex(files).find('mem-aaaaaaaaaaaa')).toBe('archive/mem-aaaaaaaaaaaa.md');
+    expect(files.reads).toEqual([ID_INDEX_PATH]);
   });
 });

@@ -1,0 +1,143 @@
+import { lstatSync, linkSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { NodeFileStore } from '../../headless/fs-files';
+import { NodeLocks } from '../../headless/locks';
+import { consolidate } from '../../src/core/consolidation/consolidate';
+import type { FileVersion } from '../../src/core/ports';
+import { resolveSettings } from '../../src/core/settings';
+import { Vault } from '../../src/core/vault';
+import { at } from '../helpers/memory-ports';
+import { initVault } from '../helpers/cli';
+
+/*
+ * A consolidation reads the vault once (issue 23): the plan, the moves to archive/ and the tier
+ * writes work from what its loadAll read, and each move or write checks first that the file is
+ * still the version read (FileStore.unchanged: one lstat), or compares it (compare-and-swap);
+ * a file changed since is read again and decided on as it is now.
+ */
+
+const NOW = '2026-11-30T00:00:00Z';
+const OLD = new Date('2026-01-01T00:00:00Z');
+const memory = (id: string, created: string, tier: string, body: string) => `---\nid: ${id}\ncategory: episodic\ncreated_at: "${created}"\ntier: ${tier}\n---\n${body}\n`;
+const PRUNED = ['mem-prune0000001', 'mem-prune0000002', 'mem-prune0000003'];
+const RECENT = ['mem-recent000001', 'mem-recent000002'];
+
+/** A file store that records which files are read, and how. */
+class CountingStore extends NodeFileStore {
+  readonly reads: string[] = [];
+  override async read(rel: string, options: { stable?: boolean } = {}): Promise<Uint8Array | null> {
+    this.reads.push(`${options.stable ? 'stable' : 'read'} ${rel}`);
+    return super.read(rel, options);
+  }
+  override async readVersioned(rel: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null> {
+    this.reads.push(`versioned ${rel}`);
+    return super.readVersioned(rel);
+  }
+}
+
+describe('consolidation reads each memory once', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeEach(async () => {
+    ({ vault, cleanup } = await initVault());
+    // 150 days old: pruned; 15 days old: active -> warm (episodic half-life 7 days, warm 8-21)
+    for (const id of PRUNED) writeFileSync(path.join(vault, 'episodic', `${id}.md`), memory(id, '2026-07-01T10:00:00Z', 'cold', `Ancient memory ${id}`));
+    for (const id of RECENT) writeFileSync(path.join(vault, 'episodic', `${id}.md`), memory(id, '2026-11-15T10:00:00Z', 'active', `Recent memory ${id}`));
+    // written long ago (a file saved within the last half second is waited for, not trusted)
+    for (const id of [...PRUNED, ...RECENT]) utimesSync(path.join(vault, 'episodic', `${id}.md`), OLD, OLD);
+  });
+  afterEach(() => cleanup());
+
+  const run = async (files: NodeFileStore, checkpoint?: (point: string) => void) => {
+    const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, ...(checkpoint ? { checkpoint } : {}) });
+    return Object.fromEntries(report.steps.map((s) => [s.step, s.count]));
+  };
+  const text = (folder: string, id: string) => readFileSync(path.join(vault, folder, `${id}.md`), 'utf8');
+
+  it('reads each memory file once, moves what it prunes and writes the tiers', async () => {
+    const files = new CountingStore(vault);
+    expect(await run(files)).toEqual({ prune: 3, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 0, tiers: 5, log: 1 });
+    expect(files.reads.filter((r) => r.endsWith('.md')).sort()).toEqual([...PRUNED, ...RECENT].map((id) => `versioned episodic/${id}.md`).sort());
+    expect(readdirSync(path.join(vault, 'archive')).sort()).toEqual(PRUNED.map((id) => `${id}.md`));
+    for (const id of PRUNED) expect(text('archive', id)).toBe(memory(id, '2026-07-01T10:00:00Z', 'archive', `Ancient memory ${id}`));
+    for (const id of RECENT) expect(text('episodic', id)).toBe(memory(id, '2026-11-15T10:00:00Z', 'warm', `Recent memory ${id}`));
+  });
+
+  it('a memory saved in place after the plan was made stays where it is, as the person saved it', async () => {
+    const touched = memory(PRUNED[0]!, '2026-07-01T10:00:00Z', 'cold', `Ancient memory ${PRUNED[0]}`).replace('tier: cold\n', 'tier: cold\nlast_accessed_at: "2026-11-29T10:00:00Z"\n');
+    const counts = await run(new NodeFileStore(vault), (point) => {
+      if (point === 'plan-written') writeFileSync(path.join(vault, 'episodic', `${PRUNED[0]}.md`), touched);
+    });
+    expect(counts.prune).toBe(3);
+    expect(text('episodic', PRUNED[0]!)).toBe(touched);
+    expect(readdirSync(path.join(vault, 'archive')).sort()).toEqual(PRUNED.slice(1).map((id) => `${id}.md`));
+  });
+
+  it('a memory replaced by another program after the moves gets its tier on the file as it is now', async () => {
+    const file = path.join(vault, 'episodic', `${RECENT[0]}.md`);
+    const theirs = `${memory(RECENT[0]!, '2026-11-15T10:00:00Z', 'active', `Recent memory ${RECENT[0]}`)}A line of theirs.\n`;
+    await run(new NodeFileStore(vault), (point) => {
+      if (point !== 'pruned') return;
+      // an editor's save: a new file renamed over the note
+      writeFileSync(`${file}.new`, theirs);
+      utimesSync(`${file}.new`, OLD, OLD);
+      renameSync(`${file}.new`, file);
+    });
+    expect(text('episodic', RECENT[0]!)).toBe(theirs.replace('tier: active', 'tier: warm'));
+    expect(text('episodic', RECENT[1]!)).toBe(memory(RECENT[1]!, '2026-11-15T10:00:00Z', 'warm', `Recent memory ${RECENT[1]}`));
+  });
+});
+
+describe('NodeFileStore.readVersioned and unchanged', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeEach(async () => ({ vault, cleanup } = await initVault()));
+  afterEach(() => cleanup());
+  const note = (name: string) => path.join(vault, 'episodic', name);
+
+  it('a version says the size and mtime a plain stat says, and outlives a move (link, unlink), not a write', async () => {
+    const files = new NodeFileStore(vault);
+    writeFileSync(note('a.md'), 'Some words.\n');
+    // a time with nanoseconds: the version's mtimeMs is what fs.statSync computes from them
+    utimesSync(note('a.md'), OLD, OLD.getTime() / 1000 + 0.123456789);
+    const got = (await files.readVersioned('episodic/a.md'))!;
+    expect(Buffer.from(got.bytes).toString()).toBe('Some words.\n');
+    const stat = statSync(note('a.md'));
+    expect([got.version!.size, got.version!.mtimeMs]).toEqual([stat.size, stat.mtimeMs]);
+    expect(await files.unchanged('episodic/a.md', got.version!.tag)).toBe(true);
+    linkSync(note('a.md'), path.join(vault, 'archive', 'a.md'));
+    unlinkSync(note('a.md'));
+    expect(await files.unchanged('archive/a.md', got.version!.tag)).toBe(true);
+    expect(await files.unchanged('episodic/a.md', got.version!.tag)).toBe(false);
+    // written in place (same size), or replaced by a rename: another version
+    writeFileSync(path.join(vault, 'archive', 'a.md'), 'Some sword.\n');
+    utimesSync(path.join(vault, 'archive', 'a.md'), OLD, OLD);
+    // (a write of the same size that left the very same mtime would not be seen: the limit the
+    // compare-and-swap's stable read has too)
+    expect(await files.unchanged('archive/a.md', got.version!.tag)).toBe(false);
+    const again = (await files.readVersioned('archive/a.md'))!;
+    await files.write('archive/a.md', 'Some sword.\n');
+    expect(await files.unchanged('archive/a.md', again.version!.tag)).toBe(false);
+  });
+
+  it('no version for a file saved in place within the last half second, or empty; never a link\'s', async () => {
+    const files = new NodeFileStore(vault);
+    // a file born a while ago (init's STATE.md: a file created and written within one tick of
+    // the file system's clock is no save in place), saved in place by an editor: truncate and
+    // write (mtime == ctime, after the file's birth)
+    renameSync(path.join(vault, 'STATE.md'), note('a.md'));
+    writeFileSync(note('a.md'), 'Other words.\n');
+    expect((await files.readVersioned('episodic/a.md'))!.version).toBeNull();
+    writeFileSync(note('b.md'), '');
+    utimesSync(note('b.md'), OLD, OLD);
+    expect((await files.readVersioned('episodic/b.md'))!.version).toBeNull();
+    writeFileSync(note('c.md'), 'Words.\n');
+    utimesSync(note('c.md'), OLD, OLD);
+    const version = (await files.readVersioned('episodic/c.md'))!.version!;
+    symlinkSync(note('c.md'), note('d.md'));
+    expect(lstatSync(note('d.md')).isSymbolicLink()).toBe(true);
+    expect(await files.unchanged('episodic/d.md', version.tag)).toBe(false);
+    expect(await files.unchanged('episodic/gone.md', version.tag)).toBe(false);
+  });
+});
