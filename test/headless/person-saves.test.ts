@@ -52,7 +52,11 @@ describe('a person saving a note while Engram writes it', () => {
     expect(saves).toEqual({ ok: 40, failed: 0, errors: {} });
     expect(agent).toEqual({ ok: 60, failed: 0, errors: {} });
     expect(text).toContain('---\nThe full original body of this memory must never be cut.\n');
-    expect(text.match(/^EDIT-\d+$/gm)).toEqual(Array.from({ length: 40 }, (_, i) => `EDIT-${i + 1}`));
+    // every save is in the note, or (a save that went into the file a touch replaced, the person
+    // having saved again since: see the conflict-copy test below) in Engram's conflict copy beside it
+    const copies = readdirSync(path.dirname(file)).filter((n) => n.startsWith('mem-tornsave0001 (conflicted copy by Engram'));
+    const edits = [text, ...copies.map((n) => readFileSync(path.join(path.dirname(file), n), 'utf8'))].flatMap((t) => t.match(/^EDIT-\d+$/gm) ?? []);
+    expect([...new Set(edits)].sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)))).toEqual(Array.from({ length: 40 }, (_, i) => `EDIT-${i + 1}`));
     // every touch is in the note but those a save's stale copy overwrote (see writer-worker.js)
     expect(fieldOf(text, 'access_count')).toBe(String(60 - overwritten!));
     expect(readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
