@@ -631,10 +631,14 @@ function readAll(fd: number, sizeHint: bigint | number): Buffer {
       buffer = Buffer.allocUnsafe(Math.max(65_536, buffer.length));
       filled = 0;
     }
-    const n = fs.readSync(fd, buffer, filled, buffer.length - filled, position);
+    const wanted = buffer.length - filled;
+    const n = fs.readSync(fd, buffer, filled, wanted, position);
     if (n === 0) break;
     filled += n;
     position += n;
+    // a regular file reads short only at its end: no second read(2) to be told so (one syscall
+    // less for each of the 10,000 files a first recall or a consolidation reads)
+    if (n < wanted) break;
   }
   chunks.push(buffer.subarray(0, filled));
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
