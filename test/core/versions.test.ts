@@ -1,5 +1,7 @@
 import { remember } from '../../src/core/remember';
 import { examineVault } from '../../src/core/doctor';
+import { contentHash } from '../../src/core/ids';
+import { readFrontmatter, splitFrontmatter } from '../../src/core/frontmatter';
 import { changeBody, deleteHistory, editText, memoryHistory, removeLinks, replaceText, revertTo, splitLinkBlock } from '../../src/core/versions';
 import { at, memoryVault } from '../helpers/memory-ports';
 
@@ -39,6 +41,27 @@ describe('versions', () => {
     expect(history[0]!.body).toBe(original);
     // the same text again changes nothing
     expect(await editText(vault, id, 'Retries use exponential backoff from 500 ms, capped at 30 s.')).toEqual({ id, path, version: 2, changed: false });
+  });
+
+  it("changeBody's fields are written with the body and its content_hash, in the same write", async () => {
+    const { vault, files, id, path } = await setup();
+    let writes = 0;
+    const write = files.write.bind(files);
+    files.write = async (...args: Parameters<typeof files.write>) => {
+      if (args[0] === path) writes++;
+      return write(...args);
+    };
+    const body = 'Retries use exponential backoff from 800 ms.\n';
+    const result = await changeBody(vault, id, () => body, { reason: 'review', by: 'review' }, () => ({ validation: 'applied by review', flagged: false }));
+    expect(result).toEqual({ id, path, version: 2, changed: true });
+    expect(writes).toBe(1);
+    const fields = readFrontmatter(splitFrontmatter(files.files.get(path)!)!.yaml) as Record<string, unknown>;
+    expect([fields.content_hash, fields.validation, fields.flagged]).toEqual([contentHash(body), 'applied by review', false]);
+    // without fields: content_hash alone follows the body
+    const next = 'Retries use exponential backoff from 900 ms.\n';
+    await changeBody(vault, id, () => next, { reason: 'edit', by: 'cli' });
+    const after = readFrontmatter(splitFrontmatter(files.files.get(path)!)!.yaml) as Record<string, unknown>;
+    expect([after.content_hash, after.validation, after.flagged]).toEqual([contentHash(next), 'applied by review', false]);
   });
 
   it('revert restores the exact bytes of a version as a new version; the history only grows', async () => {
