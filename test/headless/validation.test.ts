@@ -245,4 +245,24 @@ describe('engram validate and the review queue (SPEC §10), against a fake chat 
     // 0 -> 0 + 0.2 (0.4 - 0) = 0.08 -> 0.08 + 0.2 (-1 - 0.08) = -0.136
     expect(loops.find((l: { loop: string }) => l.loop === 'validation')).toMatchObject({ utility: -0.136, decisions: 2, counts: { approved: 0, approved_edited: 1, rejected: 1, cited: 0 } });
   });
+  it('validate --due asks about every due memory, most active first, as automatic runs (manual: false), and stops at the daily cap', async () => {
+    // activation 9 and 8.5 at NOW: over the threshold of 8 (no volatility)
+    for (const [key, activation] of [['retries', 9], ['other', 8.5]] as const) {
+      writeFileSync(file(key), readFileSync(file(key), 'utf8').replace(/^activation: .*$/m, `activation: ${activation}`).replace(/^activation_at: .*$/m, `activation_at: "${NOW}"`));
+    }
+    configure({ dailyCap: 1 });
+    chat.replies.push(verdict({}));
+    const run = await engram(vault, ['--json', '--now', NOW, 'validate', '--due', '--repo', repo]);
+    expect(run.code).toBe(0);
+    const report = run.json();
+    expect(report.due).toEqual([
+      { id: ids.retries, activation: 9, threshold: 8, volatility: 0 },
+      { id: ids.other, activation: 8.5, threshold: 8, volatility: 0 },
+    ]);
+    expect(report.runs.map((r: { memory: string; manual: boolean; outcome: string }) => [r.memory, r.manual, r.outcome])).toEqual([[ids.retries, false, 'refreshed']]);
+    expect(report.stopped).toBe('daily cap reached (1 of 1)');
+    expect(chat.requests).toHaveLength(1);
+    const logged = readFileSync(path.join(vault, '.engram', 'validation-runs.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(logged.map((r) => [r.memory, r.manual])).toEqual([[ids.retries, false]]);
+  });
 });
