@@ -15,4 +15,10 @@ describe('splitConflict', () => {
     expect(splitConflict('---\nid: x\n---\n')).toBeNull();
     expect(splitConflict('<<<<<<< HEAD\na\n=======\nb\n')).toBeNull();
   });
+
+  it('an opening marker is one only outside a block: inside one it is a line of that side', () => {
+    // a memory's text that quotes a conflict: the inner <<<<<<< belongs to the side it is in
+    const text = 'a\n<<<<<<< HEAD\nours\n<<<<<<< quoted\n=======\ntheirs\n<<<<<<< quoted too\n>>>>>>> laptop\nz\n';
+    expect(splitConflict(text)).toEqual({ ours: 'a\nours\n<<<<<<< quoted\nz\n', theirs: 'a\ntheirs\n<<<<<<< quoted too\nz\n', base: null });
+  });
 });
