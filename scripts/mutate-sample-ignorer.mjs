@@ -18,8 +18,9 @@ export const strykerPlugins = [
   declareValuePlugin(PluginKind.Reporter, 'engram-sample-log', {
     onMutantTested(result) {
       if (!process.env.ENGRAM_SAMPLE_LOG) return;
-      const { fileName, location, mutatorName, replacement, status } = result;
-      fs.appendFileSync(process.env.ENGRAM_SAMPLE_LOG, `${JSON.stringify({ fileName, location, mutatorName, replacement, status })}\n`);
+      // statusReason: why a mutant was a RuntimeError (a suite that failed to run) or was killed
+      const { fileName, location, mutatorName, replacement, status, statusReason } = result;
+      fs.appendFileSync(process.env.ENGRAM_SAMPLE_LOG, `${JSON.stringify({ fileName, location, mutatorName, replacement, status, statusReason: statusReason?.slice(0, 2000) })}\n`);
     },
   }),
   declareValuePlugin(PluginKind.Ignore, 'engram-sample', {
