@@ -39,6 +39,9 @@ describe('date expressions (absolute)', () => {
   });
 
   it('reads weeks and parts of months', () => {
+    // only the first or the second half is one: "the other half of" names the month alone
+    expect(spans('the other half of September 2022', WED)).toEqual(['September 2022: 2022-09-01..2022-09-30']);
+    expect(spans('the second half of September 2022', WED)).toEqual(['the second half of September 2022: 2022-09-16..2022-09-30']);
     expect(spans('the second week of November, the beginning of November 2022, the first half of September 2022', WED)).toEqual([
       'the second week of November: 2022-11-08..2022-11-14',
       'the beginning of November 2022: 2022-11-01..2022-11-10',
