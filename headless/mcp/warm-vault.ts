@@ -249,6 +249,7 @@ export class WarmVault {
         this.live = live;
         this.stats.loaded++;
         this.engineValue = live.engine;
+        this.roomAhead();
       } catch {
         this.live = null; // the next change loads them
       } finally {
@@ -268,7 +269,19 @@ export class WarmVault {
     this.live = new LiveIndex(catalog.docs, vault.settings, null);
     this.stats.loaded++;
     this.engineValue = this.live.engine;
+    this.roomAhead();
     return this.engineValue;
+  }
+
+  /**
+   * Room for the next additions made while no request waits (LiveIndex.reserve, one array per
+   * turn of the event loop), so that no addition copies an array of the whole table.
+   */
+  private roomAhead(): void {
+    const live = this.live;
+    if (!live?.wantsRoom) return;
+    const slicer = new Slicer(null, () => performance.now(), () => new Promise<void>((resolve) => setImmediate(resolve)));
+    void live.reserve(slicer.tick);
   }
 
   /** Apply changed files to the index (LiveIndex: in place, or built again when it must be). */
@@ -289,6 +302,7 @@ export class WarmVault {
     if (live.apply(upserts, removed)) this.stats.followed++;
     else this.stats.rebuilt++;
     this.engineValue = live.engine;
+    this.roomAhead();
     return this.engineValue;
   }
 

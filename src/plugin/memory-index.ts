@@ -137,6 +137,15 @@ export class MemoryIndex {
       if (after) upserts.push(after);
     }
     this.live.apply(upserts, removed);
+    this.roomAhead();
+  }
+
+  /**
+   * Room for the next additions made in slices while the app is idle (LiveIndex.reserve), so
+   * that no addition copies an array of the whole table.
+   */
+  private roomAhead(): void {
+    if (this.live?.wantsRoom) void this.live.reserve(this.slicer().tick);
   }
 
   /** A memory note's text changed (or it was created): parse it again. */
@@ -223,6 +232,7 @@ export class MemoryIndex {
       this.building = null; // a build in slices under way is overtaken by this one
       this.queued = [];
       this.live = new LiveIndex([...this.docs.values()], this.vault().settings);
+      this.roomAhead();
     }
     return this.live.engine;
   }
@@ -243,6 +253,7 @@ export class MemoryIndex {
       this.live = live;
       for (const changes of this.queued) this.follow(changes);
       this.queued = [];
+      this.roomAhead();
     })();
     this.building = building;
     return building;

@@ -13,6 +13,8 @@
  * index built from the live documents alone (numbers keep their order, which is all that
  * ties look at).
  */
+import { reserveList } from './doc-table';
+
 export interface Bm25Params {
   k1: number;
   b: number;
@@ -121,6 +123,24 @@ export class Bm25Index {
   }
 
   /**
+   * Room for `slots` documents made ahead (live-index.ts `reserve`), one array per step: the
+   * lengths' store and the scratch a query scores into, so neither an addition nor the first
+   * query after it copies an array of the whole index.
+   */
+  *reserve(slots: number): Generator<void> {
+    if (this.frozen) return;
+    reserveList(this.lengths as number[], slots);
+    yield;
+    if (this.acc.length >= slots) return;
+    this.acc = new Float64Array(slots);
+    yield;
+    this.seen = new Uint8Array(slots);
+    yield;
+    this.touched = new Int32Array(slots);
+    yield;
+  }
+
+  /**
    * Add a document; returns its number. `length` is what length normalisation counts (default:
    * every term); index terms that are not words (time terms) are left out of it.
    */
@@ -209,11 +229,10 @@ export class Bm25Index {
   score(query: Map<string, number>, qualifiers?: ReadonlySet<string>): Bm25Scores {
     const n = this.live;
     const slots = this.lengths.length;
-    if (this.acc.length < slots) {
-      this.acc = new Float64Array(slots);
-      this.seen = new Uint8Array(slots);
-      this.touched = new Int32Array(slots);
-    }
+    // grown by half at once (or to the room reserved): one addition at a time does not copy them each query
+    if (this.acc.length < slots) this.acc = new Float64Array(Math.max(slots, Math.ceil(this.acc.length * 1.5)));
+    if (this.seen.length < slots) this.seen = new Uint8Array(this.acc.length);
+    if (this.touched.length < slots) this.touched = new Int32Array(this.acc.length);
     const { k1, b, delta } = this.params;
     const avgdl = this.totalLength / Math.max(1, n) || 1;
     const acc = this.acc;

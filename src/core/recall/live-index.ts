@@ -1,7 +1,7 @@
 import type { EngramSettings } from '../settings';
 import { Bm25Index } from './bm25';
 import type { RecallDoc } from './catalog';
-import { appendRow, setSparseRows, sparseRow, type SparseRow } from './doc-table';
+import { appendRow, reserveList, reserveRows, roomFor, roomLeft, setSparseRows, sparseRow, type SparseRow } from './doc-table';
 import { patchRow, sameWords } from './engine-update';
 import { bm25Params, partsFromDocs, partsFromDocsInSlices, RecallEngine, type EngineParts } from './recall';
 
@@ -70,6 +70,46 @@ export class LiveIndex {
     live.indexEpisodes();
     live.stats.built++;
     return live;
+  }
+
+  /**
+   * Whether the row columns are near full (room for fewer rows than a quarter of the table):
+   * a long-lived process then calls `reserve` while no request waits.
+   */
+  get wantsRoom(): boolean {
+    return !this.reserving && roomLeft(this.partsValue.table) < Math.max(16, this.partsValue.table.n >> 2);
+  }
+
+  private reserving = false;
+
+  /**
+   * Room for half as many rows again (at least 64) in every per-row array (the table's
+   * columns, the episode numbers, the word index's lengths and scratch, the engine's derived
+   * values, the rows), made one array per `tick`, ahead of the additions: an addition then
+   * copies no array of the whole table (doc-table.ts `reserveRows`). The answers do not
+   * change: room is never read. An addition that finds no room (a burst between two
+   * reserves) still grows what it needs itself.
+   */
+  async reserve(tick: () => Promise<void>): Promise<void> {
+    if (this.reserving) return;
+    this.reserving = true;
+    try {
+      const table = this.partsValue.table;
+      const rows = table.n + Math.max(64, table.n >> 1);
+      for (const _ of reserveRows(table, rows)) await tick();
+      const episodeOf = this.partsValue.episodeOf;
+      if (episodeOf.length < rows && this.partsValue.table === table) {
+        // the engine keeps the array it has until the next change hands it this one (followRows): equal up to n
+        this.partsValue.episodeOf = roomFor(episodeOf, rows, rows).fill(-1, episodeOf.length);
+      }
+      await tick();
+      for (const _ of this.partsValue.lexical.reserve(rows)) await tick();
+      for (const _ of this.engineValue.reserve(rows)) await tick();
+      reserveList(this.rows, rows);
+      await tick();
+    } finally {
+      this.reserving = false;
+    }
   }
 
   get engine(): RecallEngine {
@@ -253,10 +293,9 @@ export class LiveIndex {
       sparse.add(slot);
       rewritten.push(slot);
     }
-    if (added.length > 0) {
-      const episodeOf = new Int32Array(table.n + added.length).fill(-1);
-      episodeOf.set(parts.episodeOf.subarray(0, table.n));
-      parts.episodeOf = episodeOf;
+    if (added.length > 0 && parts.episodeOf.length < table.n + added.length) {
+      const before = parts.episodeOf.length;
+      parts.episodeOf = roomFor(parts.episodeOf, table.n + added.length).fill(-1, before);
     }
     for (const doc of added) {
       const slot = appendRow(table, doc);

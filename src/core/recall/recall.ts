@@ -7,7 +7,7 @@ import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
-import { docAt, LINK_KIND_CODES, tableFromDocs, tableFromDocsInSlices, type DocTable } from './doc-table';
+import { docAt, LINK_KIND_CODES, reserveList, tableFromDocs, tableFromDocsInSlices, type DocTable } from './doc-table';
 import { activationBonus, decayFactor, protectRelevance, SUPERSEDED_WEIGHT } from './ranking';
 import { spreadActivation } from './spreading-activation';
 import { queryEntityTerms } from './entities';
@@ -326,6 +326,18 @@ export class RecallEngine {
       this.associations = new AssociationIndex(table);
       this.materialised.clear(); // results show links by id
     } else this.associations.clearCache(); // an edge's weight reads both ends' rows
+  }
+
+  /** Room for `rows` rows in the per-row values (live-index.ts `reserve`), one array per step. */
+  *reserve(rows: number): Generator<void> {
+    if (this.halfLives.length < rows) {
+      const grown = new Float64Array(rows);
+      grown.set(this.halfLives);
+      this.halfLives = grown;
+    }
+    yield;
+    reserveList(this.roleOf, rows);
+    yield;
   }
 
   /** Live documents. */

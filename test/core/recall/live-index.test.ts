@@ -1,6 +1,7 @@
 import { parseMemory } from '../../../src/core/memory';
 import { compareMemoryPaths } from '../../../src/core/memory-files';
 import { toRecallDoc, type RecallDoc } from '../../../src/core/recall/catalog';
+import { roomLeft } from '../../../src/core/recall/doc-table';
 import { LiveIndex } from '../../../src/core/recall/live-index';
 import { prominent, RecallEngine } from '../../../src/core/recall/recall';
 import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
@@ -66,7 +67,8 @@ function answers(engine: RecallEngine): string {
   return JSON.stringify(out);
 }
 
-function run(seed: number, ordered: boolean, steps: number) {
+/** `reserve`: after these steps, room is made ahead (LiveIndex.reserve) and its rows left are recorded in `room`. */
+async function run(seed: number, ordered: boolean, steps: number, reserve: { at: number[]; room: number[]; addShare?: number } = { at: [], room: [] }) {
   const { rand, pick, note, known } = world(seed);
   const paths = new Map<number, string>();
   let next = 0;
@@ -88,7 +90,7 @@ function run(seed: number, ordered: boolean, steps: number) {
       if (r < 0.45 && alive.length > 0) {
         const n = pick(alive);
         upserts.push(note(n, paths.get(n)!)); // an edit (words, fields, links, session)
-      } else if (r < 0.75 || alive.length < 5) {
+      } else if (r < (reserve.addShare ?? 0.75) || alive.length < 5) {
         const n = next++;
         // ordered: mostly a path sorting last (as new ids do), now and then one in the middle
         const path = ordered && rand() < 0.15 ? `episodic/mem-0000${n}.md` : pathFor(n);
@@ -109,23 +111,37 @@ function run(seed: number, ordered: boolean, steps: number) {
     }
     live.apply(upserts, removed);
     expect(answers(live.engine)).toBe(answers(new RecallEngine(live.liveDocs(), S)));
+    if (reserve.at.includes(step)) {
+      await live.reserve(() => Promise.resolve());
+      reserve.room.push(live.parts.table.n, roomLeft(live.parts.table), live.parts.episodeOf.length);
+    }
   }
+  reserve.room.push(live.parts.table.n, roomLeft(live.parts.table));
   if (ordered) expect(live.liveDocs().map((d) => d.path)).toEqual(live.liveDocs().map((d) => d.path).sort(compareMemoryPaths));
   return live.stats;
 }
 
 describe('live index', () => {
-  it('answers exactly as an engine built from its live documents, after each of 80 random changes (path order kept)', () => {
+  it('answers exactly as an engine built from its live documents, after each of 80 random changes (path order kept)', async () => {
     // most changes are followed in place; moves, middle paths and compaction build again
-    expect(run(1, true, 80)).toEqual({ built: 35, updated: 46 });
+    expect(await run(1, true, 80)).toEqual({ built: 35, updated: 46 });
   });
 
-  it('the same, without an order (the plugin appends new memories)', () => {
-    expect(run(2, false, 80)).toEqual({ built: 1, updated: 80 });
+  it('the same, without an order (the plugin appends new memories)', async () => {
+    expect(await run(2, false, 80)).toEqual({ built: 1, updated: 80 });
   });
 
-  it('the same for other sequences', () => {
-    expect([3, 4, 5].map((seed) => run(seed, seed % 2 === 0, 30))).toEqual([{ built: 1, updated: 30 }, { built: 19, updated: 12 }, { built: 1, updated: 30 }]);
+  it('the same for other sequences', async () => {
+    expect(await Promise.all([3, 4, 5].map((seed) => run(seed, seed % 2 === 0, 30)))).toEqual([{ built: 1, updated: 30 }, { built: 19, updated: 12 }, { built: 1, updated: 30 }]);
+  });
+
+  it('the same with room made ahead (reserve), and additions that use it up and cross its end', async () => {
+    // mostly additions: room for 64 more rows after step 0 (31 rows), used up by step 90 and
+    // grown past by the additions themselves (by half); made again at step 90 (112 rows: 176)
+    const reserve = { at: [0, 90], room: [] as number[], addShare: 0.85 };
+    expect(await run(6, false, 100, reserve)).toEqual({ built: 1, updated: 100 });
+    // [rows, room left, episode numbers' length] after each reserve, then [rows, room left] at the end
+    expect(reserve.room).toEqual([31, 64, 95, 112, 64, 176, 119, 57]);
   });
 
   it('an edit re-indexes the row in place: the new words are found, the old ones are not', () => {
