@@ -244,8 +244,14 @@ export class WarmVault {
         const listing = await listMemoryFiles(sliced);
         const catalog = await loadCatalog(sliced, { listing, pause: slicer.tick });
         const live = await LiveIndex.inSlices(catalog.docs, vault.settings, null, slicer.tick);
+        // in slices too: a map of every file grows past 65,536 entries in one step (24 ms)
+        const known = new Map<string, { size: number; mtimeMs: number }>();
+        for (const [path, size, mtimeMs] of listing) {
+          known.set(path, { size, mtimeMs });
+          await slicer.tick();
+        }
         if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile
-        this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+        this.known = known;
         this.live = live;
         this.stats.loaded++;
         this.engineValue = live.engine;

@@ -138,8 +138,8 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       await preload;
       expect(warm.stats).toEqual({ opened: 1, loaded: 1, followed: 0, rebuilt: 0 });
       // 33 files listed, 33 read from the catalog (+ its text decoded, its rows parsed), then the
-      // table (ids, rows), words, episodes (33 members, 3 sessions), engine rows and maps
-      expect(warm.preloadSlices.reduce((a, b) => a + b, 0)).toBe(33 + 33 + 2 + 33 * 2 + 33 + 33 + 3 + 33 + 33);
+      // table (ids, rows), words, episodes (33 members, 3 sessions), engine rows, maps (paths, then the rest) and the files' versions
+      expect(warm.preloadSlices.reduce((a, b) => a + b, 0)).toBe(33 + 33 + 2 + 33 * 2 + 33 + 33 + 3 + 33 + 33 * 2 + 33);
       expect(Math.max(...warm.preloadSlices)).toBe(10);
       expect(await ids(warm, 'harbour crane')).toHaveLength(5);
     } finally {

@@ -31,7 +31,12 @@ export class LiveIndex {
   private rows: Array<RecallDoc | null> = [];
   private slotOfPath = new Map<string, number>();
   private slotOfId = new Map<string, number>();
-  private idCount = new Map<string, number>();
+  /**
+   * Rows beyond the first that hold an id (sync copies), for the ids held by more than one:
+   * a memory's id is in slotOfId while some row holds it. Not a count per id: a map of every
+   * id would be one more map of the whole table to grow (a rehash of 65,536 entries: 24 ms).
+   */
+  private extraIds = new Map<string, number>();
   /** The live rows that name each id (links, co-access, superseded_by). */
   private refsTo = new Map<string, Set<number>>();
   /** Each session's live rows, ascending. */
@@ -63,8 +68,14 @@ export class LiveIndex {
     live.rows = [...docs];
     live.partsValue = parts;
     live.engineValue = engine;
+    // the two maps of the whole table in passes of their own: a map's growth past 65,536
+    // entries rehashes it in one step (24 ms), and no step should hold two
     for (let slot = 0; slot < docs.length; slot++) {
-      live.enter(docs[slot]!, slot);
+      live.slotOfPath.set(docs[slot]!.path, slot);
+      await tick();
+    }
+    for (let slot = 0; slot < docs.length; slot++) {
+      live.enter(docs[slot]!, slot, false);
       await tick();
     }
     live.indexEpisodes();
@@ -137,7 +148,7 @@ export class LiveIndex {
     this.engineValue = new RecallEngine(this.partsValue, this.settings);
     this.slotOfPath = new Map();
     this.slotOfId = new Map();
-    this.idCount = new Map();
+    this.extraIds = new Map();
     this.refsTo = new Map();
     this.members = new Map();
     this.empty = 0;
@@ -154,10 +165,10 @@ export class LiveIndex {
   }
 
   /** Record a live document's row in the maps (not the indexes). */
-  private enter(doc: RecallDoc, slot: number): void {
-    this.slotOfPath.set(doc.path, slot);
+  private enter(doc: RecallDoc, slot: number, path = true): void {
+    if (path) this.slotOfPath.set(doc.path, slot);
+    if (this.slotOfId.has(doc.id)) this.extraIds.set(doc.id, (this.extraIds.get(doc.id) ?? 0) + 1);
     this.slotOfId.set(doc.id, slot);
-    this.idCount.set(doc.id, (this.idCount.get(doc.id) ?? 0) + 1);
     if (doc.links.length > 0 || doc.superseded_by || hasKeys(doc.co_access)) for (const id of namedIds(doc)) {
       let rows = this.refsTo.get(id);
       if (!rows) this.refsTo.set(id, (rows = new Set()));
@@ -172,12 +183,10 @@ export class LiveIndex {
 
   private leave(doc: RecallDoc, slot: number): void {
     if (this.slotOfPath.get(doc.path) === slot) this.slotOfPath.delete(doc.path);
-    const count = (this.idCount.get(doc.id) ?? 1) - 1;
-    if (count > 0) this.idCount.set(doc.id, count);
-    else {
-      this.idCount.delete(doc.id);
-      this.slotOfId.delete(doc.id);
-    }
+    const extra = this.extraIds.get(doc.id) ?? 0;
+    if (extra > 1) this.extraIds.set(doc.id, extra - 1);
+    else if (extra === 1) this.extraIds.delete(doc.id);
+    else this.slotOfId.delete(doc.id);
     if (doc.links.length > 0 || doc.superseded_by || hasKeys(doc.co_access)) for (const id of namedIds(doc)) this.refsTo.get(id)?.delete(slot);
     if (doc.session !== null) {
       const rows = this.members.get(doc.session)!;
@@ -222,7 +231,8 @@ export class LiveIndex {
 
   /** Whether the change can be followed in place with the same answers as a build (see the class comment). */
   private canFollow(replaced: ReadonlyMap<number, RecallDoc>, added: readonly RecallDoc[], gone: ReadonlySet<number>): boolean {
-    const shared = (id: string) => (this.idCount.get(id) ?? 0) > 1;
+    const count = (id: string) => (this.slotOfId.has(id) ? 1 + (this.extraIds.get(id) ?? 0) : 0);
+    const shared = (id: string) => count(id) > 1;
     for (const [slot, doc] of replaced) if (doc.id !== this.rows[slot]!.id || shared(doc.id)) return false;
     for (const slot of gone) if (shared(this.rows[slot]!.id)) return false;
     // an added id must be held by no other live row once the removed ones are gone (a move: gone, then added)
@@ -230,7 +240,7 @@ export class LiveIndex {
     for (const slot of gone) leaving.set(this.rows[slot]!.id, (leaving.get(this.rows[slot]!.id) ?? 0) + 1);
     const newIds = new Set<string>();
     for (const doc of added) {
-      if ((this.idCount.get(doc.id) ?? 0) - (leaving.get(doc.id) ?? 0) > 0 || newIds.has(doc.id)) return false;
+      if (count(doc.id) - (leaving.get(doc.id) ?? 0) > 0 || newIds.has(doc.id)) return false;
       newIds.add(doc.id);
     }
     if (this.empty + gone.size > Math.max(64, this.rows.length / 8)) return false;
