@@ -107,15 +107,15 @@ export class LiveIndex {
     try {
       const table = this.partsValue.table;
       const rows = table.n + Math.max(64, table.n >> 1);
-      for (const _ of reserveRows(table, rows)) await tick();
+      await stepThrough(reserveRows(table, rows), tick);
       const episodeOf = this.partsValue.episodeOf;
       if (episodeOf.length < rows && this.partsValue.table === table) {
         // the engine keeps the array it has until the next change hands it this one (followRows): equal up to n
         this.partsValue.episodeOf = roomFor(episodeOf, rows, rows).fill(-1, episodeOf.length);
       }
       await tick();
-      for (const _ of this.partsValue.lexical.reserve(rows)) await tick();
-      for (const _ of this.engineValue.reserve(rows)) await tick();
+      await stepThrough(this.partsValue.lexical.reserve(rows), tick);
+      await stepThrough(this.engineValue.reserve(rows), tick);
       reserveList(this.rows, rows);
       await tick();
     } finally {
@@ -406,6 +406,11 @@ export class LiveIndex {
     this.indexEpisodes();
     for (const [session, rows] of this.members) for (const slot of rows) episodeOf[slot] = this.episodeNo.get(session)!;
   }
+}
+
+/** Run a generator's steps with a `tick` after each. */
+async function stepThrough(steps: Generator<void>, tick: () => Promise<void>): Promise<void> {
+  for (let step = steps.next(); !step.done; step = steps.next()) await tick();
 }
 
 /** The terms a document puts in the word index: words, then facets (left out of its length). */
