@@ -11,6 +11,7 @@ import type { Embedder } from './ports';
 import { loadWriteContext, normaliseInput, noteSameTextUnreadable, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
 import { COUNTED_BY, machineId } from './machine';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
+import { AnalysedText } from './resonance';
 import { supersededBy } from './supersession';
 import { parseTimestamp } from './time';
 import { memoryTitle } from './title';
@@ -268,7 +269,8 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
         continue;
       }
       const vector = vectorMatchOf.get(k);
-      let resonance = context.index.resonate(memory.text, memory.category, vector);
+      const analysis = new AnalysedText(memory.text);
+      let resonance = context.index.resonate(analysis, memory.category, vector);
       if (resonance.kind === 'reinforce') {
         const target = byId.get(resonance.id);
         plans.push({ kind: 'reinforce', id: resonance.id, path: target?.path ?? pathOf(resonance.id) ?? (await vault.locate(resonance.id)) ?? resonance.id, similarity: resonance.similarity, key, memory });
@@ -278,10 +280,10 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
       let id = freeId;
       for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
       context.taken.add(id);
-      const planned = planChanges(context.index, memory, resonance);
+      const planned = planChanges(context.index, memory, resonance, analysis);
       resonance = planned.resonance;
       if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
-      context.index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
+      context.index.add(id, analysis, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
       for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
       const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(memoryTitle(memory.text), id, context.names)}.md`;
       plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });

@@ -11,7 +11,7 @@ import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
 import { supersededBy } from './supersession';
-import { ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
+import { AnalysedText, ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
 import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence, type EngramSettings } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
 import { splitFrontmatter, type FieldValue } from './frontmatter';
@@ -212,9 +212,9 @@ export interface PlannedWrite {
  * `supersedes` links of the new memory; an older verified decision it reverses (the new one
  * not verified) is a conflict instead. Returns the conflict it found, if any.
  */
-export function planChanges(index: ResonanceIndex, memory: NewMemory, resonance: Resonance): { resonance: Resonance; reason?: string } {
+export function planChanges(index: ResonanceIndex, memory: NewMemory, resonance: Resonance, analysis: AnalysedText = new AnalysedText(memory.text)): { resonance: Resonance; reason?: string } {
   if (resonance.kind === 'reinforce') return { resonance };
-  const changes = index.changes(memory.text, memory.category, memory.confidence, parseTimestamp(memory.created_at) ?? 0);
+  const changes = index.changes(analysis, memory.category, memory.confidence, parseTimestamp(memory.created_at) ?? 0);
   const explicit = memory.links.some((l) => l.kind === 'supersedes');
   let reason: string | undefined;
   for (const change of changes) {
@@ -235,12 +235,13 @@ export function planChanges(index: ResonanceIndex, memory: NewMemory, resonance:
  * exclusive create.
  */
 export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null, names?: Set<string>): PlannedWrite {
-  let resonance = index.resonate(memory.text, memory.category, vectorMatch);
+  const analysis = new AnalysedText(memory.text);
+  let resonance = index.resonate(analysis, memory.category, vectorMatch);
   // a correction is a memory of its own: never folded into another, never a conflict with what it replaces
   const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
   if (replaced !== undefined && (resonance.kind === 'reinforce' || (resonance.kind === 'conflict' && resonance.id === replaced))) resonance = { kind: 'new' };
   if (resonance.kind === 'reinforce') return { memory, resonance, id: resonance.id };
-  const planned = planChanges(index, memory, resonance);
+  const planned = planChanges(index, memory, resonance, analysis);
   resonance = planned.resonance;
   // the newer side of a conflict links the older: recall ranks it first until a person decides
   if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
@@ -248,7 +249,7 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   let id = deriveMemoryId(memory.text, memory.created_at, attempt);
   while (taken.has(id)) id = deriveMemoryId(memory.text, memory.created_at, ++attempt);
   taken.add(id);
-  index.add(id, memory.text, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
+  index.add(id, analysis, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
   for (const link of memory.links) if (link.kind === 'supersedes') index.markSuperseded(link.target);
   return { memory, resonance, id, name: claimFileName(memoryTitle(memory.text), id, names ?? new Set()), ...(planned.reason ? { reason: planned.reason } : {}) };
 }

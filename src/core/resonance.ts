@@ -22,6 +22,40 @@ export type Resonance =
   | { kind: 'reinforce'; id: string; similarity: number }
   | { kind: 'conflict'; id: string; similarity: number };
 
+/**
+ * A text as writing compares it: its polarity, and its change signals (supersession.ts), each
+ * worked out once, when first asked for. A new text is analysed once for resonance, changes
+ * and the index (three polarity() runs a line before); a memory from the write index
+ * (write-index.ts) comes with both, decoded from its row when first asked for.
+ */
+export class AnalysedText {
+  private p: Polarity | null;
+  private s: ChangeSignals | null = null;
+
+  constructor(
+    readonly text: string | null,
+    polarityOf: Polarity | null = null,
+    private readonly signalsOf: (() => ChangeSignals) | null = null,
+  ) {
+    this.p = polarityOf;
+  }
+
+  get polarity(): Polarity {
+    return (this.p ??= polarity(this.text ?? ''));
+  }
+
+  get signals(): ChangeSignals {
+    return (this.s ??= this.signalsOf ? this.signalsOf() : changeSignals(this.text ?? ''));
+  }
+
+  /** Whether the signals were worked out (a write index row keeps them only then). */
+  get hasSignals(): boolean {
+    return this.s !== null;
+  }
+}
+
+const analysed = (text: string | AnalysedText): AnalysedText => (typeof text === 'string' ? new AnalysedText(text) : text);
+
 interface Entry {
   id: string;
   terms: Set<string>;
@@ -29,9 +63,8 @@ interface Entry {
   category: Category;
   /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
   archived: boolean;
-  /** For supersession (supersession.ts): the text (its signals are read when it is a candidate), confidence, creation time. */
-  text: string;
-  signals: ChangeSignals | null;
+  /** For supersession (supersession.ts): the text's analysis (its signals are read when it is a candidate), confidence, creation time. */
+  analysis: AnalysedText;
   confidence: Confidence;
   createdMs: number;
   /** Already replaced by a newer memory: a change replaces its successor, not it. */
@@ -136,17 +169,17 @@ export class ResonanceIndex {
     return this.entries.size;
   }
 
-  add(id: string, text: string, category: Category, options: EntryOptions = {}): void {
+  add(id: string, text: string | AnalysedText, category: Category, options: EntryOptions = {}): void {
     if (this.entries.has(id)) return;
-    const p = polarity(text);
+    const analysis = analysed(text);
+    const p = analysis.polarity;
     const entry: Entry = {
       id,
       terms: p.terms,
       polarity: p,
       category,
       archived: options.archived ?? false,
-      text,
-      signals: null,
+      analysis,
       confidence: options.confidence ?? 'observed',
       createdMs: options.createdMs ?? 0,
       superseded: options.superseded ?? false,
@@ -173,8 +206,8 @@ export class ResonanceIndex {
    * threshold); it is reinforced unless the new text negates what it affirms (or the reverse)
    * or adds a negation or a number it does not hold.
    */
-  resonate(text: string, category: Category, vectorMatch?: { id: string; similarity: number } | null): Resonance {
-    const incoming = polarity(text);
+  resonate(text: string | AnalysedText, category: Category, vectorMatch?: { id: string; similarity: number } | null): Resonance {
+    const incoming = analysed(text).polarity;
     const { lexicalThreshold, conflictThreshold } = this.settings.resonance;
     let vectorOpposed: { id: string; similarity: number } | null = null;
     if (vectorMatch) {
@@ -215,9 +248,10 @@ export class ResonanceIndex {
    * affirm a term it negates or rejects, and, when it holds a value, those sharing its rarest
    * words. Already superseded and newer memories are left out.
    */
-  changes(text: string, category: Category, confidence: Confidence, createdMs: number): FoundChange[] {
-    const incoming = polarity(text);
-    const signals = changeSignals(text);
+  changes(text: string | AnalysedText, category: Category, confidence: Confidence, createdMs: number): FoundChange[] {
+    const analysis = analysed(text);
+    const incoming = analysis.polarity;
+    const signals = analysis.signals;
     const side: ChangeSide = { id: '', terms: incoming.terms, polarity: incoming, signals, category, confidence, createdMs };
     const seen = new Set<Entry>();
     const found: FoundChange[] = [];
@@ -231,8 +265,7 @@ export class ResonanceIndex {
       // an archived memory is replaced too: plain recall still reaches it
       if (entry.superseded || entry.createdMs > createdMs) return;
       if (changesNoEpisode && entry.category === 'episodic') return;
-      entry.signals ??= changeSignals(entry.text);
-      const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
+      const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.analysis.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
       if (change) found.push({ id: entry.id, ...change });
     };
     if (signals.cue) {
