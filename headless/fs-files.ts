@@ -343,10 +343,11 @@ export class NodeFileStore implements FileStore {
     fs.mkdirSync(this.resolve(rel), { recursive: true });
   }
 
-  async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
+  async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileStat> {
     const full = this.resolve(rel);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    const temp = this.writeTemp(full, bytes);
+    const written: FileStat = { size: 0, mtimeMs: 0 };
+    const temp = this.writeTemp(full, bytes, written);
     let placed = false;
     try {
       if (options.expect === null) {
@@ -366,6 +367,7 @@ export class NodeFileStore implements FileStore {
     } finally {
       if (!placed) unlinkQuietly(temp);
     }
+    return written;
   }
 
   /**
@@ -440,13 +442,22 @@ export class NodeFileStore implements FileStore {
     }
   }
 
-  /** A complete temp file beside `full`, created exclusively (never through a planted link). */
-  private writeTemp(full: string, bytes: Uint8Array): string {
+  /**
+   * A complete temp file beside `full`, created exclusively (never through a planted link).
+   * `stat`, when given, receives its size and mtime (what a listing shows once it has its name:
+   * a link or a rename keeps both).
+   */
+  private writeTemp(full: string, bytes: Uint8Array, stat?: FileStat): string {
     const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
     const fd = fs.openSync(temp, CREATE_FLAGS, 0o644);
     try {
       writeAll(fd, bytes);
       markOurs(fd);
+      if (stat) {
+        const s = fs.fstatSync(fd);
+        stat.size = s.size;
+        stat.mtimeMs = s.mtimeMs;
+      }
     } catch (error) {
       fs.closeSync(fd);
       unlinkQuietly(temp);

@@ -13,6 +13,7 @@ import { COUNTED_BY, machineId } from './machine';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { AnalysedText } from './resonance';
 import { supersededBy } from './supersession';
+import type { WriteIndex } from './write-index';
 import { parseTimestamp } from './time';
 import { memoryTitle } from './title';
 import { memoryHistory } from './versions';
@@ -145,10 +146,18 @@ export interface ImportOptions {
   batchLines?: number;
 }
 
+/** A memory already in the vault (or forgotten), as the import looks it up by id; `memory` when it was read. */
+interface Known {
+  id: string;
+  path: string;
+  category: Memory['category'];
+  memory?: Memory;
+}
+
 /** What the import will do with one line. */
 type Plan =
   | { kind: 'unchanged'; id: string; path: string }
-  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null; reason?: string }
+  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null; reason?: string; analysis: AnalysedText }
   | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null; memory: NewMemory };
 
 /** A line's anchor: what its id is derived from besides its text. */
@@ -176,6 +185,9 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
   for (const memory of memories) noteSameTextUnreadable(context, memory);
   const planner = await importPlanner(vault, context, lines, memories, opts);
   const batch = Math.max(1, Math.floor(opts.batchLines ?? IMPORT_BATCH_LINES));
+  // the files this run writes and the memories the write index saw: finding them needs no refresh of the id index
+  const known = context.writeIndex?.locator();
+  const located = known ? vault.withLocator((id) => known(id) ?? planner.plannedPath(id)) : vault;
   const results: ImportResult[] = [];
   const undo: Undo[] = [];
   // Plan a batch, write it, go on: a killed run keeps every batch it wrote, and a re-run finds
@@ -191,16 +203,17 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
     linkSessions(planner, written, upTo);
     // links found by supersession or a conflict name their target's file, like the others (ADR 0005)
     for (const plan of plans) if (plan.kind === 'create') plan.memory.links = namedLinks(plan.memory.links, planner.pathOf);
-    results.push(...(opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(vault, plans, undo)));
+    results.push(...(opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(located, plans, undo, context.writeIndex)));
     written = upTo;
   }
   // Archived memories a line reinforced come back out of archive/ once the run stands (a move
   // is not rolled back; one cut short here is completed by the next consolidation).
   if (!opts.dryRun) {
     for (const result of results) {
-      if (result.action === 'reinforced' && isArchived(result.path)) result.path = await reviveFromArchive(vault, result.id);
+      if (result.action === 'reinforced' && isArchived(result.path)) result.path = await reviveFromArchive(located, result.id);
     }
   }
+  await context.writeIndex?.save(vault);
   return {
     lines: lines.length,
     created: results.filter((r) => r.action === 'created').length,
@@ -225,19 +238,18 @@ interface ImportPlanner {
   next: number[];
   /** The file of a memory planned by this import or already in the vault. */
   pathOf: (id: string) => string | undefined;
+  /** The file of a memory planned by this import (null: none). */
+  plannedPath: (id: string) => string | null;
 }
 
 async function importPlanner(vault: Vault, context: WriteContext, lines: ImportLine[], memories: NewMemory[], options: ImportOptions): Promise<ImportPlanner> {
-  const byId = new Map<string, Memory>(context.memories.map((m) => [m.id, m]));
+  const byId = new Map<string, Known>(context.memories.map((m) => [m.id, m]));
   for (const m of await forgottenMemories(vault)) {
-    byId.set(m.id, m); // a forgotten memory was imported: importing again does not bring it back
+    byId.set(m.id, { id: m.id, path: m.path, category: m.category, memory: m }); // a forgotten memory was imported: importing again does not bring it back
     context.taken.add(m.id);
   }
-  const keyOwner = new Map<string, Memory>();
-  for (const m of context.memories) {
-    const keys = m.extra.import_keys;
-    if (Array.isArray(keys)) for (const key of keys) if (typeof key === 'string') keyOwner.set(key, m);
-  }
+  const keyOwner = new Map<string, Known>();
+  for (const m of context.memories) for (const key of m.importKeys) keyOwner.set(key, m);
   const lineAnchors = anchors(lines, memories);
   const previous = lines.map(() => -1);
   const next = lines.map(() => -1);
@@ -286,7 +298,7 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
       context.index.add(id, analysis, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
       for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
       const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(memoryTitle(memory.text), id, context.names)}.md`;
-      plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, ...(planned.reason ? { reason: planned.reason } : {}) });
+      plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, analysis, ...(planned.reason ? { reason: planned.reason } : {}) });
     }
   }
 
@@ -307,7 +319,12 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
     return plannedPaths.get(id) ?? byId.get(id)?.path;
   }
 
-  return { lines, plans, planUpTo, writableUpTo, previous, next, pathOf };
+  function plannedPath(id: string): string | null {
+    pathOf(id);
+    return plannedPaths.get(id) ?? null;
+  }
+
+  return { lines, plans, planUpTo, writableUpTo, previous, next, pathOf, plannedPath };
 }
 
 /**
@@ -316,17 +333,20 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
  * version when it was edited since) or its created_at is it. Unreadable files and other
  * memories are stepped over. Returns the free id a new memory would take, and the line's key.
  */
-async function findImported(vault: Vault, byId: Map<string, Memory>, taken: Set<string>, memory: NewMemory, anchor: string): Promise<{ memory: Memory | null; key: string; freeId: string }> {
+async function findImported(vault: Vault, byId: Map<string, Known>, taken: Set<string>, memory: NewMemory, anchor: string): Promise<{ memory: Known | null; key: string; freeId: string }> {
   const key = deriveMemoryId(memory.text, anchor, 0);
   const text = bodyText(memory.text);
   for (let attempt = 0; ; attempt++) {
     const id = attempt === 0 ? key : deriveMemoryId(memory.text, anchor, attempt);
     if (!taken.has(id)) return { memory: null, key, freeId: id };
-    const existing = byId.get(id);
-    if (!existing || existing.category !== memory.category) continue;
-    if (memoryText(existing) === text || existing.created_at === memory.created_at) return { memory: existing, key, freeId: id };
+    const known = byId.get(id);
+    if (!known || known.category !== memory.category) continue;
+    // the memory at this id is read now (the write index keeps no texts): only lines imported before get here
+    const existing = known.memory ?? (await vault.read(known.path).catch(() => null))?.memory;
+    if (!existing) continue;
+    if (memoryText(existing) === text || existing.created_at === memory.created_at) return { memory: known, key, freeId: id };
     const first = (await memoryHistory(vault, id).catch(() => []))[0];
-    if (first && !first.damaged && bodyText(first.body) === text) return { memory: existing, key, freeId: id };
+    if (first && !first.damaged && bodyText(first.body) === text) return { memory: known, key, freeId: id };
   }
 }
 
@@ -349,7 +369,7 @@ interface Undo {
  * the ones before) before the error is reported: all or nothing for an error. A killed run
  * cannot undo: it keeps the batches it wrote, and running it again completes it.
  */
-async function applyImport(vault: Vault, plans: Plan[], undo: Undo[]): Promise<ImportResult[]> {
+async function applyImport(vault: Vault, plans: Plan[], undo: Undo[], writeIndex?: WriteIndex): Promise<ImportResult[]> {
   const results: ImportResult[] = new Array<ImportResult>(plans.length);
   try {
     // New files are independent: a few at a time. Reinforcements and conflicts touch
@@ -357,7 +377,7 @@ async function applyImport(vault: Vault, plans: Plan[], undo: Undo[]): Promise<I
     const creates = plans.flatMap((plan, i) => (plan.kind === 'create' ? [i] : []));
     for (let start = 0; start < creates.length; start += WRITE_CONCURRENCY) {
       const batch = creates.slice(start, start + WRITE_CONCURRENCY);
-      const settled = await Promise.allSettled(batch.map((i) => createMemory(vault, plans[i] as Extract<Plan, { kind: 'create' }>, undo)));
+      const settled = await Promise.allSettled(batch.map((i) => createMemory(vault, plans[i] as Extract<Plan, { kind: 'create' }>, undo, writeIndex)));
       const failed = settled.find((s) => s.status === 'rejected');
       if (failed) throw (failed).reason;
       batch.forEach((i, j) => (results[i] = (settled[j] as PromiseFulfilledResult<ImportResult>).value));
@@ -380,11 +400,12 @@ async function applyImport(vault: Vault, plans: Plan[], undo: Undo[]): Promise<I
   return results;
 }
 
-async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, undo: Undo[]): Promise<ImportResult> {
+async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, undo: Undo[], writeIndex?: WriteIndex): Promise<ImportResult> {
   const path = plan.path;
   const text = renderMemoryFile(plan.id, plan.memory, vault.settings, vault.now());
   try {
-    await vault.createFile(path, text);
+    const created = await vault.createFile(path, text);
+    if (created.memory) writeIndex?.wrote(created.memory, created.stat, plan.analysis);
   } catch (error) {
     if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a file with this name appeared meanwhile)`);
     throw error;

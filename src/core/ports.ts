@@ -69,8 +69,11 @@ export interface FileStore {
    * `expect`, the write happens only if the file still holds exactly that text, read stable
    * (null: only if it does not exist); otherwise it throws WriteConflictError and writes
    * nothing of ours; a save by another program that lands during the write is kept.
+   * Returns the size and mtime of the version written, when the store can tell them exactly
+   * (taken from the file before it got its name, so no later save is mistaken for it): a cache
+   * row for the file can then be kept without reading it again (write-index.ts).
    */
-  write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<void>;
+  write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<FileStat | void>;
   /** Move a file; fails when the target exists. */
   move(from: string, to: string): Promise<void>;
   /** Delete a file (machine data only: memories are moved, never deleted); no error if absent. */

@@ -1,12 +1,11 @@
 import { NotFoundError, UsageError, WriteConflictError } from './errors';
 import { claimFileName, takenNames } from './file-names';
 import { namedLinks, noteName } from './links';
-import { frontmatterId } from './memory-files';
 import { memoryTitle } from './title';
 import { deriveMemoryId, isMemoryId } from './ids';
 import { loadVectors, type StoredVectors } from './embeddings/store';
 import { searchVectors } from './embeddings/vector-search';
-import { ARCHIVE_FOLDER, bodyText, CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
+import { bodyText, CATEGORY_FOLDERS, memoryText, type Memory } from './memory';
 import type { Embedder } from './ports';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import { openConflict } from './conflicts';
@@ -14,9 +13,10 @@ import { supersededBy } from './supersession';
 import { AnalysedText, ResonanceIndex, reinforcedAmplitude, type Resonance } from './resonance';
 import { CATEGORIES, CONFIDENCES, DEFAULT_SETTINGS, type Category, type Confidence, type EngramSettings } from './settings';
 import { formatTimestamp, parseTimestamp } from './time';
-import { splitFrontmatter, type FieldValue } from './frontmatter';
+import type { FieldValue } from './frontmatter';
 import { rememberedAgain, useMemories } from './touch';
 import type { Vault } from './vault';
+import { WriteIndex, type WriteMemory } from './write-index';
 
 /** What a caller asks to remember (the `remember` command, one `import` line, the plugin). */
 export interface RememberInput {
@@ -137,12 +137,14 @@ export interface WriteContext {
   categoryOf: Map<string, Category>;
   /** Stored vectors of the configured model, with the embedder that made them. */
   vectors?: { stored: StoredVectors; embedder: Embedder };
-  /** Every memory read (archived ones too), for callers that need more than the index. */
-  memories: Memory[];
+  /** Every live memory (archived ones too), as the write index knows it: its file, category, import keys. */
+  memories: WriteMemory[];
   /** The file names in the memory folders (file-names.ts' keys): a new memory's name is not one of them. */
   names: Set<string>;
   /** Each memory file that cannot be read: its text (the body as an agent reads it) and its id, when one can be found. */
   unreadable?: Map<string, { text: string; id: string | null }>;
+  /** The persisted index the context came from: the files written are added to it, and it is saved after (write-index.ts). */
+  writeIndex?: WriteIndex;
 }
 
 /**
@@ -157,37 +159,36 @@ export function vectorResonance(context: WriteContext, vector: Float32Array, cat
 }
 
 /**
- * Build the write context from every memory file. Archived memories resonate too: remembering
- * one again reinforces it and brings it back (never a duplicate), but they open no conflicts.
+ * Build the write context from the write index (write-index.ts: every memory file's analysis,
+ * read again only where a file changed). Archived memories resonate too: remembering one again
+ * reinforces it and brings it back (never a duplicate), but they open no conflicts.
  */
 export async function loadWriteContext(vault: Vault, embedder?: Embedder | null): Promise<WriteContext> {
   const index = new ResonanceIndex(vault.settings);
   const taken = new Set<string>();
   const categoryOf = new Map<string, Category>();
-  const { memories, problems } = await vault.loadAll();
+  const writeIndex = await WriteIndex.load(vault);
+  const { memories, problems } = writeIndex;
   // an unreadable file still holds its id (and a name a memory's id may be): a new memory takes neither
   const unreadable = new Map<string, { text: string; id: string | null }>();
   for (const problem of problems) {
-    const text = await vault.readText(problem.path).catch(() => null);
-    const id = text === null ? null : frontmatterId(text);
-    if (id) taken.add(id);
-    const body = text === null ? undefined : splitFrontmatter(text)?.body;
-    if (body !== undefined) unreadable.set(problem.path, { text: bodyText(body), id });
+    if (problem.id) taken.add(problem.id);
+    if (problem.text !== null) unreadable.set(problem.path, { text: problem.text, id: problem.id });
     const name = problem.path.slice(problem.path.lastIndexOf('/') + 1, -3);
     if (isMemoryId(name)) taken.add(name);
   }
   for (const memory of memories) {
     taken.add(memory.id);
-    index.add(memory.id, memoryText(memory), memory.category, {
-      archived: memory.path.startsWith(`${ARCHIVE_FOLDER}/`),
+    index.add(memory.id, memory.analysis, memory.category, {
+      archived: memory.archived,
       confidence: memory.confidence,
-      createdMs: parseTimestamp(memory.created_at) ?? 0,
-      superseded: supersededBy(memory) !== null,
+      createdMs: memory.createdMs,
+      superseded: memory.superseded,
     });
     categoryOf.set(memory.id, memory.category);
   }
-  const names = takenNames([...memories.map((m) => m.path), ...problems.map((p) => p.path)]);
-  const context: WriteContext = { index, taken, categoryOf, memories, names, unreadable };
+  const names = takenNames(writeIndex.paths);
+  const context: WriteContext = { index, taken, categoryOf, memories, names, unreadable, writeIndex };
   if (embedder) {
     const { vectors } = await loadVectors(vault);
     if (vectors && vectors.model === embedder.model) context.vectors = { stored: vectors, embedder };
@@ -204,6 +205,8 @@ export interface PlannedWrite {
   name?: string;
   /** With a conflict: what differs. */
   reason?: string;
+  /** The analysis of the text made while planning: the write index keeps it for the new file. */
+  analysis?: AnalysedText;
 }
 
 
@@ -251,11 +254,11 @@ export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Se
   taken.add(id);
   index.add(id, analysis, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
   for (const link of memory.links) if (link.kind === 'supersedes') index.markSuperseded(link.target);
-  return { memory, resonance, id, name: claimFileName(memoryTitle(memory.text), id, names ?? new Set()), ...(planned.reason ? { reason: planned.reason } : {}) };
+  return { memory, resonance, id, name: claimFileName(memoryTitle(memory.text), id, names ?? new Set()), analysis, ...(planned.reason ? { reason: planned.reason } : {}) };
 }
 
-/** Carry out a planned write. */
-export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<RememberResult> {
+/** Carry out a planned write. A new memory's file gets its row in `writeIndex`, when given (saved by the caller). */
+export async function applyRemember(vault: Vault, plan: PlannedWrite, writeIndex?: WriteIndex): Promise<RememberResult> {
   const { resonance, id, memory } = plan;
   if (resonance.kind === 'reinforce') {
     // constructive interference, counted as a touch (one tier up, the access counted, the
@@ -277,7 +280,8 @@ export async function applyRemember(vault: Vault, plan: PlannedWrite): Promise<R
   let path = `${CATEGORY_FOLDERS[memory.category]}/${name}.md`;
   for (let n = 2; ; n++) {
     try {
-      await vault.createFile(path, text);
+      const created = await vault.createFile(path, text);
+      if (created.memory) writeIndex?.wrote(created.memory, created.stat, plan.analysis);
       break;
     } catch (error) {
       if (!(error instanceof WriteConflictError)) throw error;
@@ -374,7 +378,8 @@ export async function remember(vault: Vault, input: RememberInput, context?: Wri
   const ctx = context ?? (await loadWriteContext(vault, embedder));
   const held = noteSameTextUnreadable(ctx, memory);
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
-  const result = await applyRemember(vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names));
+  const result = await applyRemember(ctx.writeIndex ? vault.withLocator(ctx.writeIndex.locator()) : vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names), ctx.writeIndex);
+  await ctx.writeIndex?.save(vault);
   return held === undefined || result.action === 'reinforced' ? result : { ...result, same_text_unreadable: held };
 }
 

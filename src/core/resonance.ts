@@ -22,53 +22,77 @@ export type Resonance =
   | { kind: 'reinforce'; id: string; similarity: number }
   | { kind: 'conflict'; id: string; similarity: number };
 
+/** An analysis kept elsewhere (a write index row): decoded when first asked for. */
+export interface StoredAnalysis {
+  /** The terms, in order, and the negated ones: what indexing needs of every memory. */
+  terms: string[];
+  negated: string[];
+  polarity: () => Polarity;
+  signals: () => ChangeSignals;
+}
+
 /**
  * A text as writing compares it: its polarity, and its change signals (supersession.ts), each
  * worked out once, when first asked for. A new text is analysed once for resonance, changes
  * and the index (three polarity() runs a line before); a memory from the write index
- * (write-index.ts) comes with both, decoded from its row when first asked for.
+ * (write-index.ts) comes with both, decoded from its row only when it is a candidate.
  */
 export class AnalysedText {
-  private p: Polarity | null;
+  private p: Polarity | null = null;
   private s: ChangeSignals | null = null;
 
   constructor(
     readonly text: string | null,
-    polarityOf: Polarity | null = null,
-    private readonly signalsOf: (() => ChangeSignals) | null = null,
-  ) {
-    this.p = polarityOf;
-  }
+    private readonly stored: StoredAnalysis | null = null,
+  ) {}
 
   get polarity(): Polarity {
-    return (this.p ??= polarity(this.text ?? ''));
+    return (this.p ??= this.stored ? this.stored.polarity() : polarity(this.text ?? ''));
   }
 
   get signals(): ChangeSignals {
-    return (this.s ??= this.signalsOf ? this.signalsOf() : changeSignals(this.text ?? ''));
+    return (this.s ??= this.stored ? this.stored.signals() : changeSignals(this.text ?? ''));
   }
 
-  /** Whether the signals were worked out (a write index row keeps them only then). */
-  get hasSignals(): boolean {
-    return this.s !== null;
+  /** The terms in order (polarity().terms), without decoding a stored polarity. */
+  get termList(): readonly string[] {
+    return this.stored ? this.stored.terms : [...this.polarity.terms];
+  }
+
+  /** The negated terms, without decoding a stored polarity. */
+  get negatedList(): Iterable<string> {
+    return this.stored ? this.stored.negated : this.polarity.negated;
   }
 }
 
 const analysed = (text: string | AnalysedText): AnalysedText => (typeof text === 'string' ? new AnalysedText(text) : text);
 
-interface Entry {
-  id: string;
-  terms: Set<string>;
-  polarity: Polarity;
-  category: Category;
-  /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
-  archived: boolean;
-  /** For supersession (supersession.ts): the text's analysis (its signals are read when it is a candidate), confidence, creation time. */
-  analysis: AnalysedText;
-  confidence: Confidence;
-  createdMs: number;
-  /** Already replaced by a newer memory: a change replaces its successor, not it. */
-  superseded: boolean;
+/**
+ * An indexed memory. Its terms as a set and its polarity are the analysis', decoded when it is
+ * first compared: a remember into 10,000 memories compares a few hundred.
+ */
+class Entry {
+  constructor(
+    readonly id: string,
+    /** For supersession (supersession.ts) too: its signals are read when it is a candidate. */
+    readonly analysis: AnalysedText,
+    readonly termCount: number,
+    readonly category: Category,
+    /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
+    readonly archived: boolean,
+    readonly confidence: Confidence,
+    readonly createdMs: number,
+    /** Already replaced by a newer memory: a change replaces its successor, not it. */
+    public superseded: boolean,
+  ) {}
+
+  get terms(): Set<string> {
+    return this.analysis.polarity.terms;
+  }
+
+  get polarity(): Polarity {
+    return this.analysis.polarity;
+  }
 }
 
 /** What indexing a memory may say besides its text and category. */
@@ -95,8 +119,8 @@ const MIN_CONFLICT_TERMS = 3;
 class TermIndex {
   readonly postings = new Map<string, Entry[]>();
 
-  add(entry: Entry): void {
-    for (const term of entry.terms) {
+  add(entry: Entry, terms: Iterable<string>): void {
+    for (const term of terms) {
       const list = this.postings.get(term);
       if (list) list.push(entry);
       else this.postings.set(term, [entry]);
@@ -122,7 +146,7 @@ class TermIndex {
     const rest = query.size - prefix;
     const candidates: Entry[] = [];
     for (const [entry, k] of hits) {
-      if (k + rest >= Math.max(minShared, threshold * Math.sqrt(query.size * entry.terms.size) - 1e-9)) candidates.push(entry);
+      if (k + rest >= Math.max(minShared, threshold * Math.sqrt(query.size * entry.termCount) - 1e-9)) candidates.push(entry);
     }
     return bestOf([candidates], query, threshold, minShared, accept);
   }
@@ -136,12 +160,13 @@ function bestOf(lists: Entry[][], query: Set<string>, threshold: number, minShar
     for (const entry of list) {
       if (seen.has(entry)) continue;
       seen.add(entry);
-      const sizeRatio = entry.terms.size / query.size;
+      const sizeRatio = entry.termCount / query.size;
       if (sizeRatio < threshold * threshold || sizeRatio > 1 / (threshold * threshold)) continue;
+      const terms = entry.terms;
       let shared = 0;
-      for (const t of query) if (entry.terms.has(t)) shared++;
+      for (const t of query) if (terms.has(t)) shared++;
       if (shared < minShared) continue;
-      const similarity = shared / Math.sqrt(query.size * entry.terms.size);
+      const similarity = shared / Math.sqrt(query.size * entry.termCount);
       if (similarity < threshold) continue;
       if (best && (similarity < best.similarity || (similarity === best.similarity && entry.id > best.id))) continue;
       if (accept(entry)) best = { id: entry.id, similarity };
@@ -172,22 +197,12 @@ export class ResonanceIndex {
   add(id: string, text: string | AnalysedText, category: Category, options: EntryOptions = {}): void {
     if (this.entries.has(id)) return;
     const analysis = analysed(text);
-    const p = analysis.polarity;
-    const entry: Entry = {
-      id,
-      terms: p.terms,
-      polarity: p,
-      category,
-      archived: options.archived ?? false,
-      analysis,
-      confidence: options.confidence ?? 'observed',
-      createdMs: options.createdMs ?? 0,
-      superseded: options.superseded ?? false,
-    };
+    const terms = analysis.termList;
+    const entry = new Entry(id, analysis, terms.length, category, options.archived ?? false, options.confidence ?? 'observed', options.createdMs ?? 0, options.superseded ?? false);
     this.entries.set(id, entry);
     if (category !== 'episodic') this.notEpisodes++;
-    this.index.add(entry);
-    for (const term of p.negated) {
+    this.index.add(entry, terms);
+    for (const term of analysis.negatedList) {
       const list = this.negating.get(term);
       if (list) list.push(entry);
       else this.negating.set(term, [entry]);

@@ -74,6 +74,12 @@ export interface ReadNote {
   version: FileVersion | null;
 }
 
+/** A note createFile wrote: the memory read back from its text (in a memory folder), and the file's size and mtime when the store tells them. */
+export interface CreatedFile {
+  memory: Memory | null;
+  stat: FileStat | null;
+}
+
 /** A change to a memory's frontmatter, computed from its current state; null: nothing to write. */
 export type MemoryChange = (memory: Memory) => Record<string, FieldValue> | null;
 
@@ -102,6 +108,16 @@ export class Vault {
   /** The same vault seen at another moment (a touch recorded for the time it happened). */
   at(time: number): Vault {
     return new Vault({ ...this.ports, clock: { now: () => time } }, this.settings, { ...this.options, index: this.index });
+  }
+
+  /**
+   * The same vault with a hint of where memories are (a caller that read the memory folders,
+   * such as the write index): `locate` tries the hinted file first, believed only when its
+   * frontmatter holds the id, and searches the id index otherwise (VaultOptions.locator).
+   */
+  withLocator(locator: (id: string) => string | null): Vault {
+    const outer = this.options.locator;
+    return new Vault(this.ports, this.settings, { ...this.options, index: this.index, locator: outer ? (id) => locator(id) ?? outer(id) : locator });
   }
 
   /**
@@ -356,10 +372,11 @@ export class Vault {
    * would refuse (over the size limit, NUL bytes; for a memory, fields it cannot parse) is
    * never written: Engram does not create what it cannot read back.
    */
-  async createFile(path: string, text: string): Promise<void> {
+  async createFile(path: string, text: string): Promise<CreatedFile> {
     assertWritable(path, text, this.settings.maxFileBytes, null);
-    if (MEMORY_FOLDERS.some((folder) => path.startsWith(`${folder}/`))) parseMemory(path, text, this.settings);
-    await this.ports.files.write(path, text, { expect: null });
+    const memory = MEMORY_FOLDERS.some((folder) => path.startsWith(`${folder}/`)) ? parseMemory(path, text, this.settings) : null;
+    const stat = await this.ports.files.write(path, text, { expect: null });
+    return { memory, stat: stat ?? null };
   }
 
   async readText(path: string): Promise<string | null> {

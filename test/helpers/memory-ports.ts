@@ -38,7 +38,7 @@ export class MemoryFileStore implements FileStore {
     const names = await this.list(dir);
     return Promise.all(names.map(async (name) => ({ name, ...(await this.stat(`${dir}/${name}`))! })));
   }
-  async write(path: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<void> {
+  async write(path: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileStat | void> {
     if (options.expect !== undefined && (this.files.get(path) ?? null) !== options.expect) throw new WriteConflictError(path);
     if (typeof data !== 'string') {
       this.binary.set(path, data);

@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import type { FileStat } from '../../src/core/ports';
+import { importLines } from '../../src/core/import';
+import { AnalysedText } from '../../src/core/resonance';
+import { loadWriteContext, remember, type RememberResult } from '../../src/core/remember';
+import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex } from '../../src/core/write-index';
+import { MemoryFileStore, memoryNote, memoryVault } from '../helpers/memory-ports';
+
+/**
+ * The write index (write-index.ts): remember and import decide from rows kept in
+ * .engram/cache/write-index.json, each trusted only while its file has the size and mtime of
+ * the row. These tests state when a row is used, when the file is read again, and that a
+ * vault written to by others meanwhile (another agent, a cron, Obsidian) is decided on as it is.
+ */
+
+/** The in-memory store with real mtimes: each write of a file gives it the next mtime, as a clock would. */
+class TimedFileStore extends MemoryFileStore {
+  readonly mtimes = new Map<string, number>();
+  private tick = 1_000;
+  /** Files the index read (the files a load parsed). */
+  reads: string[] = [];
+
+  override async read(path: string): Promise<Uint8Array | null> {
+    if (!path.startsWith('.engram/')) this.reads.push(path);
+    return super.read(path);
+  }
+  override async stat(path: string): Promise<FileStat | null> {
+    const stat = await super.stat(path);
+    return stat && this.files.has(path) ? { size: stat.size, mtimeMs: this.mtimes.get(path) ?? 0 } : stat;
+  }
+  override async write(path: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileStat> {
+    await super.write(path, data, options);
+    this.mtimes.set(path, ++this.tick);
+    return (await this.stat(path)) ?? { size: 0, mtimeMs: 0 };
+  }
+  override async move(from: string, to: string): Promise<void> {
+    await super.move(from, to);
+    this.mtimes.set(to, this.mtimes.get(from) ?? 0);
+  }
+  /** Another program writes a file in place (no stat returned to us). */
+  put(path: string, text: string, mtimeMs?: number): void {
+    this.files.set(path, text);
+    this.mtimes.set(path, mtimeMs ?? ++this.tick);
+  }
+}
+
+const NOW = '2026-11-30T12:00:00Z';
+
+function timedVault() {
+  const { vault, files } = memoryVault(NOW);
+  const timed = new TimedFileStore();
+  Object.assign(vault.ports, { files: timed });
+  void files;
+  return { vault, files: timed };
+}
+
+const note = (id: string, body: string, fields: Record<string, string> = {}) =>
+  memoryNote({ id, category: 'episodic', created_at: '2026-11-01T00:00:00Z', last_accessed_at: '2026-11-01T00:00:00Z', confidence: 'observed', ...fields }, `${body}\n`);
+
+/** Writes `n` memories, each in its own file, and loads (and saves) the index once. */
+async function seeded(n: number) {
+  const { vault, files } = timedVault();
+  for (let i = 0; i < n; i++) files.put(`episodic/m${String(i).padStart(3, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `The cache of service ${i} holds ${i * 7} entries.`));
+  const index = await WriteIndex.load(vault);
+  await index.save(vault);
+  files.reads = [];
+  return { vault, files, index };
+}
+
+describe('write index: which rows are trusted', () => {
+  it('reads no memory file when every row matches its file, and reads again exactly the files written since', async () => {
+    const { vault, files, index } = await seeded(40);
+    expect(index.parsed).toBe(40);
+    expect(files.files.has(WRITE_INDEX_PATH)).toBe(true);
+
+    const again = await WriteIndex.load(vault);
+    expect([again.parsed, again.memories.length, files.reads]).toEqual([0, 40, []]);
+
+    // another program edits one (new size), rewrites one at its size (new mtime), adds one, deletes one
+    files.put('episodic/m001.md', note('mem-000000000001', 'The cache of service 1 now holds no entries at all.'));
+    const same = note('mem-000000000002', 'The queue of service 2 holds 14 entries.');
+    expect(same.length).toBe(files.files.get('episodic/m002.md')!.length);
+    files.put('episodic/m002.md', same);
+    files.put('episodic/m999.md', note('mem-000000000999', 'A memory another agent wrote.'));
+    files.files.delete('episodic/m003.md');
+
+    const fresh = await WriteIndex.load(vault);
+    expect(fresh.parsed).toBe(3);
+    expect(files.reads.sort()).toEqual(['episodic/m001.md', 'episodic/m002.md', 'episodic/m999.md']);
+    const byId = new Map(fresh.memories.map((m) => [m.id, m]));
+    expect(byId.has('mem-000000000003')).toBe(false);
+    expect([...byId.get('mem-000000000001')!.analysis.polarity.negated]).toEqual(['entri']);
+    expect([...byId.get('mem-000000000002')!.analysis.polarity.terms]).toEqual(['queue', 'servic', '2', 'hold', '14', 'entri']);
+    expect(byId.get('mem-000000000999')!.path).toBe('episodic/m999.md');
+  });
+
+  it('trusts a row only at the same size and mtime: a file put back with its old mtime but another size is read again', async () => {
+    const { vault, files } = await seeded(SAVE_AFTER);
+    const mtime = files.mtimes.get('episodic/m000.md')!;
+    files.put('episodic/m000.md', note('mem-000000000000', 'The cache of service 0 was emptied on purpose.'), mtime);
+    const index = await WriteIndex.load(vault);
+    expect([index.parsed, files.reads]).toEqual([1, ['episodic/m000.md']]);
+  });
+
+  it('rebuilds from the markdown when the cache is damaged, of another format, or made for another file size limit', async () => {
+    const { vault, files } = await seeded(SAVE_AFTER);
+    const saved = files.files.get(WRITE_INDEX_PATH)!;
+    files.files.set(WRITE_INDEX_PATH, saved.slice(0, 100));
+    expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER);
+    files.files.set(WRITE_INDEX_PATH, saved.replace('"format":1', '"format":2'));
+    expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER);
+    files.files.set(WRITE_INDEX_PATH, saved);
+    expect((await WriteIndex.load(vault)).parsed).toBe(0);
+    Object.assign(vault.settings, { maxFileBytes: vault.settings.maxFileBytes + 1 });
+    expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER);
+  });
+
+  it(`is written again once ${SAVE_AFTER} rows changed (or 1/256 of them), not for every remember`, async () => {
+    const { vault, files } = await seeded(20);
+    const before = files.files.get(WRITE_INDEX_PATH);
+    for (let i = 0; i < SAVE_AFTER - 1; i++) await remember(vault, { text: `Note ${i} about the release train.` });
+    expect(files.files.get(WRITE_INDEX_PATH)).toBe(before);
+    // the next load reads the 15 files written since the save, each once, and the remember saves
+    files.reads = [];
+    await remember(vault, { text: 'Note 15 about the release train.' });
+    expect(files.reads.filter((p) => p.startsWith('episodic/') && !p.startsWith('episodic/m')).length).toBe(SAVE_AFTER - 1);
+    expect(files.files.get(WRITE_INDEX_PATH)).not.toBe(before);
+    files.reads = [];
+    const index = await WriteIndex.load(vault);
+    expect([index.parsed, index.memories.length]).toEqual([0, 36]);
+  });
+
+  it('keeps a row for each file an import wrote, from the stat the store returned, so the next load parses none', async () => {
+    const { vault, files } = timedVault();
+    await importLines(vault, Array.from({ length: 30 }, (_, i) => ({ text: `Imported line ${i}: the ${['cache', 'queue', 'index'][i % 3]} keeps ${i} items.`, session: `s${i >> 2}` })));
+    files.reads = [];
+    const index = await WriteIndex.load(vault);
+    expect([index.parsed, index.memories.length, files.reads.length]).toEqual([0, 30, 0]);
+  });
+});
+
+describe('write index: decisions', () => {
+  const texts = [
+    'Use pnpm workspaces for the monorepo, not yarn.',
+    'We no longer use pnpm workspaces for the monorepo.',
+    'The staging database is db-staging-2.internal.',
+    'The staging database moved to db-staging-3.internal.',
+    'Use pnpm workspaces for the monorepo, not yarn.',
+    'Integration tests must use Testcontainers.',
+    'Integration tests must not use Testcontainers.',
+    'The retry budget of the webhook worker is 3 attempts.',
+    'The retry budget of the webhook worker changed to 5 attempts.',
+    'Stopped using LaunchDarkly for feature flags.',
+  ];
+
+  /** Every text remembered in turn, the index kept (true) or the cache removed before each (false). */
+  async function decisions(keep: boolean, others?: (files: TimedFileStore, i: number) => void): Promise<RememberResult[]> {
+    const { vault, files } = timedVault();
+    const out: RememberResult[] = [];
+    for (const [i, text] of texts.entries()) {
+      others?.(files, i);
+      if (!keep) files.files.delete(WRITE_INDEX_PATH);
+      const category = [0, 3, 4, 6, 9].includes(i) ? 'decision' : 'episodic';
+      out.push(await remember(vault.at(Date.parse(NOW) + i * 60_000), { text, category }));
+    }
+    return out;
+  }
+
+  it('decides as a full read of the vault does', async () => {
+    const kept = await decisions(true);
+    expect(kept).toEqual(await decisions(false));
+    expect(kept.map((r) => r.action)).toEqual(['created', 'created', 'created', 'created', 'reinforced', 'created', 'conflict', 'created', 'created', 'created']);
+    expect(kept.map((r) => r.supersedes?.length ?? 0)).toEqual([0, 1, 0, 1, 0, 0, 0, 0, 1, 0]);
+  });
+
+  it('sees what another writer wrote between two remembers, and forgets what it removed', async () => {
+    // another agent writes the text remembered next, and removes a memory this process wrote
+    const other = (files: TimedFileStore, i: number) => {
+      if (i === 5) files.put('episodic/by another agent.md', note('mem-0000000000ab', 'Integration tests must use Testcontainers.'));
+      if (i === 8) for (const path of [...files.files.keys()]) if (files.files.get(path)!.includes('retry budget')) files.files.delete(path);
+    };
+    const kept = await decisions(true, other);
+    expect(kept).toEqual(await decisions(false, other));
+    expect([kept[5]!.action, kept[5]!.id]).toEqual(['reinforced', 'mem-0000000000ab']);
+    expect([kept[8]!.action, kept[8]!.supersedes]).toEqual(['created', undefined]);
+  });
+
+  it('takes the id and the text of a file that cannot be read, as the loader does, and reads it again once repaired', async () => {
+    const { vault, files } = timedVault();
+    files.put('episodic/broken.md', '---\nid: mem-00000000000b\ncategory: [unclosed\n---\nThe nightly backup runs at two.\n');
+    const context = await loadWriteContext(vault);
+    expect([context.taken.has('mem-00000000000b'), [...context.unreadable!]]).toEqual([true, [['episodic/broken.md', { text: 'The nightly backup runs at two.', id: 'mem-00000000000b' }]]]);
+    await context.writeIndex!.save(vault);
+    files.put('episodic/broken.md', note('mem-00000000000b', 'The nightly backup runs at two.'));
+    const repaired = await loadWriteContext(vault);
+    expect([repaired.writeIndex!.parsed, repaired.memories.map((m) => m.id), repaired.unreadable!.size]).toEqual([1, ['mem-00000000000b'], 0]);
+  });
+});
+
+describe('write index: the analysis a row keeps', () => {
+  // A row keeps what analyze, polarity and changeSignals say of a text. When this hash changes,
+  // rows written by the previous code would decide for the new one: raise WRITE_ANALYSIS_VERSION
+  // in write-index.ts, then update the hash and the version here.
+  it('is pinned: a change to the analysis must raise WRITE_ANALYSIS_VERSION', () => {
+    const sample = [
+      'Use pnpm workspaces for the monorepo, not yarn.',
+      "We don't use pnpm workspaces anymore; we switched from pnpm to npm.",
+      'Replaced LaunchDarkly with our own flag service on March 4.',
+      'The staging database is db-staging-3.internal now (was db-staging-2.internal).',
+      'Decided: stop using mocks in integration tests, however keep them in unit tests.',
+      'No errors yesterday. Build 412 failed on Monday.',
+      'Rather than retrying forever, give up after 5 attempts instead of 10.',
+      'Ünïcödé wörds and CamelCase names like PostgreSQL and iOS 17.2.',
+    ];
+    const analysis = sample.map((text) => {
+      const a = new AnalysedText(text);
+      const { terms, negated, affirmed } = a.polarity;
+      const s = a.signals;
+      return [[...terms], [...negated].sort(), [...affirmed].sort(), s.cue, [...s.rejected].sort(), [...s.values].sort(), [...s.dates].sort()];
+    });
+    expect(WRITE_ANALYSIS_VERSION).toBe(1);
+    expect(createHash('sha256').update(JSON.stringify(analysis)).digest('hex').slice(0, 16)).toBe('fe657f5736fe5028');
+  });
+});
