@@ -60,10 +60,16 @@ export interface ChangeSignals {
 export function changeSignals(text: string): ChangeSignals {
   const lower = expandNegations(text).replace(/\s-\s/g, ' — ');
   const phrases: string[] = [];
-  for (const pattern of [FROM_TO, REPLACED_WITH, REPLACED_BY]) for (const m of lower.matchAll(pattern)) phrases.push(m[1]!);
+  // each pattern runs only where its fixed words are (an import runs this for every line, and
+  // REPLACED_BY's search from every word was the costliest regular expression of an import)
+  if (lower.includes('from')) for (const m of lower.matchAll(FROM_TO)) phrases.push(m[1]!);
+  if (lower.includes('replac')) {
+    for (const m of lower.matchAll(REPLACED_WITH)) phrases.push(m[1]!);
+    if (lower.includes('replaced')) for (const m of lower.matchAll(REPLACED_BY)) phrases.push(m[1]!);
+  }
   // "don't stop X", "won't quit X": a negated reversal affirms X
   const negatedAt = (index: number) => /\b(?:not|never|no)\s+(?:\w+\s+)?$/.test(lower.slice(Math.max(0, index - 20), index));
-  for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
+  if (lower.includes('any')) for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
   for (const m of lower.matchAll(REVERSES)) if (!negatedAt(m.index)) phrases.push(` ${m[1]!} `.replace(PHRASE_END, ' ').trim().split(/\s+/).slice(0, 6).join(' '));
   // a term named on both sides ("from Node 20 to Node 22": node) is not rejected
   let rest = lower;
