@@ -48,6 +48,7 @@ describe('WarmVault: vector seeds from the configured embedder and the stored ve
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -68,6 +69,7 @@ describe('WarmVault: vector seeds from the configured embedder and the stored ve
     try {
       expect(await warm.vectorSeeds(['retries', 'deploys'])).toEqual([undefined, undefined]);
       expect(warm.embedder()).toBeNull();
+      expect(warm.preloadSlices).toEqual([]); // no preload has run
     } finally {
       warm.close();
     }

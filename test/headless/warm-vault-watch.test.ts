@@ -1,0 +1,55 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { WarmVault } from '../../headless/mcp/warm-vault';
+import { openVault } from '../../headless/runtime';
+import { openRecall } from '../../src/core/recall/results';
+import { engram, initVault } from '../helpers/cli';
+
+/**
+ * What WarmVault's watches leave out, as a fresh engine does: a dot-folder inside a memory folder
+ * (a sync tool's or an editor's stash) holds no memories, so a file moved or edited there is not
+ * followed. (warm-vault.test: what the watches follow.)
+ */
+
+const NOW = '2026-11-10T10:00:00Z';
+
+describe('WarmVault: the watches leave out what a fresh engine leaves out', () => {
+  let dir: string;
+  let cleanup: () => void;
+  let vault: string;
+  beforeEach(async () => {
+    ({ dir, vault, cleanup } = await initVault());
+    for (const [i, text] of ['Retries use exponential backoff from 200 ms.', 'Deploys happen on Tuesdays.'].entries()) {
+      await engram(vault, ['--now', `2026-11-0${i + 1}T10:00:00Z`, 'remember', text]);
+    }
+  });
+  afterEach(() => cleanup());
+
+  const ids = async (warm: WarmVault, query: string) => (await warm.engine()).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
+  const fresh = async (query: string) => {
+    const { vault: v } = openVault({ vault, now: NOW, cwd: dir, env: {} });
+    return (await openRecall(v)).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
+  };
+
+  it('a memory moved into a dot-folder of a memory folder, then edited there, is gone from recall', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });
+    try {
+      const [backoff] = await ids(warm, 'exponential backoff');
+      await engram(vault, ['--now', NOW, 'touch', backoff!]); // loads the documents
+      await warm.engine();
+      mkdirSync(path.join(vault, 'episodic', '.stash'));
+      await warm.engine();
+      const from = (await engram(vault, ['--json', 'show', backoff!])).json().path as string;
+      const hidden = path.join(vault, 'episodic', '.stash', 'Retry policy.md');
+      renameSync(path.join(vault, from), hidden);
+      expect(await ids(warm, 'exponential backoff')).toEqual([]);
+      writeFileSync(hidden, readFileSync(hidden, 'utf8').replace('Retries use exponential backoff from 200 ms.', 'Retries use a jittered schedule.'));
+      expect(await ids(warm, 'jittered schedule')).toEqual([]);
+      for (const query of ['exponential backoff', 'jittered schedule', 'deploys tuesdays']) {
+        expect([query, await ids(warm, query)]).toEqual([query, await fresh(query)]);
+      }
+    } finally {
+      warm.close();
+    }
+  });
+});
