@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { openVault } from '../../headless/runtime';
@@ -8,12 +8,13 @@ import { engram, initVault } from '../helpers/cli';
 /**
  * What WarmVault's watches leave out, as a fresh engine does: a dot-folder inside a memory folder
  * (a sync tool's or an editor's stash) holds no memories, so a file moved or edited there is not
- * followed. (warm-vault.test: what the watches follow.)
+ * followed; and a memory folder it cannot watch is said once, its changes found by listing.
+ * (warm-vault.test: what the watches follow.)
  */
 
 const NOW = '2026-11-10T10:00:00Z';
 
-describe('WarmVault: the watches leave out what a fresh engine leaves out', () => {
+describe('WarmVault: what the watches leave out, and a folder they cannot watch', () => {
   let dir: string;
   let cleanup: () => void;
   let vault: string;
@@ -48,6 +49,21 @@ describe('WarmVault: the watches leave out what a fresh engine leaves out', () =
       for (const query of ['exponential backoff', 'jittered schedule', 'deploys tuesdays']) {
         expect([query, await ids(warm, query)]).toEqual([query, await fresh(query)]);
       }
+    } finally {
+      warm.close();
+    }
+  });
+
+  it('a memory folder that cannot be watched (here: gone) is said once, and its memories are found by listing', async () => {
+    rmSync(path.join(vault, 'archive'), { recursive: true });
+    const warnings: string[] = [];
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, (m) => warnings.push(m));
+    try {
+      await warm.engine();
+      await warm.engine();
+      expect(warnings).toEqual(['cannot watch archive/ (ENOENT): edits saved in place by other programs are seen only with the next create, rename or delete']);
+      const added = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The nightly build takes forty minutes.'])).json();
+      expect(await ids(warm, 'nightly build forty')).toEqual([added.id]);
     } finally {
       warm.close();
     }
