@@ -68,4 +68,20 @@ describe('WarmVault: what the watches leave out, and a folder they cannot watch'
       warm.close();
     }
   });
+
+  it('a delete no watch event reported is found by comparing the listing (the folder changed)', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });
+    try {
+      const [deploys] = await ids(warm, 'deploys tuesdays');
+      await engram(vault, ['--now', NOW, 'touch', deploys!]); // loads the documents
+      await warm.engine();
+      warm.close(); // no more events
+      const rel = (await engram(vault, ['--json', 'show', deploys!])).json().path as string;
+      rmSync(path.join(vault, rel));
+      expect(await ids(warm, 'deploys tuesdays')).toEqual([]);
+      expect(await fresh('deploys tuesdays')).toEqual([]);
+    } finally {
+      warm.close();
+    }
+  });
 });
