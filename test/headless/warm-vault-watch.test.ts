@@ -84,4 +84,33 @@ describe('WarmVault: what the watches leave out, and a folder they cannot watch'
       warm.close();
     }
   });
+
+  it('preloads the documents once: a second preload while one runs, or after, does nothing', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 1);
+    try {
+      await warm.engine();
+      await Promise.all([warm.preloadNow(), warm.preloadNow()]);
+      expect(warm.stats).toEqual({ opened: 1, loaded: 1, followed: 0, rebuilt: 0 });
+      await warm.preloadNow();
+      expect(warm.stats).toEqual({ opened: 1, loaded: 1, followed: 0, rebuilt: 0 });
+    } finally {
+      warm.close();
+    }
+  });
+
+  it('a preload of a vault reopened meanwhile (its settings changed) is dropped, and the next request opens the engine again', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 1);
+    try {
+      await warm.engine();
+      const preload = warm.preloadNow();
+      writeFileSync(path.join(vault, '.engram', 'config.json'), '{}\n');
+      warm.runtime(); // reopened: new settings
+      await preload;
+      expect(warm.stats).toEqual({ opened: 1, loaded: 0, followed: 0, rebuilt: 0 });
+      expect(await ids(warm, 'deploys tuesdays')).toEqual(await fresh('deploys tuesdays'));
+      expect(warm.stats).toEqual({ opened: 2, loaded: 0, followed: 0, rebuilt: 0 });
+    } finally {
+      warm.close();
+    }
+  });
 });
