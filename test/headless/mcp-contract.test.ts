@@ -13,7 +13,7 @@ import type { WarmVault } from '../../headless/mcp/warm-vault';
  * change a deliberate one.
  *
  * No vault is opened (as for docs/mcp-tools.md): listing the tools calls no handler, and listing
- * the resources asks only the engine for its ids (none here). The file holds no other test so
+ * the resources asks only the engine for its ids (one here). The file holds no other test so
  * that a mutation run (`npm run mutate -- headless/mcp/tools.ts --tests
  * test/headless/mcp-contract.test.ts`) can test every mutant of the registrations against it in
  * seconds.
@@ -29,8 +29,9 @@ const HOW_TO_UPDATE =
   `If not, the diff below is what an agent would now read differently.`;
 
 async function listed(): Promise<unknown> {
-  const empty = { engine: async () => ({ ids: () => [] }) } as unknown as WarmVault;
-  const server = buildServer(empty, 'contract');
+  // an engine of one memory: each memory is listed as a resource of the template
+  const one = { engine: async () => ({ ids: () => ['mem-000000000001'] }) } as unknown as WarmVault;
+  const server = buildServer(one, 'contract');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'engram-contract-test', version: '1.0.0' });
