@@ -101,6 +101,22 @@ describe('StdioLines: one JSON-RPC message a line, bad lines answered, nothing l
     expect(h.messages).toEqual([]);
   });
 
+  it('strips a carriage return only at the end of a line: one inside a string is the client\'s error', async () => {
+    const h = harness();
+    await h.transport.start();
+    const line = '{"jsonrpc": "2.0", "id": 1, "method": "pi\rng"}';
+    h.input.write(`${line}\r\n`);
+    await h.settle();
+    let parseError = '';
+    try {
+      JSON.parse(line);
+    } catch (error) {
+      parseError = (error as Error).message.split('\n')[0]!;
+    }
+    expect(h.written()).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${parseError}` } }]);
+    expect(h.messages).toEqual([]);
+  });
+
   it('skips a line over the limit as it arrives, answers it with its size and the limit, and serves the next line', async () => {
     const h = harness(40);
     await h.transport.start();
