@@ -69,6 +69,7 @@ describe('StdioLines: one JSON-RPC message a line, bad lines answered, nothing l
       '{"jsonrpc": "2.0", "id": 1e999, "method": 7}',
       '{"jsonrpc": "2.0"}',
       `{"jsonrpc": "2.0", "id": "x", "method": ${JSON.stringify(['a'.repeat(70)])}}`,
+      `{"jsonrpc": "2.0", "id": "y", "method": ${JSON.stringify(['b'.repeat(56)])}}`,
       '"a string"',
     ];
     for (const line of lines) h.input.write(`${line}\n`);
@@ -93,7 +94,8 @@ describe('StdioLines: one JSON-RPC message a line, bad lines answered, nothing l
       invalid(null, 'id: expected a string or a number, got true'),
       invalid(null, 'method: expected a string, got 7'),
       invalid(null, 'not a request, a notification or a response'),
-      invalid('x', `method: expected a string, got ["${'a'.repeat(55)}...`),
+      invalid('x', `method: expected a string, got ["${'a'.repeat(55)}...`), // cut to 60 characters
+      invalid('y', `method: expected a string, got ["${'b'.repeat(56)}"]`), // 60: whole
       invalid(null, 'expected a JSON-RPC 2.0 object, got "a string"'),
     ];
     expect(h.written()).toEqual(expected);
