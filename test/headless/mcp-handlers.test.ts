@@ -80,6 +80,8 @@ describe('engram mcp: what each tool answers and records (in process)', () => {
     const made = await data('remember', { text: 'The office plants are watered on Fridays.' });
     const uri = `engram://memory/${made.id}`;
     expect((await client.readResource({ uri })).contents).toEqual([{ uri, mimeType: 'text/markdown', text: read(made.path) }]);
+    // an id checked before the vault is asked: the resource's own message, as forget's
+    await expect(client.readResource({ uri: 'engram://memory/nope' })).rejects.toThrow(/: not a memory id: "nope"$/);
   });
 
   it('forget checks every id before it moves anything: a bad id after a good one leaves the good one in place', async () => {
