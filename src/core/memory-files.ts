@@ -56,6 +56,8 @@ export async function listMemoryStats(files: FileStore, roots: string[] = MEMORY
 export interface MemoryScan {
   files: ListedFile[];
   entries: number;
+  /** The entries listMemoryPaths gives that are not among `files` (not regular files), as paths. */
+  others: string[];
 }
 
 /**
@@ -65,6 +67,7 @@ export interface MemoryScan {
  */
 export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY_ROOTS): Promise<MemoryScan> {
   const out: ListedFile[] = [];
+  const others: string[] = [];
   let entries = 0;
   const look = async (dir: string): Promise<FolderScan> => {
     if (files.scan) return files.scan(dir);
@@ -76,11 +79,13 @@ export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY
     const scan = await look(dir);
     const listed = scan.files.filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const s of listed) out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
-    entries += listed.length + scan.others.filter((name) => name.endsWith('.md')).length;
+    const rest = scan.others.filter((name) => name.endsWith('.md'));
+    for (const name of rest) others.push(`${dir}/${name}`);
+    entries += listed.length + rest.length;
     if (depth < MAX_DEPTH) for (const sub of scan.folders.filter((name) => !name.startsWith('.') && !name.endsWith('.md')).sort()) await walk(`${dir}/${sub}`, depth + 1);
   };
   for (const root of roots) await walk(root, 0);
-  return { files: out, entries };
+  return { files: out, entries, others };
 }
 
 /**

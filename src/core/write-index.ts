@@ -1,7 +1,7 @@
 import { MemoryParseError } from './errors';
 import { splitFrontmatter } from './frontmatter';
 import { ARCHIVE_FOLDER, bodyText, memoryText, type Memory } from './memory';
-import { frontmatterId, listMemoryPaths, listMemoryStats, preferredPath } from './memory-files';
+import { compareMemoryPaths, frontmatterId, preferredPath, scanMemoryFiles } from './memory-files';
 import type { Polarity } from './polarity';
 import type { FileStat } from './ports';
 import { AnalysedText } from './resonance';
@@ -164,7 +164,11 @@ export class WriteIndex {
     const print = fingerprint(vault.settings);
     const cached = await readCache(vault, print);
     const files = vault.ports.files;
-    const stats = new Map((await listMemoryStats(files)).map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+    // one walk of the folders (FileStore.scan): the regular files with their stats, and the other
+    // entries listMemoryPaths gives, in its order (compareMemoryPaths)
+    const scan = await scanMemoryFiles(files);
+    const stats = new Map(scan.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+    const listing = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
     const rows = new Map<string, Row>();
     const problems: WriteProblem[] = [];
     const readable: MemoryRow[] = [];
@@ -172,7 +176,7 @@ export class WriteIndex {
     let parsed = 0;
     let reused = 0;
     // in listMemoryPaths' order, as Vault.loadAll reads them
-    for (const path of await listMemoryPaths(files)) {
+    for (const path of listing) {
       const stat = stats.get(path);
       let row = stat ? cached.get(path) : undefined;
       if (!row || row[1] !== stat!.size || row[2] !== stat!.mtimeMs) {
