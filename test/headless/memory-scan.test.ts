@@ -55,6 +55,8 @@ describe('scanMemoryFiles', () => {
     ]);
     // the seven files, and: dangling, loop, dir-link.md, pipe.md, folder.md
     expect(scan.entries).toBe(12);
+    // the note-named entries that are not regular files, by path (the write index reads them every time)
+    expect(scan.others).toEqual(['episodic/dangling.md', 'episodic/dir-link.md', 'episodic/loop.md', 'semantic/pipe.md', 'decisions/folder.md']);
   });
 
   it('gives the same from a store without scan (listStats, folders and list)', async () => {
@@ -72,11 +74,12 @@ describe('scanMemoryFiles', () => {
         ['decisions/d.md', 1, 0],
       ],
       entries: 4,
+      others: [],
     });
     expect((await scanMemoryFiles(files, MEMORY_ROOTS)).files).toEqual(await listMemoryStats(files, MEMORY_ROOTS));
   });
 
   it('finds nothing in a vault without memory folders', async () => {
-    expect(await scanMemoryFiles(new NodeFileStore(root), MEMORY_ROOTS)).toEqual({ files: [], entries: 0 });
+    expect(await scanMemoryFiles(new NodeFileStore(root), MEMORY_ROOTS)).toEqual({ files: [], entries: 0, others: [] });
   });
 });
