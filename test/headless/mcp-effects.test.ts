@@ -8,6 +8,7 @@ import { buildServer } from '../../headless/mcp/server';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { readFrontmatter, splitFrontmatter } from '../../src/core/frontmatter';
 import { initVault } from '../helpers/cli';
+import { toolCalls, type ToolResult } from '../helpers/mcp-tools';
 import { memoryNote } from '../helpers/memory-ports';
 
 /**
@@ -23,7 +24,6 @@ const NOW = '2026-11-10T10:00:00Z';
 const WORDS = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'glade', 'heron', 'inlet', 'juniper', 'kestrel', 'larch', 'meadow', 'nettle', 'osprey', 'pebble', 'quarry', 'raven', 'sorrel', 'thistle'];
 const id = (n: number) => `mem-zebra${String(n).padStart(7, '0')}`;
 
-type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 /** An episodic memory file as a person (or another machine) would leave it, last used `daysAgo` days before NOW. */
 function writeMemory(vault: string, n: number, text: string, daysAgo: number, extra: Record<string, string | number> = {}): string {
@@ -84,12 +84,7 @@ describe.each(CONNECTIONS)('engram mcp: every tool\'s effect on the vault (%s)',
     cleanup();
   });
 
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
-  const data = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = await call(name, args);
-    if (result.isError) throw new Error(`${name}: ${result.content[0]!.text}`);
-    return JSON.parse(result.content[0]!.text);
-  };
+  const { call, data } = toolCalls(() => client);
   const fields = (rel: string) => readFrontmatter(splitFrontmatter(readFileSync(path.join(vault, rel), 'utf8'))!.yaml) as Record<string, unknown>;
   const snapshot = () => Object.fromEntries(readdirSync(path.join(vault, 'episodic')).map((n) => [n, readFileSync(path.join(vault, 'episodic', n), 'utf8')]));
 

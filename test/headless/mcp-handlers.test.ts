@@ -5,6 +5,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { buildServer } from '../../headless/mcp/server';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { initVault } from '../helpers/cli';
+import { toolCalls } from '../helpers/mcp-tools';
 
 /**
  * What each MCP tool documents about its answer and its records, stated with exact values, in
@@ -15,7 +16,6 @@ import { initVault } from '../helpers/cli';
  */
 
 const NOW = '2026-11-10T10:00:00Z';
-type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 describe('engram mcp: what each tool answers and records (in process)', () => {
   let vault: string;
@@ -40,12 +40,7 @@ describe('engram mcp: what each tool answers and records (in process)', () => {
     cleanup();
   });
 
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
-  const data = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = await call(name, args);
-    if (result.isError) throw new Error(`${name}: ${result.content[0]!.text}`);
-    return JSON.parse(result.content[0]!.text);
-  };
+  const { call, data } = toolCalls(() => client);
   const read = (rel: string) => readFileSync(path.join(vault, rel), 'utf8');
 
   it('answers one text item of JSON indented by one space (log: the daily file, its size, whether over the limit)', async () => {

@@ -8,6 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { buildServer } from '../../headless/mcp/server';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { engram, initVault, tempDir } from '../helpers/cli';
+import { toolCalls, type ToolResult } from '../helpers/mcp-tools';
 
 /** Under Stryker only the first block runs, in process: the others drive the built process itself. */
 const processOnly = process.env.ENGRAM_STRYKER ? describe.skip : describe;
@@ -15,7 +16,6 @@ const processOnly = process.env.ENGRAM_STRYKER ? describe.skip : describe;
 const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
 const NOW = '2026-11-10T10:00:00Z';
 
-type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
   let dir: string;
@@ -53,12 +53,7 @@ describe('engram mcp (the official SDK client over stdio and HTTP)', () => {
     cleanup();
   });
 
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as ToolResult;
-  const data = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = await call(name, args);
-    if (result.isError) throw new Error(`${name}: ${result.content[0]!.text}`);
-    return JSON.parse(result.content[0]!.text);
-  };
+  const { call, data } = toolCalls(() => client);
   const read = (rel: string) => readFileSync(path.join(vault, rel), 'utf8');
 
   it('lists its tools, each with a description and an input schema, and its resources', async () => {
