@@ -1,9 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { WarmVault } from '../../headless/mcp/warm-vault';
-import { openVault } from '../../headless/runtime';
-import { openRecall } from '../../src/core/recall/results';
 import { engram, initVault } from '../helpers/cli';
+import { warmQueries } from '../helpers/warm';
 
 /**
  * What WarmVault's watches leave out, as a fresh engine does: a dot-folder inside a memory folder
@@ -26,11 +25,7 @@ describe('WarmVault: what the watches leave out, and a folder they cannot watch'
   });
   afterEach(() => cleanup());
 
-  const ids = async (warm: WarmVault, query: string) => (await warm.engine()).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
-  const fresh = async (query: string) => {
-    const { vault: v } = openVault({ vault, now: NOW, cwd: dir, env: {} });
-    return (await openRecall(v)).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
-  };
+  const { ids, fresh } = warmQueries(() => ({ vault, dir }), NOW);
 
   it('a memory moved into a dot-folder of a memory folder, then edited there, is gone from recall', async () => {
     const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });

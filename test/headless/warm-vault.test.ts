@@ -1,9 +1,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { WarmVault } from '../../headless/mcp/warm-vault';
-import { openVault } from '../../headless/runtime';
-import { openRecall } from '../../src/core/recall/results';
 import { engram, initVault } from '../helpers/cli';
+import { warmQueries } from '../helpers/warm';
 
 const NOW = '2026-11-10T10:00:00Z';
 
@@ -19,11 +18,7 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
   });
   afterEach(() => cleanup());
 
-  const ids = async (warm: WarmVault, query: string) => (await warm.engine()).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
-  const fresh = async (query: string) => {
-    const { vault: v } = openVault({ vault, now: NOW, cwd: dir, env: {} });
-    return (await openRecall(v)).search(query, { limit: 5 }, Date.parse(NOW)).hits.map((h) => h.doc.id);
-  };
+  const { ids, fresh } = warmQueries(() => ({ vault, dir }), NOW);
 
   it('applies each kind of change with the least work, and answers as an engine opened afresh', async () => {
     const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} });
