@@ -25,6 +25,7 @@
 // src/core), --rerun EARLIER.json (after adding tests: run again only the sampled lines where the
 // earlier run of the same seed left a mutant undetected; a detected one stays detected).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,7 +160,12 @@ if (earlier) {
 
 let reportFile = option('--report');
 if (!reportFile) {
-  const name = `${option('--files') ? 'files-' : ''}${seed}-${k}${earlier ? '-rerun' : ''}`;
+  // --files is part of the name: two samples of the same seed and size over other files would
+  // otherwise write (and --rerun read) one report. Long lists are shortened to a hash.
+  const only = option('--files');
+  const slug = only ? only.split(',').map((f) => f.replace(/^src\/core\//, '').replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '_')).join('+') : '';
+  const tag = slug.length > 60 ? createHash('sha1').update(only).digest('hex').slice(0, 10) : slug;
+  const name = `${only ? `files-${tag}-` : ''}${seed}-${k}${earlier ? '-rerun' : ''}`;
   reportFile = path.join('reports', 'mutation', `sample-${name}.json`);
   const config = path.join(root, '.work', `stryker-sample-${name}.config.mjs`);
   fs.mkdirSync(path.dirname(config), { recursive: true });
