@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from './child-process';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';

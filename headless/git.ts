@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from './child-process';
 import { EngramError } from '../src/core/errors';
 import type { Git } from '../src/core/ports';
 

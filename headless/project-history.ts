@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync } from './child-process';
 import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import type { Commit, ProjectHistory } from '../src/core/validation/evidence';

@@ -16,8 +16,11 @@ export function assertMemoryId(value: string): string {
   return value;
 }
 
+/** A sha256 with a hex digest of text of its own (the Node builds': headless/node-sha2.ts). */
+const hexOfText = (sha256 as typeof sha256 & { hex?: (text: string) => string }).hex;
+
 export function sha256Hex(text: string): string {
-  return bytesToHex(sha256(utf8ToBytes(text)));
+  return hexOfText ? hexOfText(text) : bytesToHex(sha256(utf8ToBytes(text)));
 }
 
 /**

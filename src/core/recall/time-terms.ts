@@ -27,18 +27,40 @@ const MAX_DAYS = 7;
 const MAX_MONTH_SPAN_DAYS = 92;
 const MAX_YEAR_SPAN_DAYS = 3 * 366;
 
-/** The index terms of the days [start, end). */
+/**
+ * The index terms of the days [start, end): those of each day start + k days before end, in
+ * that order. Past a week only months and years are kept, and past a season only years, so
+ * the days between the first of each month (or year) add no term: they are stepped over. A
+ * year named in a memory ("in 2019", and the bench's "Observation 1950") spans 365 days, and
+ * formatting each was 14 % of a first recall at 10k.
+ */
 export function spanTerms(start: number, end: number): string[] {
   const days = Math.round((end - start) / MS_PER_DAY);
   if (days <= 0 || days > MAX_YEAR_SPAN_DAYS) return [];
   const terms = new Set<string>();
-  for (let d = start; d < end; d += MS_PER_DAY) {
+  const byDay = days <= MAX_DAYS;
+  const byMonth = days <= MAX_MONTH_SPAN_DAYS;
+  for (let d = start; d < end; ) {
     const iso = formatDay(d);
-    if (days <= MAX_DAYS) terms.add(`day:${iso}`);
-    if (days <= MAX_MONTH_SPAN_DAYS) terms.add(`month:${iso.slice(0, 7)}`);
+    if (byDay) terms.add(`day:${iso}`);
+    if (byMonth) terms.add(`month:${iso.slice(0, 7)}`);
     terms.add(`year:${iso.slice(0, 4)}`);
+    d = byDay ? d + MS_PER_DAY : firstDayFrom(start, d, byMonth);
   }
   return [...terms];
+}
+
+/**
+ * The first of start + k days after `d` that falls in the next month (`byMonth`) or year after
+ * d's: every day before it has d's month and year.
+ */
+function firstDayFrom(start: number, d: number, byMonth: boolean): number {
+  const next = new Date(d);
+  next.setUTCHours(0, 0, 0, 0);
+  if (byMonth) next.setUTCMonth(next.getUTCMonth() + 1, 1);
+  else next.setUTCFullYear(next.getUTCFullYear() + 1, 0, 1);
+  const k = Math.ceil((next.getTime() - start) / MS_PER_DAY);
+  return Math.max(start + k * MS_PER_DAY, d + MS_PER_DAY);
 }
 
 /**
