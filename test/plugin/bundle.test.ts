@@ -59,8 +59,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 548.7 KB with the write index remember and import decide from (issue 23, write path: +4.3 KB).
   // 549.9 KB with the memory folders walked once for the write index (scanMemoryFiles names the
   // entries that are not regular files: issue 23, write path: +1.0 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(550_100);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_342_000); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 550.2 KB with spanTerms stepping over the days of a month or year span (a named year formatted
+  // 365 days: issue 23, first recall, +0.2 KB) and ids.json searched by Horspool (+0.1 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(550_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_342_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
