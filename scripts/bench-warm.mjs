@@ -1,7 +1,9 @@
 // `npm run bench:warm` (and part of `npm run bench`): the warm recall engine of a long-lived
 // process (issue 23, part 4), in `engram mcp` (headless/mcp/warm-vault.ts) and in the plugin
 // (src/plugin/memory-index.ts), this checkout beside other builds in the same run.
-//   node scripts/bench-warm.mjs [--sizes 10000,100000] [--runs 5] [--rounds 2] [--compare OTHER_CHECKOUT]...
+//   node scripts/bench-warm.mjs [--sizes 10000,100000] [--runs 5] [--rounds 2] [--compare OTHER_CHECKOUT]... [--vault-cache DIR]
+// --vault-cache DIR keeps each size's vault (written, catalog and snapshot made) in DIR and
+// copies it for later runs (a 100k vault takes minutes to write).
 //
 // Each build's sources are bundled as its own build bundles them (OTHER_CHECKOUT: a checkout of
 // another commit, with node_modules; its dist/ is not needed). The vault is bench-mcp's (N
@@ -17,15 +19,17 @@
 //   index load (the catalog read) is probed the same way.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSource, root } from './bench-source.mjs';
 import { rng, zipfSampler } from './zipf.mjs';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, compare: { type: 'string', multiple: true, default: [] } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, compare: { type: 'string', multiple: true, default: [] }, 'vault-cache': { type: 'string' } } });
 const SIZES = values.sizes.split(',').map(Number);
 const RUNS = Number(values.runs);
 const NOW = '2026-11-29T12:00:00Z';
@@ -88,6 +92,38 @@ const mainThreadCpu = (() => {
   }
 })();
 
+/**
+ * GC pauses (perf_hooks 'gc' entries) and an update's cost apart from the wall clock: an
+ * update's main-thread CPU time, and the GC time inside its window. At a load of 20-35 the
+ * wall-clock update is mostly time spent waiting for a core; the CPU time is what the code costs.
+ */
+const gcEntries = [];
+new PerformanceObserver((list) => gcEntries.push(...list.getEntries().map((e) => [e.startTime, e.startTime + e.duration]))).observe({ entryTypes: ['gc'] });
+const windows = [];
+const processCpu = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+async function timeUpdate(into, kind, fn) {
+  const t = performance.now();
+  // the process's CPU time (µs resolution; the main thread's schedstat lags by up to a scheduler tick)
+  const c = processCpu();
+  await fn();
+  const wall = performance.now() - t;
+  (into[`${kind}Cpu`] ??= []).push(processCpu() - c);
+  windows.push({ into, kind, from: t, to: t + wall });
+  into[kind].push(wall);
+}
+/** The GC time inside each update window, once the observer has the entries. */
+async function gcOfWindows() {
+  await sleep(50);
+  for (const { into, kind, from, to } of windows.splice(0)) {
+    let gc = 0;
+    for (const [a, b] of gcEntries) gc += Math.max(0, Math.min(b, to) - Math.max(a, from));
+    (into[`${kind}Gc`] ??= []).push(gc);
+  }
+}
+
 /** The longest event-loop block and the longest wait of a no-change request while `work` runs. */
 async function probe(work, request) {
   let running = true;
@@ -141,15 +177,15 @@ async function mcpUpdates(b, dir, n, round) {
       const e = memoryText(k, `edit${round}x${r}`);
       writeFileSync(path.join(dir, e.path), e.text);
       await sleep(30);
-      out.edit.push(await time(() => warm.engine()));
+      await timeUpdate(out, 'edit', () => warm.engine());
       const id = `mem-new${String(round * RUNS + r).padStart(9, '0')}`;
       const added = path.join(dir, 'episodic', `${id}.md`);
       writeFileSync(added, `---\nid: ${id}\ncategory: episodic\ncreated_at: "${NOW}"\n---\nA new memory ${round} ${r} about w1 w2 w3.\n`);
       await sleep(30);
-      out.add.push(await time(() => warm.engine()));
+      await timeUpdate(out, 'add', () => warm.engine());
       unlinkSync(added);
       await sleep(30);
-      out.delete.push(await time(() => warm.engine()));
+      await timeUpdate(out, 'delete', () => warm.engine());
     }
     return out;
   } finally {
@@ -173,7 +209,26 @@ async function mcpPreload(b, dir) {
 
 /** Plugin: load, preload (the engine built in the background), then updates after each kind of change. */
 async function pluginRun(b, dir, n, round) {
-  const { vault } = b.openVault({ vault: dir, now: NOW, cwd: root, env: {} });
+  const { vault: opened } = b.openVault({ vault: dir, now: NOW, cwd: root, env: {} });
+  // Obsidian's store answers listStats from the file tree it holds in memory (obsidian-files.ts);
+  // Node's stats every file in one call (100,000 statSync: a block of a second, not the plugin's):
+  // the bench's store gives the plugin each folder's listing taken before the load.
+  const files = opened.ports.files;
+  const listings = new Map();
+  const subFolders = new Map();
+  const walk = async (rel) => {
+    listings.set(rel, await files.listStats(rel));
+    subFolders.set(rel, await files.folders(rel));
+    for (const e of readdirSync(path.join(dir, rel), { withFileTypes: true })) if (e.isDirectory() && !e.name.startsWith('.')) await walk(`${rel}/${e.name}`);
+  };
+  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory() && !e.name.startsWith('.')) await walk(e.name);
+  const store = Object.create(files);
+  store.listStats = async (rel) => (listings.has(rel) ? listings.get(rel).map((entry) => ({ ...entry })) : files.listStats(rel));
+  store.folders = async (rel) => (subFolders.has(rel) ? [...subFolders.get(rel)] : files.folders(rel));
+  // and reads a file off the main thread (adapter.readBinary), where Node's store reads at once
+  store.read = async (rel, options) => (rel === '.engram/cache/catalog.json' ? await readFile(path.join(dir, rel)).then((b) => new Uint8Array(b.buffer, b.byteOffset, b.length)) : files.read(rel, options));
+  const vault = Object.create(opened);
+  Object.defineProperty(vault, 'ports', { value: { ...opened.ports, files: store } });
   // a turn of the event loop between slices, as the plugin's timer gives (builds without slices ignore it)
   const index = new b.MemoryIndex(() => vault, () => new Promise((resolve) => setImmediate(resolve)));
   const loading = await probe(() => index.load(), null);
@@ -182,19 +237,19 @@ async function pluginRun(b, dir, n, round) {
   for (let r = 0; r < RUNS; r++) {
     const k = 100 + ((round * RUNS + r) * 7919) % (n - 200);
     const e = memoryText(k, `pedit${round}x${r}`);
-    out.edit.push(await time(() => {
+    await timeUpdate(out, 'edit', () => {
       index.changed(e.path, e.text);
       index.engine();
-    }));
+    });
     const a = memoryText(n + 1000 + round * RUNS + r, 'new');
-    out.add.push(await time(() => {
+    await timeUpdate(out, 'add', () => {
       index.changed(a.path, a.text);
       index.engine();
-    }));
-    out.delete.push(await time(() => {
+    });
+    await timeUpdate(out, 'delete', () => {
       index.removed(a.path);
       index.engine();
-    }));
+    });
   }
   return out;
 }
@@ -207,18 +262,26 @@ const load = [loadavg()[0]];
 try {
   for (const n of SIZES) {
     const dir = path.join(work, `vault-${n}`);
-    mkdirSync(dir);
-    writeVault(dir, n);
-    execFileSync(process.execPath, [ENGRAM, '--vault', dir, '--now', NOW, 'recall', 'w1 w2']); // catalog and snapshot
+    const cached = values['vault-cache'] ? path.join(path.resolve(values['vault-cache']), `vault-${n}`) : null;
+    if (cached && existsSync(path.join(cached, '.engram'))) {
+      execFileSync('cp', ['-a', cached, dir]); // the runs change the vault: a copy of the one written before
+    } else {
+      mkdirSync(dir);
+      writeVault(dir, n);
+      execFileSync(process.execPath, [ENGRAM, '--vault', dir, '--now', NOW, 'recall', 'w1 w2']); // catalog and snapshot
+      if (cached) {
+        mkdirSync(path.dirname(cached), { recursive: true });
+        execFileSync('cp', ['-a', dir, cached]);
+      }
+    }
     const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [], ploadblock: [], cpu: [], idle: [], pcpu: [], ploadcpu: [] }));
     const rounds = Number(values.rounds);
     for (let round = 0; round < rounds; round++) {
       for (const [k, b] of builds.entries()) {
         const into = results[k];
         const m = await mcpUpdates(b, dir, n, round);
-        into.edit.push(...m.edit);
-        into.add.push(...m.add);
-        into.delete.push(...m.delete);
+        await gcOfWindows();
+        for (const kind of ['edit', 'add', 'delete']) for (const part of ['', 'Cpu', 'Gc']) (into[`${kind}${part}`] ??= []).push(...m[`${kind}${part}`]);
         into.load.push(m.load);
         const p = await mcpPreload(b, dir);
         into.block.push(p.block);
@@ -227,9 +290,8 @@ try {
         into.wait.push(p.wait);
         into.total.push(p.total);
         const q = await pluginRun(b, dir, n, round);
-        into.pedit.push(...q.edit);
-        into.padd.push(...q.add);
-        into.pdelete.push(...q.delete);
+        await gcOfWindows();
+        for (const kind of ['edit', 'add', 'delete']) for (const part of ['', 'Cpu', 'Gc']) (into[`p${kind}${part}`] ??= []).push(...q[`${kind}${part}`]);
         into.pblock.push(q.preload.block);
         into.pcpu.push(q.preload.cpuBlock);
         into.ploadcpu.push(q.loadCpu);
@@ -239,10 +301,18 @@ try {
       }
     }
     const max = (xs) => Math.max(...xs);
+    for (const r of results) {
+      r.allGc = [...r.editGc, ...r.addGc, ...r.deleteGc];
+      r.pallGc = [...r.peditGc, ...r.paddGc, ...r.pdeleteGc];
+    }
     const measures = [
       ['MCP: update after an edit (new words)', 'edit', median],
       ['MCP: update after a new memory', 'add', median],
       ['MCP: update after a deletion', 'delete', median],
+      ['MCP: update after an edit, CPU time', 'editCpu', median],
+      ['MCP: update after a new memory, CPU time', 'addCpu', median],
+      ['MCP: update after a deletion, CPU time', 'deleteCpu', median],
+      ['MCP: updates, longest GC time inside one (max)', 'allGc', max],
       ['MCP: preload, longest event-loop block (max of rounds)', 'block', max],
       ['MCP: preload, longest CPU time between two event-loop turns (main thread)', 'cpu', max],
       ['  (noise floor: an idle event loop\'s longest gap over 2 s, same process)', 'idle', max],
@@ -252,6 +322,10 @@ try {
       ['plugin: update after an edit (new words)', 'pedit', median],
       ['plugin: update after a new memory', 'padd', median],
       ['plugin: update after a deletion', 'pdelete', median],
+      ['plugin: update after an edit, CPU time', 'peditCpu', median],
+      ['plugin: update after a new memory, CPU time', 'paddCpu', median],
+      ['plugin: update after a deletion, CPU time', 'pdeleteCpu', median],
+      ['plugin: updates, longest GC time inside one (max)', 'pallGc', max],
       ['plugin: engine build after load, longest event-loop block', 'pblock', max],
       ['plugin: engine build after load, longest CPU time between two turns (main thread)', 'pcpu', max],
       ['plugin: engine build after load, whole duration', 'ptotal', median],

@@ -4,6 +4,7 @@ import { ARCHIVE_FOLDER, CATEGORY_FOLDERS } from './memory';
 import type { FileStat, FileStore, FolderScan } from './ports';
 import type { ListedFile } from './recall/snapshot';
 import type { Category } from './settings';
+import { sortInSlices } from './slicer';
 
 /**
  * Where memories are, now that a file's name belongs to the person (ADR 0005): a memory is any
@@ -40,12 +41,22 @@ export async function listMemoryPaths(files: FileStore, roots: string[] = MEMORY
   return out;
 }
 
-/** The regular `.md` files under the memory folders with their size and mtime, in listMemoryPaths' order. */
-export async function listMemoryStats(files: FileStore, roots: string[] = MEMORY_ROOTS): Promise<ListedFile[]> {
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The regular `.md` files under the memory folders with their size and mtime, in listMemoryPaths'
+ * order. `pause`: each folder's names sorted in slices (slicer.ts), and a pause after each file,
+ * for a process that answers requests meanwhile (sorting 100,000 names at once takes ~100 ms).
+ */
+export async function listMemoryStats(files: FileStore, roots: string[] = MEMORY_ROOTS, pause?: () => Promise<void>): Promise<ListedFile[]> {
   const out: ListedFile[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
-    const listed = (await files.listStats(dir)).filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const s of listed) out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
+    const notes = (await files.listStats(dir)).filter((s) => s.name.endsWith('.md'));
+    const listed = pause ? await sortInSlices(notes, byName, pause) : notes.sort(byName);
+    for (const s of listed) {
+      out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
+      await pause?.();
+    }
     if (depth < MAX_DEPTH) for (const sub of await subFolders(files, dir)) await walk(`${dir}/${sub}`, depth + 1);
   };
   for (const root of roots) await walk(root, 0);

@@ -47,3 +47,41 @@ export class Slicer {
     this.hurried = true;
   }
 }
+
+/** Items merged between two ticks of sortInSlices. */
+const SORT_BLOCK = 1024;
+
+/**
+ * `items` sorted by `compare` as Array.prototype.sort sorts them (stable), in slices: runs of
+ * SORT_BLOCK sorted at once, then merged pairwise, a `tick` after each block of items placed
+ * (sorting 100,000 file names at once takes ~100 ms); no merge when the runs are already in
+ * order. A new array; `items` is left as it is.
+ */
+export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, tick: () => Promise<void>): Promise<T[]> {
+  const n = items.length;
+  let from: T[] = [];
+  for (let at = 0; at < n; at += SORT_BLOCK) {
+    for (const item of items.slice(at, at + SORT_BLOCK).sort(compare)) from.push(item);
+    await tick();
+  }
+  // already in order (a listing the store sorted): nothing to merge
+  let sorted = true;
+  for (let at = SORT_BLOCK; at < n && sorted; at += SORT_BLOCK) sorted = compare(from[at - 1]!, from[at]!) <= 0;
+  if (sorted) return from;
+  let to: T[] = new Array<T>(n);
+  for (let width = SORT_BLOCK; width < n; width *= 2) {
+    let placed = 0;
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(n, lo + width);
+      const hi = Math.min(n, lo + 2 * width);
+      let [i, j] = [lo, mid];
+      for (let k = lo; k < hi; k++) {
+        // the left run first on ties: stable
+        to[k] = j >= hi || (i < mid && compare(from[i]!, from[j]!) <= 0) ? from[i++]! : from[j++]!;
+        if (++placed % SORT_BLOCK === 0) await tick();
+      }
+    }
+    [from, to] = [to, from];
+  }
+  return from;
+}

@@ -27,8 +27,8 @@ export interface IndexChange {
  * 10,000 memories (`npm run bench:warm`), answers exactly those of an engine built afresh.
  */
 export class MemoryIndex {
-  private readonly docs = new Map<string, RecallDoc>();
-  private readonly idByPath = new Map<string, string>();
+  private docs = new Map<string, RecallDoc>();
+  private idByPath = new Map<string, string>();
   /**
    * Second files of an id (a sync conflict copy, a duplicate made in a file manager), by path:
    * the memory is the file `preferredPath` picks, as in the core; consolidation merges the copies.
@@ -59,14 +59,28 @@ export class MemoryIndex {
   /** Load (once) from the catalog. */
   load(): Promise<void> {
     this.loading ??= (async () => {
-      const { docs, problems } = await loadCatalog(this.vault(), { pause: this.slicer().tick });
-      this.docs.clear();
-      this.idByPath.clear();
-      for (const doc of docs) this.put(doc);
+      const slicer = this.slicer();
+      const { docs, problems } = await loadCatalog(this.vault(), { pause: slicer.tick });
+      // the maps filled in slices, each in a pass of its own (a map growing past 65,536 entries
+      // rehashes at once: 24 ms), and put in place together: the index is empty until loaded
+      const byId = new Map<string, RecallDoc>();
+      const changes: IndexChange[] = [];
+      for (const doc of docs) {
+        byId.set(doc.id, doc);
+        changes.push({ id: doc.id, before: null, after: doc });
+        await slicer.tick();
+      }
+      const idByPath = new Map<string, string>();
+      for (const doc of docs) {
+        idByPath.set(doc.path, doc.id);
+        await slicer.tick();
+      }
+      this.docs = byId;
+      this.idByPath = idByPath;
       for (const p of problems) this.problems.set(p.path, p.reason);
       this.loaded = true;
       this.dropEngine();
-      this.emit(docs.map((doc) => ({ id: doc.id, before: null, after: doc })));
+      this.emit(changes);
     })();
     return this.loading;
   }

@@ -1,6 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { WarmVault } from '../../headless/mcp/warm-vault';
+import { openVault } from '../../headless/runtime';
+import { loadCatalog } from '../../src/core/recall/catalog';
 import { engram, initVault } from '../helpers/cli';
 import { warmQueries } from '../helpers/warm';
 
@@ -132,9 +134,11 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       expect(warm.stats).toEqual({ opened: 1, loaded: 0, followed: 0, rebuilt: 0 });
       await preload;
       expect(warm.stats).toEqual({ opened: 1, loaded: 1, followed: 0, rebuilt: 0 });
-      // 33 files listed, 33 read from the catalog (+ its text decoded, its rows parsed), then the
-      // table (ids, rows), words, episodes (33 members, 3 sessions), engine rows, maps (paths, then the rest) and the files' versions
-      expect(warm.preloadSlices.reduce((a, b) => a + b, 0)).toBe(33 + 33 + 2 + 33 * 2 + 33 + 33 + 3 + 33 + 33 * 2 + 33);
+      // the folder's 33 entries read, their names sorted (one block), 33 stats, the listing sorted
+      // (one block) and made (33), the catalog's 33 rows (one chunk decoded and parsed, a map of
+      // 33), 33 files read from it, then the table (ids, rows), words, episodes (33 members,
+      // 3 sessions), engine rows, maps (paths, then the rest) and the files' versions
+      expect(warm.preloadSlices.reduce((a, b) => a + b, 0)).toBe(33 + 1 + 33 + 1 + 33 + 1 + 33 + 33 + 33 * 2 + 33 + 33 + 3 + 33 + 33 * 2 + 33);
       expect(Math.max(...warm.preloadSlices)).toBe(10);
       expect(await ids(warm, 'harbour crane')).toHaveLength(5);
     } finally {
@@ -155,6 +159,30 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       }
     } finally {
       again.close();
+    }
+  });
+  it('the preload writes a stale catalog off the event loop, the same file as a plain load writes, and lists sub-folders', async () => {
+    mkdirSync(path.join(vault, 'episodic', 'work'));
+    writeFileSync(path.join(vault, 'episodic', 'work', 'mem-sub000000001.md'), `---\nid: mem-sub000000001\ncategory: episodic\ncreated_at: "2026-11-05T10:00:00Z"\n---\nFiled by hand: the harbour crane.\n`);
+    const catalog = path.join(vault, '.engram', 'cache', 'catalog.json');
+    mkdirSync(path.dirname(catalog), { recursive: true });
+    writeFileSync(catalog, '{"format":0,"rows":[]}'); // stale: every file parsed, the cache written again
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+    try {
+      await warm.engine();
+      await warm.preloadNow();
+      expect(warm.stats).toEqual({ opened: 1, loaded: 1, followed: 0, rebuilt: 0 });
+      const sliced = readFileSync(catalog, 'utf8');
+      const { vault: opened } = openVault({ vault, now: NOW, cwd: dir, env: {} });
+      writeFileSync(catalog, '{"format":0,"rows":[]}');
+      const plain = await loadCatalog(opened);
+      expect(sliced).toBe(readFileSync(catalog, 'utf8'));
+      expect(plain.docs.map((d) => d.path)).toContain('episodic/work/mem-sub000000001.md');
+      expect(plain.docs).toHaveLength(4);
+      expect(await ids(warm, 'harbour crane')).toEqual(['mem-sub000000001']);
+      expect(readdirSync(path.dirname(catalog)).sort()).toEqual(['catalog.json', 'recall.snapshot']); // no temporary file left
+    } finally {
+      warm.close();
     }
   });
 });

@@ -61,8 +61,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // entries that are not regular files: issue 23, write path: +1.0 KB).
   // 550.2 KB with spanTerms stepping over the days of a month or year span (a named year formatted
   // 365 days: issue 23, first recall, +0.2 KB) and ids.json searched by Horspool (+0.1 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(550_400);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_342_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 550.9 KB with the plugin's catalog load in slices of at most a few ms (the cache parsed a chunk
+  // at a time without joining its text, written a few hundred rows at a time, the listing sorted
+  // in slices, the index's maps filled in slices: issue 23, warm server, +0.7 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(551_300);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_343_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

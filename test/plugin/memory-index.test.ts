@@ -79,4 +79,22 @@ describe('the plugin index follows changes in place, answering as a full build',
     expect(index.engineReady).toBe(true);
     expect(answers(index.engine())).toEqual(scratch());
   });
+  it('loads in slices of its budget (documents here): empty until loaded, then every memory, one change emitted per memory', async () => {
+    const { vault } = openVault({ vault: dir, now: NOW, cwd: dir, env: {} } as never, false);
+    await vault.init({ obsidianConfigDir: null });
+    BODIES.forEach((body, i) => fs.writeFileSync(path.join(dir, 'episodic', `mem-00000000000${i}.md`), note(`mem-00000000000${i}`, body)));
+    await new MemoryIndex(() => vault).load(); // writes the catalog
+    const seen: number[] = [];
+    let index: MemoryIndex | null = null;
+    // the turn between two slices: what the index shows meanwhile
+    index = new MemoryIndex(() => vault, async () => void seen.push(index!.size), 4);
+    const emitted: string[][] = [];
+    index.subscribe((changes) => emitted.push(changes.map((c) => `${c.id} ${c.before === null} ${c.after?.path}`)));
+    await index.load();
+    // 6 files listed (+1: sorted), 6 cached rows (+1: the catalog's one chunk), 6 files, 6 ids, 6 paths: 32 units, 8 slices of 4
+    expect(seen).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(index.size).toBe(6);
+    expect(index.idAt('episodic/mem-000000000004.md')).toBe('mem-000000000004');
+    expect(emitted).toEqual([BODIES.map((_, i) => `mem-00000000000${i} true episodic/mem-00000000000${i}.md`)]);
+  });
 });

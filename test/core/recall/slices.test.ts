@@ -1,9 +1,9 @@
 import { parseMemory } from '../../../src/core/memory';
-import { loadCatalog, toRecallDoc } from '../../../src/core/recall/catalog';
+import { CATALOG_PATH, loadCatalog, parseCatalogInSlices, toRecallDoc } from '../../../src/core/recall/catalog';
 import { LiveIndex } from '../../../src/core/recall/live-index';
 import { partsFromDocs, partsFromDocsInSlices, RecallEngine } from '../../../src/core/recall/recall';
 import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
-import { Slicer } from '../../../src/core/slicer';
+import { Slicer, sortInSlices } from '../../../src/core/slicer';
 import { at, memoryVault } from '../../helpers/memory-ports';
 
 /**
@@ -88,15 +88,73 @@ describe('sliced builds', () => {
     const sliced = await loadCatalog(vault, { pause: async () => void pauses++ });
     expect([sliced.parsed, plain.parsed, sliced.docs.length]).toEqual([0, 0, 255]);
     expect(sliced.docs).toEqual(plain.docs);
-    expect(pauses).toBe(255 + 1 + 1); // one per file, one per decoded chunk, one per chunk of 256 rows
-    // a file name holding the rows' separator, where the 256th separator falls: the chunk is cut
-    // inside a string, JSON.parse refuses it, and the whole text is parsed at once
-    files.files.set('episodic/odd],[name.md', note(255));
-    await loadCatalog(vault);
+    // the listing sorted (one block of 1,024) and made (255), the cache's 255 rows (one chunk of
+    // bytes, a map of 255), and one per file
+    expect(pauses).toBe(1 + 255 + 1 + 255 + 255);
+    // files changed since the cache: it is written again, in slices of 256 rows, the same text
+    files.files.set(`episodic/${idOf(3)}.md`, `${note(3)}Refunds too.\n`);
+    files.files.set('episodic/odd],[name ünï.md', note(255));
+    const whole = memoryVault('2026-05-20T00:00:00Z');
+    for (const [path, text] of files.files) whole.files.files.set(path, text);
     pauses = 0;
-    const odd = await loadCatalog(vault, { pause: async () => void pauses++ });
-    expect(odd.docs).toEqual((await loadCatalog(vault)).docs);
-    expect([odd.docs.length, odd.parsed]).toEqual([256, 0]);
-    expect(pauses).toBe(256 + 1); // no chunk of rows parsed
+    const rewritten = await loadCatalog(vault, { pause: async () => void pauses++ });
+    await loadCatalog(whole.vault);
+    expect(rewritten.parsed).toBe(2);
+    expect(pauses).toBe(1 + 256 + 1 + 255 + 256 + 1);
+    expect(files.files.get(CATALOG_PATH)).toBe(whole.files.files.get(CATALOG_PATH));
+    expect((await loadCatalog(vault, { pause: async () => undefined })).docs).toEqual((await loadCatalog(whole.vault)).docs);
+  });
+
+  it('parseCatalogInSlices gives what JSON.parse gives, a chunk of bytes per slice, whatever the chunk cuts', async () => {
+    const rows = [
+      ['episodic/a.md', 1, 2, 'episodic', 'observed', null, 3, 4, 5, 0, 0, 30, 1, 1, null, null, 's1', 'harbour crane', '', '', '', idOf(1), '', 'h1'],
+      ['episodic/odd],[name ünï.md', 9, 9, 'bad frontmatter'],
+      ['episodic/b.md', 1, 2, 'episodic', 'observed', null, 3, 4, 5, 0, 0, 30, 1, 1, null, null, null, 'café ☕ lamp', 'related|mem-000000000001', '', '', idOf(2), '', 'h2'],
+    ];
+    const cache = { format: 6, fingerprint: '{"maxFileBytes":1}', rows };
+    const bytes = new TextEncoder().encode(JSON.stringify(cache));
+    for (const size of [1, 2, 3, 7, 31, 64, 100, bytes.length - 1, bytes.length, 1 << 18]) {
+      let pauses = 0;
+      const parsed = await parseCatalogInSlices(bytes, async () => void pauses++, size);
+      expect([size, parsed]).toEqual([size, cache]);
+      // one pause per chunk, up to a cut inside a string, after which the rest is parsed at once
+      expect(pauses).toBeLessThanOrEqual(Math.ceil(bytes.length / size));
+    }
+    // the cut at the 2nd row's `],[` falls inside its path: refused, then parsed whole
+    const inside = new TextDecoder().decode(bytes).indexOf('],[name') + 1;
+    let pauses = 0;
+    expect(await parseCatalogInSlices(bytes, async () => void pauses++, inside + 2)).toEqual(cache);
+    expect(pauses).toBe(0);
+    // a chunk that ends before it: the next one's last `],[` is the real one after that path, so
+    // every chunk is parsed (three pauses, no fallback)
+    pauses = 0;
+    expect(await parseCatalogInSlices(bytes, async () => void pauses++, inside - 20)).toEqual(cache);
+    expect([bytes.length, inside, pauses]).toEqual([404, 205, 3]);
+    // not the cache's shape: what JSON.parse says
+    for (const text of ['{"format":6}', '[1,2]', '{"rows":[[1]],"format":6}', '{"format":6,"rows":[]}']) {
+      expect(await parseCatalogInSlices(new TextEncoder().encode(text), async () => undefined, 4)).toEqual(JSON.parse(text));
+    }
+    await expect(parseCatalogInSlices(new TextEncoder().encode('{"format":6,"rows":[[1],[2'), async () => undefined, 4)).rejects.toThrow(SyntaxError);
+  });
+
+  it('sortInSlices sorts as Array.prototype.sort (stable), a tick per block of 1,024 placed', async () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (const n of [0, 1, 5, 1023, 1024, 1025, 3000, 5000]) {
+      const items = Array.from({ length: n }, (_, k) => ({ key: Math.floor(random() * 50), k }));
+      const compare = (a: { key: number }, b: { key: number }) => a.key - b.key;
+      let ticks = 0;
+      const sorted = await sortInSlices(items, compare, async () => void ticks++);
+      expect(sorted).toEqual([...items].sort(compare));
+      expect(items.map((i) => i.k)).toEqual(Array.from({ length: n }, (_, k) => k)); // left as it was
+      const blocks = Math.ceil(n / 1024);
+      const passes = blocks > 1 ? Math.ceil(Math.log2(blocks)) : 0;
+      expect([n, ticks]).toEqual([n, blocks + Math.floor(n / 1024) * passes]);
+    }
+    // in order already: the blocks only
+    let ticks = 0;
+    const names = Array.from({ length: 3000 }, (_, k) => `n${String(k).padStart(5, '0')}`);
+    expect(await sortInSlices(names, (a, b) => (a < b ? -1 : a > b ? 1 : 0), async () => void ticks++)).toEqual(names);
+    expect(ticks).toBe(3);
   });
 });
