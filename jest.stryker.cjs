@@ -27,7 +27,8 @@ module.exports = {
   ...base,
   globalSetup: '<rootDir>/test/stryker-setup.cjs',
   // a mutant's run stops at its first failing test (jest cannot bail in a programmatic run)
-  testEnvironment: '<rootDir>/test/stryker-environment.cjs',
+  // (an absolute path: Stryker's environment wrapper requires it as written, without <rootDir>)
+  testEnvironment: path.join(__dirname, 'test', 'stryker-environment.cjs'),
   // a mutant's run loads only the files holding its covering tests (the dry run records them)
   testSequencer: '<rootDir>/test/stryker-sequencer.cjs',
   // ENGRAM_STRYKER_TESTS (set by `npm run mutate -- FILE --tests a,b`): only these test files,
