@@ -31,8 +31,9 @@ async function build(options) {
 // gpt-tokenizer (1.1 MB of BPE ranks) and transformers.js stay in node_modules for the
 // runner and load only when a command needs them: bundled, they cost every command
 // ~100 ms of parsing at start. The MCP SDK (and zod) load only for `engram mcp`. SHA-256 is
-// Node's (headless/node-sha2.ts): the same digests as noble's, without hashing in JavaScript.
-const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'], alias: { '@noble/hashes/sha2': './headless/node-sha2.ts' } };
+// Node's (headless/node-sha2.ts): the same digests as noble's, without hashing in JavaScript. The YAML
+// libraries are evaluated at their first use (headless/lazy-yaml.ts).
+const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'], alias: { '@noble/hashes/sha2': './headless/node-sha2.ts', yaml: './headless/lazy-yaml.ts', 'js-yaml': './headless/lazy-yaml.ts' } };
 
 mkdirSync('dist/plugin', { recursive: true });
 const worker = build({ entryPoints: ['src/embedding/worker-entry.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome114', minify: true, outfile: 'dist/plugin/embedding-worker.js', logLevel: 'warning' });

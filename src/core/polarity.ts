@@ -122,13 +122,20 @@ export function opposedTerms(a: Polarity, b: Polarity): string[] {
 /**
  * Words that label a statement without changing what it says: remembering "Decided: X" or
  * "Important: always X" again says X. Added to a memory's words, they do not make it new.
+ * Stemmed at the first use, not at load: every command loaded this module, and stemming them
+ * was the first use of the stemmer for commands that analyse nothing (`touch`, `--version`).
  */
-const LABEL_WORDS = new Set(
-  'decided decision decisions agreed note noted remember reminder important fyi really actually basically definitely always indeed please'
-    .split(' ')
-    .map((w) => termOf(w))
-    .filter((t): t is string => t !== null),
-);
+let labelWords: Set<string> | undefined;
+
+function isLabelWord(term: string): boolean {
+  labelWords ??= new Set(
+    'decided decision decisions agreed note noted remember reminder important fyi really actually basically definitely always indeed please'
+      .split(' ')
+      .map((w) => termOf(w))
+      .filter((t): t is string => t !== null),
+  );
+  return labelWords.has(term);
+}
 
 /**
  * What `incoming` says that `existing` does not: its terms the memory lacks (label words
@@ -136,7 +143,7 @@ const LABEL_WORDS = new Set(
  * the memory's words, so it is safe only when both are empty.
  */
 export function whatItAdds(incoming: Polarity, existing: Polarity): { added: string[]; opposed: string[] } {
-  const added = [...incoming.terms].filter((t) => !existing.terms.has(t) && !LABEL_WORDS.has(t)).sort();
+  const added = [...incoming.terms].filter((t) => !existing.terms.has(t) && !isLabelWord(t)).sort();
   return { added, opposed: opposedTerms(incoming, existing) };
 }
 
