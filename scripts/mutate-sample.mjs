@@ -201,6 +201,7 @@ let missing = 0;
 for (const key of sample) {
   let y = 0;
   let x = 0;
+  let runtime = 0;
   for (const m of byLine.get(key)) {
     const r = status.get(keyOf(m));
     if (!r) {
@@ -220,16 +221,20 @@ for (const key of sample) {
     else if (UNDETECTED.has(r.status)) {
       x++;
       survivors.push(`${r.status}: ${m.file}:${m.start.line}:${m.start.column} ${m.mutator} -> ${JSON.stringify(m.replacement).slice(0, 80)}`);
-    }
+    } else if (r.status === 'RuntimeError') runtime++;
   }
-  perLine.push({ y, x });
+  perLine.push({ y, x, runtime });
 }
-const Y = perLine.reduce((s, l) => s + l.y, 0);
-const X = perLine.reduce((s, l) => s + l.x, 0);
-const R = X > 0 ? Y / X : NaN;
-const xbar = X / n;
-const s2 = perLine.reduce((s, l) => s + (l.y - R * l.x) ** 2, 0) / Math.max(1, n - 1);
-const se = Math.sqrt(((1 - n / N) * s2) / (n * xbar * xbar));
+/** The ratio estimate over per-line (detected, counted) pairs, with its standard error. */
+function ratio(lines) {
+  const Y = lines.reduce((s, l) => s + l.y, 0);
+  const X = lines.reduce((s, l) => s + l.x, 0);
+  const R = X > 0 ? Y / X : NaN;
+  const xbar = X / n;
+  const s2 = lines.reduce((s, l) => s + (l.y - R * l.x) ** 2, 0) / Math.max(1, n - 1);
+  return { Y, X, R, se: Math.sqrt(((1 - n / N) * s2) / (n * xbar * xbar)) };
+}
+const { Y, X, R, se } = ratio(perLine);
 const pct = (v) => `${(100 * v).toFixed(1)} %`;
 
 console.log('\nfile | lines | killed | timeout | survived | no coverage | compile errors | ignored | score');
@@ -240,3 +245,11 @@ for (const [file, f] of [...perFile].sort(([a], [b]) => a.localeCompare(b))) {
 console.log(`\n${survivors.length ? survivors.join('\n') : 'no survivors'}`);
 if (missing) console.log(`\n${missing} sampled mutants not in the report (source changed since the run?)`);
 console.log(`\nestimate: ${Y} detected of ${X} counted mutants on ${n} sampled lines: ${pct(R)}, 95 % interval ${pct(R - 1.96 * se)} to ${pct(R + 1.96 * se)} (standard error ${pct(se)})`);
+// Stryker leaves RuntimeError (a test file that failed to run under the mutant) out of the score,
+// as it does compile errors; when the dry run passed with the same files, the mutant broke them:
+// the same estimate with those counted as detected
+const runtimes = perLine.reduce((s, l) => s + l.runtime, 0);
+if (runtimes > 0) {
+  const r = ratio(perLine.map((l) => ({ y: l.y + l.runtime, x: l.x + l.runtime })));
+  console.log(`with the ${runtimes} RuntimeError mutants counted as detected: ${r.Y} of ${r.X}: ${pct(r.R)}, 95 % interval ${pct(r.R - 1.96 * r.se)} to ${pct(r.R + 1.96 * r.se)}`);
+}

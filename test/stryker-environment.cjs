@@ -27,9 +27,18 @@ class StrykerBailEnvironment extends TestEnvironment {
     const mutant = process.env[ACTIVE];
     if (!mutant) return;
     const failed = process.env[FAILED] === mutant;
+    // an afterAll that fails once the mutant has failed a test (a cleanup of what a failed beforeAll
+    // never made) is not a second finding: jest would report it as the file failing to run, which
+    // Stryker reads as a RuntimeError (left out of the score) rather than the kill it follows
+    if (failed && event.name === 'hook_failure' && event.hook?.type === 'afterAll') {
+      const last = state.unhandledErrors.at(-1);
+      if (last && (last === event.error || last[0] === event.error)) state.unhandledErrors.pop();
+      return;
+    }
     if (event.name === 'test_fn_failure' || event.name === 'hook_failure') process.env[FAILED] = mutant;
     else if (failed && event.name === 'run_start') skipAll(state.rootDescribeBlock);
-    else if (failed && event.name === 'test_start') event.test.mode = 'skip';
+    // (a test that carries errors already, those of a failed beforeAll, runs to report them)
+    else if (failed && event.name === 'test_start' && event.test.errors.length === 0) event.test.mode = 'skip';
   }
 }
 
