@@ -217,6 +217,44 @@ export class Bm25Index {
     this.live++;
   }
 
+  /**
+   * Index document `doc` again, from the terms it was indexed with (`before`) to `after`: what
+   * `remove` then `put` give, touching only the terms whose count changes (an edit of one memory
+   * changes a few of its episode's hundreds of terms; a common word's list holds most documents).
+   */
+  update(doc: number, before: readonly string[], after: readonly string[], length = after.length): void {
+    if (this.frozen) throw new Error('a snapshot index is read-only');
+    const lengths = this.lengths as number[];
+    const was = termCounts(before);
+    const now = termCounts(after);
+    for (const [term, tf] of was) {
+      if (now.get(term) === tf) continue;
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const docs = list.docs as number[];
+      const at = lowerBound(docs, doc);
+      if (docs[at] !== doc) continue;
+      const next = now.get(term);
+      if (next !== undefined) (list.tfs as number[])[at] = next;
+      else if (docs.length === 1) this.postings.delete(term);
+      else {
+        docs.splice(at, 1);
+        (list.tfs as number[]).splice(at, 1);
+      }
+    }
+    for (const [term, tf] of now) {
+      if (was.has(term)) continue;
+      let list = this.postings.get(term);
+      if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
+      const docs = list.docs as number[];
+      const at = lowerBound(docs, doc);
+      docs.splice(at, 0, doc);
+      (list.tfs as number[]).splice(at, 0, tf);
+    }
+    this.totalLength += length - lengths[doc]!;
+    lengths[doc] = length;
+  }
+
   df(term: string): number {
     return this.list(term)?.docs.length ?? 0;
   }
@@ -262,6 +300,12 @@ export class Bm25Index {
     for (let i = 0; i < count; i++) seen[touched[i]!] = 0;
     return { docs: touched, count, scores: acc };
   }
+}
+
+function termCounts(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
 }
 
 /** The first position in an ascending list holding a value >= x. */

@@ -292,10 +292,7 @@ export class LiveIndex {
     const rewritten: number[] = [];
     for (const [slot, doc] of replaced) {
       const before = this.rows[slot]!;
-      if (!sameWords(before, doc)) {
-        lexical.remove(slot, lexicalTerms(before));
-        lexical.put(slot, lexicalTerms(doc), doc.terms.length);
-      }
+      if (!sameWords(before, doc)) lexical.update(slot, lexicalTerms(before), lexicalTerms(doc), doc.terms.length);
       this.leave(before, slot);
       this.enter(doc, slot);
       this.rows[slot] = doc;
@@ -357,9 +354,9 @@ export class LiveIndex {
     for (const session of [...sessions].sort()) {
       const e = this.episodeNo.get(session);
       const members = this.members.get(session);
-      if (e !== undefined) episodes.remove(e, oldTerms.get(session)!);
       if (!members) {
         if (e !== undefined) {
+          episodes.remove(e, oldTerms.get(session)!);
           this.episodeNo.delete(session);
           this.firstOf[e] = -1;
         }
@@ -372,8 +369,8 @@ export class LiveIndex {
         this.episodeNo.set(session, number);
         parts.episodeNames.push(session);
         this.firstOf.push(-1);
-      }
-      episodes.put(number, terms, length);
+        episodes.put(number, terms, length);
+      } else episodes.update(number, oldTerms.get(session)!, terms, length); // only the terms whose count changed
       this.firstOf[number] = members[0]!;
     }
     // members' episode numbers, and whether the episodes are still numbered by first member

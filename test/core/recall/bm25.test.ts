@@ -217,6 +217,28 @@ describe('Bm25Index: documents removed and put back', () => {
     expect(index.toArrays().terms).toEqual(['decision', 'postgres', 'replica', 'server', 'sqlite', 'storage', 'test']);
   });
 
+  it('update gives what remove then put give, touching only the terms whose count changed', () => {
+    const after = ['sqlite', 'sqlite', 'server', 'decision', 'sqlite'];
+    for (const doc of [0, 1, 2, 3]) {
+      const updated = build();
+      updated.update(doc, DOCS[doc]!, after, 4);
+      const twice = build();
+      twice.remove(doc, DOCS[doc]!);
+      twice.put(doc, after, 4);
+      expect([doc, updated.toArrays()]).toEqual([doc, twice.toArrays()]);
+      expect(updated.size).toBe(4);
+      const q = new Map([['sqlite', 1], ['server', 1], ['postgres', 1], ['decision', 2]]);
+      expect([doc, scored(updated, q)]).toEqual([doc, scored(twice, q)]);
+    }
+    // a term whose only document drops it leaves the index; the same terms again change nothing
+    const index = build();
+    index.update(3, DOCS[3]!, ['sqlite']);
+    expect(index.toArrays().terms).toEqual(['decision', 'postgres', 'replica', 'server', 'sqlite', 'storage', 'test']);
+    const before = index.toArrays();
+    index.update(3, ['sqlite'], ['sqlite']);
+    expect(index.toArrays()).toEqual(before);
+  });
+
   it('an index with removed documents is not saved', () => {
     const index = build();
     index.remove(0, DOCS[0]!);
