@@ -162,13 +162,14 @@ export function vectorResonance(context: WriteContext, vector: Float32Array, cat
  * Build the write context from the write index (write-index.ts: every memory file's analysis,
  * read again only where a file changed). Archived memories resonate too: remembering one again
  * reinforces it and brings it back (never a duplicate), but they open no conflicts.
+ * `focus`: the one text this context is for (a remember): its resonance index then holds only
+ * the postings that text looks up (ResonanceIndex's focus), unless stored vectors are used.
  */
-export async function loadWriteContext(vault: Vault, embedder?: Embedder | null): Promise<WriteContext> {
-  const index = new ResonanceIndex(vault.settings);
+export async function loadWriteContext(vault: Vault, embedder?: Embedder | null, focus?: AnalysedText): Promise<WriteContext> {
   const taken = new Set<string>();
   const categoryOf = new Map<string, Category>();
   const writeIndex = await WriteIndex.load(vault);
-  const { memories, problems } = writeIndex;
+  const { problems } = writeIndex;
   // an unreadable file still holds its id (and a name a memory's id may be): a new memory takes neither
   const unreadable = new Map<string, { text: string; id: string | null }>();
   for (const problem of problems) {
@@ -177,22 +178,43 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null)
     const name = problem.path.slice(problem.path.lastIndexOf('/') + 1, -3);
     if (isMemoryId(name)) taken.add(name);
   }
-  for (const memory of memories) {
-    taken.add(memory.id);
-    index.add(memory.id, memory.analysis, memory.category, {
-      archived: memory.archived,
-      confidence: memory.confidence,
-      createdMs: memory.createdMs,
-      superseded: memory.superseded,
-    });
-    categoryOf.set(memory.id, memory.category);
+  let vectors: WriteContext['vectors'];
+  if (embedder) {
+    const stored = (await loadVectors(vault)).vectors;
+    if (stored && stored.model === embedder.model) vectors = { stored, embedder };
+  }
+  let index: ResonanceIndex;
+  if (focus && !vectors) {
+    // one text: only the postings of the words it looks up (resonance.ts), from the rows' term strings
+    const terms = new Set([...focus.polarity.terms, ...focus.polarity.negated, ...focus.signals.rejected]);
+    index = new ResonanceIndex(vault.settings, terms);
+    writeIndex.indexFocused(index, terms, taken);
+  } else {
+    index = new ResonanceIndex(vault.settings);
+    for (const memory of writeIndex.memories) {
+      taken.add(memory.id);
+      index.add(memory.id, memory.analysis, memory.category, {
+        archived: memory.archived,
+        confidence: memory.confidence,
+        createdMs: memory.createdMs,
+        superseded: memory.superseded,
+      });
+      categoryOf.set(memory.id, memory.category);
+    }
   }
   const names = takenNames(writeIndex.paths);
-  const context: WriteContext = { index, taken, categoryOf, memories, names, unreadable, writeIndex };
-  if (embedder) {
-    const { vectors } = await loadVectors(vault);
-    if (vectors && vectors.model === embedder.model) context.vectors = { stored: vectors, embedder };
-  }
+  const context: WriteContext = {
+    index,
+    taken,
+    categoryOf,
+    get memories() {
+      return writeIndex.memories;
+    },
+    names,
+    unreadable,
+    writeIndex,
+  };
+  if (vectors) context.vectors = vectors;
   return context;
 }
 
@@ -237,8 +259,7 @@ export function planChanges(index: ResonanceIndex, memory: NewMemory, resonance:
  * ids already in the vault (and planned); a file that appears meanwhile is caught by the
  * exclusive create.
  */
-export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null, names?: Set<string>): PlannedWrite {
-  const analysis = new AnalysedText(memory.text);
+export function planRemember(index: ResonanceIndex, memory: NewMemory, taken: Set<string>, vectorMatch?: { id: string; similarity: number } | null, names?: Set<string>, analysis = new AnalysedText(memory.text)): PlannedWrite {
   let resonance = index.resonate(analysis, memory.category, vectorMatch);
   // a correction is a memory of its own: never folded into another, never a conflict with what it replaces
   const replaced = memory.links.find((l) => l.kind === 'supersedes')?.target;
@@ -375,10 +396,12 @@ export async function remember(vault: Vault, input: RememberInput, context?: Wri
     const old = await vault.resolve(input.supersedes); // missing (or forgotten): NotFoundError, before anything is written
     memory.links = [{ target: input.supersedes, kind: 'supersedes', name: noteName(old.path) }];
   }
-  const ctx = context ?? (await loadWriteContext(vault, embedder));
+  const analysis = new AnalysedText(memory.text);
+  // the context of this one text: its resonance index holds only the postings of its own words
+  const ctx = context ?? (await loadWriteContext(vault, embedder, analysis));
   const held = noteSameTextUnreadable(ctx, memory);
   const match = await vectorMatches(ctx, [memory], vault.settings.resonance.vectorThreshold);
-  const result = await applyRemember(ctx.writeIndex ? vault.withLocator(ctx.writeIndex.locator()) : vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names), ctx.writeIndex);
+  const result = await applyRemember(ctx.writeIndex ? vault.withLocator(ctx.writeIndex.locator()) : vault, planRemember(ctx.index, memory, ctx.taken, match[0], ctx.names, analysis), ctx.writeIndex);
   await ctx.writeIndex?.save(vault);
   return held === undefined || result.action === 'reinforced' ? result : { ...result, same_text_unreadable: held };
 }

@@ -1,6 +1,6 @@
 import { opposedTerms, polarity, whatItAdds, whatItAddsByMeaning, type Polarity } from './polarity';
 import type { Category, Confidence, EngramSettings } from './settings';
-import { changeSignals, detectChange, type Change, type ChangeSide, type ChangeSignals } from './supersession';
+import { changeSignals, detectChange, mayChange, type Change, type ChangeSide, type ChangeSignals } from './supersession';
 
 /**
  * Resonance on write (SPEC §6, wave interference). A new text is compared with what the
@@ -74,8 +74,8 @@ const analysed = (text: string | AnalysedText): AnalysedText => (typeof text ===
 class Entry {
   constructor(
     readonly id: string,
-    /** For supersession (supersession.ts) too: its signals are read when it is a candidate. */
-    readonly analysis: AnalysedText,
+    /** Its analysis, or how to make it (a write index row, decoded when first compared). */
+    private source: AnalysedText | (() => AnalysedText),
     readonly termCount: number,
     readonly category: Category,
     /** An archived memory: remembering it again reinforces (and revives) it; it opens no conflicts. */
@@ -84,7 +84,31 @@ class Entry {
     readonly createdMs: number,
     /** Already replaced by a newer memory: a change replaces its successor, not it. */
     public superseded: boolean,
+    /** In an index with a focus: the focus terms it holds (ResonanceIndex.addFocused). */
+    private readonly focusTerms: readonly string[] | null = null,
   ) {}
+
+  get focused(): boolean {
+    return this.focusTerms !== null;
+  }
+
+  /** How many of `query`'s terms it holds; in an index with a focus (which holds `query`), without decoding its analysis. */
+  shared(query: ReadonlySet<string>): number {
+    let shared = 0;
+    if (this.focusTerms) {
+      for (const t of this.focusTerms) if (query.has(t)) shared++;
+    } else {
+      const terms = this.terms;
+      for (const t of query) if (terms.has(t)) shared++;
+    }
+    return shared;
+  }
+
+  /** For supersession (supersession.ts) too: its signals are read when it is a candidate. */
+  get analysis(): AnalysedText {
+    if (typeof this.source === 'function') this.source = this.source();
+    return this.source;
+  }
 
   get terms(): Set<string> {
     return this.analysis.polarity.terms;
@@ -162,9 +186,7 @@ function bestOf(lists: Entry[][], query: Set<string>, threshold: number, minShar
       seen.add(entry);
       const sizeRatio = entry.termCount / query.size;
       if (sizeRatio < threshold * threshold || sizeRatio > 1 / (threshold * threshold)) continue;
-      const terms = entry.terms;
-      let shared = 0;
-      for (const t of query) if (terms.has(t)) shared++;
+      const shared = entry.shared(query);
       if (shared < minShared) continue;
       const similarity = shared / Math.sqrt(query.size * entry.termCount);
       if (similarity < threshold) continue;
@@ -188,7 +210,17 @@ export class ResonanceIndex {
   /** Entries that are not episodes (semantic, decisions): what an episode without a word of change can change. */
   private notEpisodes = 0;
 
-  constructor(private readonly settings: EngramSettings) {}
+  /**
+   * `focus`: the only terms looked up (an index built for one text: resonate and changes look up
+   * nothing but its terms, negated terms and rejected words). The postings of every other term
+   * are left out, and a memory holding none of the focus terms gets no entry: a single remember
+   * into 10,000 memories indexes the few thousand postings it reads instead of ~250,000. Such an
+   * index takes no vector match (`resonate` needs an entry for every memory then).
+   */
+  constructor(
+    private readonly settings: EngramSettings,
+    private readonly focus: ReadonlySet<string> | null = null,
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -198,11 +230,35 @@ export class ResonanceIndex {
     if (this.entries.has(id)) return;
     const analysis = analysed(text);
     const terms = analysis.termList;
-    const entry = new Entry(id, analysis, terms.length, category, options.archived ?? false, options.confidence ?? 'observed', options.createdMs ?? 0, options.superseded ?? false);
-    this.entries.set(id, entry);
-    if (category !== 'episodic') this.notEpisodes++;
-    this.index.add(entry, terms);
-    for (const term of analysis.negatedList) {
+    this.insert(new Entry(id, analysis, terms.length, category, options.archived ?? false, options.confidence ?? 'observed', options.createdMs ?? 0, options.superseded ?? false), terms, analysis.negatedList);
+  }
+
+  /**
+   * A memory of an index with a focus, known by the focus terms it holds (`terms`, `negated`:
+   * those of its terms and negated terms in the focus) and its number of terms; `analysis` is
+   * made only if it is compared. One that holds no focus term is only counted.
+   */
+  addFocused(id: string, analysis: () => AnalysedText, termCount: number, terms: readonly string[], negated: readonly string[], category: Category, options: EntryOptions = {}): void {
+    if (terms.length === 0 && negated.length === 0) {
+      if (category !== 'episodic') this.notEpisodes++;
+      return;
+    }
+    if (this.entries.has(id)) return;
+    this.insert(new Entry(id, analysis, termCount, category, options.archived ?? false, options.confidence ?? 'observed', options.createdMs ?? 0, options.superseded ?? false, terms), terms, negated);
+  }
+
+  /** A text looked up in an index with a focus must be the one it was built for (its terms in the focus), or postings would be missing. */
+  private checkFocus(terms: Iterable<string>): void {
+    if (this.focus) for (const t of terms) if (!this.focus.has(t)) throw new Error(`resonance index built for another text (${t} is not in its focus)`);
+  }
+
+  private insert(entry: Entry, terms: Iterable<string>, negated: Iterable<string>): void {
+    this.entries.set(entry.id, entry);
+    if (entry.category !== 'episodic') this.notEpisodes++;
+    const focus = this.focus;
+    this.index.add(entry, focus ? [...terms].filter((t) => focus.has(t)) : terms);
+    for (const term of negated) {
+      if (focus && !focus.has(term)) continue;
       const list = this.negating.get(term);
       if (list) list.push(entry);
       else this.negating.set(term, [entry]);
@@ -223,9 +279,11 @@ export class ResonanceIndex {
    */
   resonate(text: string | AnalysedText, category: Category, vectorMatch?: { id: string; similarity: number } | null): Resonance {
     const incoming = analysed(text).polarity;
+    this.checkFocus(incoming.terms);
     const { lexicalThreshold, conflictThreshold } = this.settings.resonance;
     let vectorOpposed: { id: string; similarity: number } | null = null;
     if (vectorMatch) {
+      if (this.focus) throw new Error('resonate: a vector match needs an index of every memory (no focus)');
       const entry = this.entries.get(vectorMatch.id);
       if (!entry) return { kind: 'reinforce', ...vectorMatch };
       const { added, opposed } = whatItAddsByMeaning(incoming, entry.polarity);
@@ -267,6 +325,8 @@ export class ResonanceIndex {
     const analysis = analysed(text);
     const incoming = analysis.polarity;
     const signals = analysis.signals;
+    this.checkFocus(incoming.terms);
+    this.checkFocus(signals.rejected);
     const side: ChangeSide = { id: '', terms: incoming.terms, polarity: incoming, signals, category, confidence, createdMs };
     const seen = new Set<Entry>();
     const found: FoundChange[] = [];
@@ -280,6 +340,8 @@ export class ResonanceIndex {
       // an archived memory is replaced too: plain recall still reaches it
       if (entry.superseded || entry.createdMs > createdMs) return;
       if (changesNoEpisode && entry.category === 'episodic') return;
+      // too little in common to be a change: decided before its analysis is decoded (with a focus, from its focus terms)
+      if (entry.focused && !mayChange(entry.shared(incoming.terms), incoming.terms.size, entry.termCount)) return;
       const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.analysis.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
       if (change) found.push({ id: entry.id, ...change });
     };

@@ -119,11 +119,21 @@ export interface Change {
 
 const cosine = (shared: number, a: number, b: number) => (a === 0 || b === 0 ? 0 : shared / Math.sqrt(a * b));
 
+/**
+ * Whether two texts of `a` and `b` terms that share `shared` can be a change at all: detectChange
+ * finds none below two shared terms or a cosine of 0.35 (both of its tests need them). A caller
+ * that knows `shared` without decoding the older text's analysis skips it here.
+ */
+export function mayChange(shared: number, a: number, b: number): boolean {
+  return shared >= 2 && cosine(shared, a, b) >= 0.35;
+}
+
 /** The evidence that `incoming` changes what `older` says, or null. */
 export function detectChange(incoming: ChangeSide, older: ChangeSide): Change | null {
   if (incoming.id === older.id) return null;
   let shared = 0;
   for (const t of incoming.terms) if (older.terms.has(t)) shared++;
+  if (!mayChange(shared, incoming.terms.size, older.terms.size)) return null;
   const similarity = cosine(shared, incoming.terms.size, older.terms.size);
   const events = incoming.category === 'episodic' && older.category === 'episodic';
 

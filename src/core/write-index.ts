@@ -4,7 +4,7 @@ import { ARCHIVE_FOLDER, bodyText, memoryText, type Memory } from './memory';
 import { compareMemoryPaths, frontmatterId, preferredPath, scanMemoryFiles } from './memory-files';
 import type { Polarity } from './polarity';
 import type { FileStat } from './ports';
-import { AnalysedText } from './resonance';
+import { AnalysedText, type ResonanceIndex } from './resonance';
 import type { Category, Confidence, EngramSettings } from './settings';
 import { supersededBy, type ChangeSignals } from './supersession';
 import { parseTimestamp } from './time';
@@ -134,6 +134,20 @@ function writeMemory(row: MemoryRow): WriteMemory {
   };
 }
 
+/** A pattern matching the words of a space-separated term string that are in `focus`; null for an empty focus (nothing matches). */
+function focusPattern(focus: ReadonlySet<string>): RegExp | null {
+  if (focus.size === 0) return null;
+  const escaped = [...focus].map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(`(?<=^| )(?:${escaped.join('|')})(?= |$)`, 'g');
+}
+
+/** The number of words of a non-empty space-separated term string. */
+function countWords(s: string): number {
+  let n = 1;
+  for (let i = s.indexOf(' '); i !== -1; i = s.indexOf(' ', i + 1)) n++;
+  return n;
+}
+
 /** What the loader of a note that cannot be a memory reads: its frontmatter id and its body's text. */
 function problemOf(path: string, text: string | null): WriteProblem {
   const body = text === null ? undefined : splitFrontmatter(text)?.body;
@@ -145,13 +159,41 @@ export class WriteIndex {
     private readonly rows: Map<string, Row>,
     /** Rows that differ from the saved file: files read again or written, rows dropped. */
     private pending: number,
-    /** Every live memory, one file per id (preferredPath), in listing order. */
-    readonly memories: WriteMemory[],
+    /** The rows of every live memory, one file per id (preferredPath), in listing order. */
+    private readonly live: MemoryRow[],
     /** Files in the memory folders that are not live memories (unreadable, second copies of an id, not regular files). */
     readonly problems: WriteProblem[],
     /** The memories' and the problems' files (what a new memory's file name must differ from). */
     readonly paths: string[],
   ) {}
+
+  private decoded: WriteMemory[] | null = null;
+
+  /** Every live memory, one file per id (preferredPath), in listing order: decoded from the rows when first asked for. */
+  get memories(): WriteMemory[] {
+    return (this.decoded ??= this.live.map(writeMemory));
+  }
+
+  /**
+   * Index every live memory in `index` (built with `focus`, resonance.ts) under only the focus
+   * terms its row holds, and take its id: what a single text's write looks up, found by
+   * scanning the rows' term strings. Nothing is decoded for a memory that holds none of them,
+   * and the others' analyses only if they are compared.
+   */
+  indexFocused(index: ResonanceIndex, focus: ReadonlySet<string>, taken: Set<string>): void {
+    const pattern = focusPattern(focus);
+    for (const row of this.live) {
+      taken.add(row[3]);
+      const terms = pattern && row[8] !== '' ? row[8].match(pattern) : null;
+      const negated = pattern && row[9] !== '' ? row[9].match(pattern) : null;
+      index.addFocused(row[3], () => writeMemory(row).analysis, terms ? countWords(row[8]) : 0, terms ?? [], negated ?? [], row[4], {
+        archived: row[0].startsWith(`${ARCHIVE_FOLDER}/`),
+        confidence: row[5],
+        createdMs: row[6],
+        superseded: row[7] === 1,
+      });
+    }
+  }
 
   /** How many files were parsed while loading (the others came from their rows). */
   parsed = 0;
@@ -200,15 +242,20 @@ export class WriteIndex {
       else readable.push(row);
     }
     // one id, one memory (Vault.loadAll): another file with the id is a problem, read as the loader reads it
-    const byId = new Map<string, string[]>();
-    for (const row of readable) byId.set(row[3], [...(byId.get(row[3]) ?? []), row[0]]);
-    const memories: WriteMemory[] = [];
+    const first = new Map<string, string>();
+    const shared = new Map<string, string[]>();
     for (const row of readable) {
-      const holders = byId.get(row[3])!;
-      if (holders.length === 1 || preferredPath(holders) === row[0]) memories.push(writeMemory(row));
+      const other = first.get(row[3]);
+      if (other === undefined) first.set(row[3], row[0]);
+      else shared.set(row[3], [...(shared.get(row[3]) ?? [other]), row[0]]);
+    }
+    const live: MemoryRow[] = [];
+    for (const row of readable) {
+      const holders = shared.get(row[3]);
+      if (!holders || preferredPath(holders) === row[0]) live.push(row);
       else problems.push(problemOf(row[0], await vault.readText(row[0]).catch(() => null)));
     }
-    const index = new WriteIndex(rows, parsed + (cached.size - reused), memories, problems, listed);
+    const index = new WriteIndex(rows, parsed + (cached.size - reused), live, problems, listed);
     index.parsed = parsed;
     return index;
   }
@@ -224,7 +271,7 @@ export class WriteIndex {
     let paths: Map<string, string> | null = null;
     return (id) => {
       if (!paths) {
-        paths = new Map(this.memories.map((m) => [m.id, m.path]));
+        paths = new Map(this.live.map((row) => [row[3], row[0]]));
         for (const problem of this.problems) if (problem.id) paths.delete(problem.id);
       }
       return paths.get(id) ?? null;

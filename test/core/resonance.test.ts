@@ -1,5 +1,5 @@
 import { analyze } from '../../src/core/analyzer';
-import { ResonanceIndex, reinforcedAmplitude } from '../../src/core/resonance';
+import { AnalysedText, ResonanceIndex, reinforcedAmplitude } from '../../src/core/resonance';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
 
 describe('analyze', () => {
@@ -128,5 +128,66 @@ describe('resonance (SPEC §6)', () => {
   it('adds event amplitude × similarity', () => {
     expect(reinforcedAmplitude(1, 0.93, S)).toBe(1.93);
     expect(reinforcedAmplitude(2.5, 1, { ...S, resonance: { ...S.resonance, eventAmplitude: 0.5 } })).toBe(3);
+  });
+});
+
+describe('resonance index with a focus (one text: the postings of its own words)', () => {
+  const memories: Array<[string, string, 'episodic' | 'semantic' | 'decision']> = [
+    ['mem-aaaaaaaaaaaa', 'The retry budget of the webhook worker is 3 attempts.', 'semantic'],
+    ['mem-bbbbbbbbbbbb', 'The webhook worker logs every retry.', 'episodic'],
+    ['mem-cccccccccccc', 'Integration tests must use Testcontainers for the database.', 'decision'],
+    ['mem-dddddddddddd', 'The nightly backup runs at two.', 'episodic'],
+    ['mem-eeeeeeeeeeee', 'The webhook worker does not retry on a 4xx answer.', 'semantic'],
+    // one word in common with the texts below: indexed under it, never decoded (too little in common to be a change)
+    ['mem-ffffffffffff', 'The worker pool has 8 threads.', 'semantic'],
+  ];
+  const texts = [
+    'The retry budget of the webhook worker changed to 5 attempts.',
+    'The webhook worker retries on a 4xx answer.',
+    'Integration tests must not use Testcontainers for the database.',
+    'The retry budget of the webhook worker is 3 attempts.',
+    'Lunch is at noon.',
+  ];
+
+  /** The index of `memories` for `text` (and the ids whose analysis it made, in order), and the full index. */
+  function both(text: string) {
+    const analysis = new AnalysedText(text);
+    const focus = new Set([...analysis.polarity.terms, ...analysis.polarity.negated, ...analysis.signals.rejected]);
+    const full = new ResonanceIndex(S);
+    const focused = new ResonanceIndex(S, focus);
+    const made: string[] = [];
+    memories.forEach(([id, body, category], k) => {
+      const options = { createdMs: k * 1000 };
+      full.add(id, body, category, options);
+      const { terms, negated } = new AnalysedText(body).polarity;
+      const analyse = () => (made.push(id), new AnalysedText(body));
+      focused.addFocused(id, analyse, terms.size, [...terms].filter((t) => focus.has(t)), [...negated].filter((t) => focus.has(t)), category, options);
+    });
+    return { analysis, full, focused, made };
+  }
+
+  it('resonates and finds the changes the full index finds, decoding only the memories it compares', () => {
+    const seen = texts.map((text) => {
+      const { analysis, full, focused, made } = both(text);
+      const category = text.startsWith('Integration') ? 'decision' : 'semantic';
+      const results = [focused.resonate(analysis, category), focused.changes(analysis, category, 'observed', 10_000)];
+      expect(results).toEqual([full.resonate(new AnalysedText(text), category), full.changes(new AnalysedText(text), category, 'observed', 10_000)]);
+      return [results[0], (results[1] as Array<{ id: string; outcome: string }>).map((c) => [c.id, c.outcome]), focused.size, made];
+    });
+    // text 0 changes the budget (3 to 5) and, in words of change, the memory that says the worker does not retry
+    expect(seen).toEqual([
+      [{ kind: 'new' }, [['mem-aaaaaaaaaaaa', 'supersede'], ['mem-eeeeeeeeeeee', 'supersede']], 4, ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-eeeeeeeeeeee']],
+      [{ kind: 'conflict', id: 'mem-eeeeeeeeeeee', similarity: 1 }, [['mem-aaaaaaaaaaaa', 'supersede']], 4, ['mem-eeeeeeeeeeee', 'mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb']],
+      [{ kind: 'conflict', id: 'mem-cccccccccccc', similarity: 1 }, [], 1, ['mem-cccccccccccc']],
+      [{ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 1 }, [['mem-eeeeeeeeeeee', 'supersede']], 4, ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-eeeeeeeeeeee']],
+      // no word in common with any memory: no entry, nothing decoded
+      [{ kind: 'new' }, [], 0, []],
+    ]);
+  });
+
+  it('refuses a text it was not built for, and a vector match (which needs every memory)', () => {
+    const { focused } = both(texts[0]!);
+    expect(() => focused.resonate('The nightly backup runs at two.', 'episodic')).toThrow('resonance index built for another text (night is not in its focus)');
+    expect(() => focused.resonate(texts[0]!, 'semantic', { id: 'mem-dddddddddddd', similarity: 0.97 })).toThrow('resonate: a vector match needs an index of every memory (no focus)');
   });
 });

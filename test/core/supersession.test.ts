@@ -1,5 +1,5 @@
 import { ResonanceIndex } from '../../src/core/resonance';
-import { changeSignals, valueTerms } from '../../src/core/supersession';
+import { changeSignals, mayChange, valueTerms } from '../../src/core/supersession';
 import { DEFAULT_SETTINGS as S, type Category, type Confidence } from '../../src/core/settings';
 
 const DAY = 86_400_000;
@@ -68,5 +68,12 @@ describe('supersession (ADR 0004)', () => {
     const index = indexOf(['mem-aaaaaaaaaaaa', 'The staging database runs on db-staging-1.internal.', 'semantic'], ['mem-bbbbbbbbbbbb', 'The staging database runs on db-staging-2.internal.', 'semantic']);
     index.markSuperseded('mem-aaaaaaaaaaaa');
     expect(ids(index.changes('The staging database now runs on db-staging-3.internal.', 'semantic', 'observed', later))).toEqual([['mem-bbbbbbbbbbbb', 'supersede']]);
+  });
+});
+
+describe('mayChange: what detectChange needs before it looks at a text', () => {
+  it('needs two shared terms and a cosine of 0.35', () => {
+    // 2/sqrt(32) = 0.354, 2/sqrt(36) = 0.333
+    expect([mayChange(1, 1, 1), mayChange(2, 4, 4), mayChange(2, 4, 8), mayChange(2, 4, 9), mayChange(2, 2, 0), mayChange(3, 8, 8)]).toEqual([false, true, true, false, false, true]);
   });
 });

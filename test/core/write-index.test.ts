@@ -154,17 +154,49 @@ describe('write index: decisions', () => {
   ];
 
   /** Every text remembered in turn, the index kept (true) or the cache removed before each (false). */
-  async function decisions(keep: boolean, others?: (files: TimedFileStore, i: number) => void): Promise<RememberResult[]> {
+  async function decisions(keep: boolean, others?: (files: TimedFileStore, i: number) => void, full = false): Promise<RememberResult[]> {
     const { vault, files } = timedVault();
     const out: RememberResult[] = [];
     for (const [i, text] of texts.entries()) {
       others?.(files, i);
       if (!keep) files.files.delete(WRITE_INDEX_PATH);
       const category = [0, 3, 4, 6, 9].includes(i) ? 'decision' : 'episodic';
-      out.push(await remember(vault.at(Date.parse(NOW) + i * 60_000), { text, category }));
+      const at = vault.at(Date.parse(NOW) + i * 60_000);
+      // full: a context of every memory's postings (as import builds), not the remember's own (its words only)
+      out.push(await remember(at, { text, category }, full ? await loadWriteContext(at) : null));
     }
     return out;
   }
+
+  it('decides from the postings of its own words as from an index of every memory', async () => {
+    const other = (files: TimedFileStore, i: number) => {
+      if (i === 5) files.put('episodic/by another agent.md', note('mem-0000000000ab', 'Integration tests must use Testcontainers.'));
+    };
+    expect(await decisions(true, other)).toEqual(await decisions(true, other, true));
+  });
+
+  it('indexes a single text under its own words only, and takes every id', async () => {
+    const { vault, files } = timedVault();
+    files.put('episodic/a.md', note('mem-00000000000a', 'The webhook worker retries 3 times.'));
+    files.put('episodic/b.md', note('mem-00000000000b', 'The nightly backup runs at two.'));
+    files.put('semantic/c.md', note('mem-00000000000c', 'Webhook payloads are signed with HMAC.', { category: 'semantic' }));
+    files.put('episodic/d.md', note('mem-00000000000d', 'The worker does not retry on a 4xx answer.'));
+    const focus = new AnalysedText('The webhook worker retries 5 times now.');
+    const context = await loadWriteContext(vault, null, focus);
+    const postings = (context.index as unknown as { index: { postings: Map<string, Array<{ id: string }>> } }).index.postings;
+    expect([[...context.taken].sort(), context.index.size, [...postings].map(([term, list]) => [term, list.map((e) => e.id)])]).toEqual([
+      ['mem-00000000000a', 'mem-00000000000b', 'mem-00000000000c', 'mem-00000000000d'],
+      3,
+      // the text's words (webhook worker retri 5 time now); "3", "nightli", "hmac" ... have no postings
+      [
+        ['webhook', ['mem-00000000000a', 'mem-00000000000c']],
+        ['worker', ['mem-00000000000a', 'mem-00000000000d']],
+        ['retri', ['mem-00000000000a', 'mem-00000000000d']],
+        ['time', ['mem-00000000000a']],
+      ],
+    ]);
+    expect(context.memories.map((m) => m.id)).toEqual(['mem-00000000000a', 'mem-00000000000b', 'mem-00000000000d', 'mem-00000000000c']);
+  });
 
   it('decides as a full read of the vault does', async () => {
     const kept = await decisions(true);
