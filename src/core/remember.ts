@@ -415,6 +415,7 @@ export const SAME_TEXT_FIELD = 'same_text_as';
  * merges the two once the file is readable again (by id and text). Returns the file's path.
  */
 export function noteSameTextUnreadable(context: WriteContext, memory: NewMemory): string | undefined {
+  if (!context.unreadable || context.unreadable.size === 0) return undefined; // the usual case: nothing to compare (an import asks for every line)
   const wanted = bodyText(memory.text);
   for (const [path, held] of [...(context.unreadable ?? new Map<string, { text: string; id: string | null }>())].sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (held.text !== wanted) continue;
