@@ -66,8 +66,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // in slices, the index's maps filled in slices: issue 23, warm server, +0.7 KB).
   // 553.2 KB with a remember's resonance index focused on its own words (postings of its terms
   // only, analyses decoded when compared: issue 23, write path, +2.0 KB over main's 551.2 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(553_300);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_345_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 553.9 KB with Bm25Index.update (an edit re-indexes only the terms whose count changed, 50e2ed4:
+  // +0.6 KB, landed without raising this line).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(554_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_345_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
