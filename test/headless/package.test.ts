@@ -41,14 +41,15 @@ describe('the package as installed from a tarball', () => {
     expect(Object.keys(pkg.allowScripts).sort()).toEqual([...scripted].sort());
   });
 
-  test('packs the runner, its library, the docs and nothing else', () => {
+  test('packs the runner, its library and token table, the docs and nothing else', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const files = (JSON.parse(out) as [{ files: { path: string }[] }])[0].files.map((f) => f.path).sort();
     // every bundle the Node build writes (the launcher loads engram-cli.js beside it)
     const config = readFileSync(path.join(root, 'esbuild.config.mjs'), 'utf8');
     const bundles = [...config.matchAll(/outfile: '(dist\/[^/']+\.js)'/g)].map((m) => m[1]!);
     expect(bundles).toEqual(expect.arrayContaining(['dist/engram.js', 'dist/lib.js']));
-    expect(files.filter((f) => !f.startsWith('docs/'))).toEqual(['LICENSE', 'README.md', ...bundles.sort(), 'package.json']);
+    // and the token table dist/cl100k.js reads (bytes: parsing it as JavaScript cost each `engram context` ~115 ms)
+    expect(files.filter((f) => !f.startsWith('docs/'))).toEqual(['LICENSE', 'README.md', 'dist/cl100k.bin', ...bundles.sort(), 'package.json']);
     expect(files).toContain('docs/cli.md');
     expect(files.filter((f) => f.startsWith('docs/')).every((f) => /^docs\/[^/]+\.md$/.test(f))).toBe(true);
   });
