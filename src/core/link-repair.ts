@@ -142,11 +142,16 @@ export async function repairLinks(vault: Vault, options: { apply: boolean; renam
   return report;
 }
 
-/** `known`: the memory's text as read with it (the plan is made from it; a write reads the file again under the lock). */
-async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boolean, report: LinkReport, rewritesOnly: boolean, known?: string): Promise<void> {
-  const plan = (m: Memory, text: string): { text: string; rewrites: LinkRewrite[]; recorded: boolean } | null => {
-    const split = splitFrontmatter(text);
-    if (!split) return null;
+/**
+ * `known`: the memory's text as read with it (the plan is made from it; a write reads the file
+ * again under the lock); null: the memory came from the memory cache, its text is read only
+ * when it has something to repair.
+ */
+async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boolean, report: LinkReport, rewritesOnly: boolean, known?: string | null): Promise<void> {
+  // `text` null: only whether there is anything to do (a memory's text always splits)
+  const plan = (m: Memory, text: string | null): { text: string; rewrites: LinkRewrite[]; recorded: boolean } | null => {
+    const split = text === null ? null : splitFrontmatter(text);
+    if (text !== null && !split) return null;
     const recorded = parseLinkIds(m.extra[LINK_IDS_FIELD]);
     const body = rewriteLinks(m.body, recorded, n, (label) => memoryKind(label) ?? (label === undefined || label.trim() === '' ? 'related' : null));
     const fields: Record<string, FieldValue> = {};
@@ -166,11 +171,16 @@ async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boole
     const grew = ids.length > recorded.length;
     if (grew) fields[LINK_IDS_FIELD] = linkIdsValue(ids);
     if (body.text === m.body && Object.keys(fields).length === 0) return null;
+    if (text === null || !split) return { text: '', rewrites, recorded: grew };
     // a body Engram wrote (its hash matches) keeps matching: the repair is not a person's edit
     if (body.text !== m.body && m.content_hash === contentHash(m.body)) fields.content_hash = contentHash(body.text);
     const withBody = body.text === m.body ? text : split.head + split.yaml + split.fence + body.text;
     return { text: Object.keys(fields).length > 0 ? setFrontmatterFields(withBody, fields) : withBody, rewrites, recorded: grew };
   };
+  if (known === null) {
+    const probe = safePlan(() => plan(memory, null), memory.path, report);
+    if (!probe || (rewritesOnly && probe.rewrites.length === 0)) return;
+  }
   const first = known ?? (await vault.readExact(memory.path));
   if (first === null) return;
   const planned = safePlan(() => plan(memory, first), memory.path, report);

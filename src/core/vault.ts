@@ -2,7 +2,8 @@ import { MemoryParseError, NotFoundError, WriteConflictError } from './errors';
 import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
 import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
 import { CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
-import { frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath } from './memory-files';
+import { compareMemoryPaths, frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath, scanMemoryFiles } from './memory-files';
+import type { MemoryCache } from './memory-cache';
 import type { FileStat, FileVersion, Ports } from './ports';
 import type { EngramSettings } from './settings';
 
@@ -62,7 +63,10 @@ export interface LoadedVault {
   duplicates: Array<{ id: string; kept: string; other: string }>;
   /** With `keep`: every path listed under the memory folders (memories and problems alike), in listing order. */
   paths?: string[];
-  /** With `keep`: each memory's text exactly as read, and the version of the file it came from (null: unknown), by path. */
+  /**
+   * With `keep`: each memory's text exactly as read (null: taken from its row in the memory
+   * cache, not read), and the version of the file it came from (null: unknown), by path.
+   */
   read?: Map<string, ReadNote>;
   /** With `keep`, when every file listed was read whole: every id with the files holding it, as idPaths() would say. */
   ids?: Map<string, string[]>;
@@ -70,7 +74,7 @@ export interface LoadedVault {
 
 /** A memory file's text as loadAll read it, and the version of the file (FileStore.readVersioned) it was read from. */
 export interface ReadNote {
-  text: string;
+  text: string | null;
   version: FileVersion | null;
 }
 
@@ -229,17 +233,37 @@ export class Vault {
    * Every memory file, parsed; unreadable files are listed apart with their reasons. With
    * `keep` (consolidation, which reads the whole vault and then changes part of it), the texts
    * and file versions read are returned too, and the id index learns from them the ids of the
-   * files it would otherwise read again.
+   * files it would otherwise read again. With `cache` too (and a store that tells versions), a
+   * file whose size and mtime are its row's is taken from the row instead of being read
+   * (memory-cache.ts), and the rows of the files read are made.
    */
-  async loadAll(options: { archive?: boolean; keep?: boolean } = {}): Promise<LoadedVault> {
+  async loadAll(options: { archive?: boolean; keep?: boolean; cache?: MemoryCache } = {}): Promise<LoadedVault> {
     const folders = options.archive === false ? Object.values(CATEGORY_FOLDERS) : MEMORY_FOLDERS;
-    const paths = await listMemoryPaths(this.ports.files, folders);
+    const cache = options.keep && this.ports.files.readVersioned ? (options.cache ?? null) : null;
+    cache?.begin();
+    // with rows to trust, one look at each folder lists the files with their sizes and mtimes
+    // (in listMemoryPaths' order); without any, the plain listing (no stat of every file)
+    let paths: string[];
+    let stats: Map<string, FileStat> | null = null;
+    if (cache && !cache.empty) {
+      const scan = await scanMemoryFiles(this.ports.files, folders);
+      stats = new Map(scan.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+      paths = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
+    } else paths = await listMemoryPaths(this.ports.files, folders);
     const read: Memory[] = [];
     const problems: MemoryParseError[] = [];
     const notes = options.keep ? new Map<string, ReadNote>() : null;
     // the id each file read whole holds, for the id index (consolidation looks ids up next)
     const idOf = new Map<string, string | null>();
-    const load = notes ? (p: string) => this.readKept(p, notes, idOf) : (p: string) => this.read(p);
+    const fromRow = (p: string): { memory: Memory } | null => {
+      const stat = stats?.get(p);
+      const row = stat ? cache!.get(p, stat.size, stat.mtimeMs) : null;
+      if (!row) return null;
+      notes!.set(p, { text: null, version: row.version });
+      idOf.set(p, row.id);
+      return { memory: row.memory };
+    };
+    const load = notes ? async (p: string) => fromRow(p) ?? this.readKept(p, notes, idOf, cache) : (p: string) => this.read(p);
     for (let i = 0; i < paths.length; i += READ_CONCURRENCY) {
       const batch = paths.slice(i, i + READ_CONCURRENCY);
       const results = await Promise.all(batch.map((p) => load(p).catch((error: unknown) => error)));
@@ -280,7 +304,7 @@ export class Vault {
    * read(), keeping the text and the version read in `notes`, and in `idOf` the id a refresh of
    * the id index would read from the file (when it was read whole, as one version).
    */
-  private async readKept(path: string, notes: Map<string, ReadNote>, idOf: Map<string, string | null>): Promise<{ memory: Memory; text: string } | null> {
+  private async readKept(path: string, notes: Map<string, ReadNote>, idOf: Map<string, string | null>, cache: MemoryCache | null = null): Promise<{ memory: Memory; text: string } | null> {
     const { files } = this.ports;
     if (!files.readVersioned) {
       const loaded = await this.read(path);
@@ -292,8 +316,12 @@ export class Vault {
     const text = decodeNote(path, got.bytes, this.settings.maxFileBytes);
     notes.set(path, { text, version: got.version });
     // the index decodes without the byte-order mark: such a file is left to it
-    if (got.version && text.charCodeAt(0) !== 0xfeff) idOf.set(path, frontmatterId(text));
-    return { memory: parseMemory(path, text, this.settings), text };
+    if (!got.version || text.charCodeAt(0) === 0xfeff) return { memory: parseMemory(path, text, this.settings), text };
+    const id = frontmatterId(text);
+    idOf.set(path, id);
+    const memory = parseMemory(path, text, this.settings);
+    cache?.keep(memory, got.version, id);
+    return { memory, text };
   }
 
   /**

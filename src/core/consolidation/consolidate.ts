@@ -16,6 +16,7 @@ import { claimFileName, takenNames } from '../file-names';
 import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
 import { memoryTitle } from '../title';
 import { repairLinks } from '../link-repair';
+import { MemoryCache } from '../memory-cache';
 import { LAYOUT, MEMORY_FOLDERS, type LoadedVault, type ReadNote, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
@@ -115,7 +116,9 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   // The vault is read once, here: the copies and links steps, the plan and the moves and writes
   // that follow it work from what was read (each write compares the file with it first). A step
   // that changes files before the plan has it read again. The id index learns each file's id.
-  let loaded: LoadedVault | null = await vault.loadAll({ keep: true });
+  // Files unchanged since the last run come from the memory cache's rows, unread.
+  const cache = await MemoryCache.load(vault);
+  let loaded: LoadedVault | null = await vault.loadAll({ keep: true, cache });
   let ids: Map<string, string[]> | null = null;
   // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
   try {
@@ -142,14 +145,14 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   } catch (error) {
     skipped.add('links', 'memory folders', reasonOf(error));
   }
-  loaded ??= await vault.loadAll({ keep: true });
+  loaded ??= await vault.loadAll({ keep: true, cache });
   // a memory remembered again while the one holding its text could not be read: merged into
   // it once it is readable, as that reinforcement would have done (issue 24)
   try {
     const sameText = await mergeSameTextStep(vault, loaded.memories, options);
     if (sameText) {
       steps.push(sameText);
-      if (!options.dryRun) loaded = await vault.loadAll({ keep: true });
+      if (!options.dryRun) loaded = await vault.loadAll({ keep: true, cache });
     }
   } catch (error) {
     skipped.add('same-text', 'memory folders', reasonOf(error));
@@ -207,7 +210,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   at('plan-written');
 
   t = options.elapsed();
-  if (!options.dryRun) await applyMoves(vault, plan, skipped, at, known);
+  if (!options.dryRun) await applyMoves(vault, plan, skipped, at, known, cache);
   // what the next steps write before strengthen and tiers: read again there
   for (const id of [...plan.stale.map((s) => s.id), ...(plan.volatility ?? []).map((v) => v.id), ...plan.clusters.flatMap((c) => [c.id, ...c.new_members]), ...plan.conflicts.map((c) => c.loser)]) known.delete(id);
   at('pruned');
@@ -262,6 +265,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps, skipped: skipped.items, temp_removed: tempRemoved };
   report.duration_ms = Math.round(options.elapsed() - t0);
   if (!options.dryRun) {
+    await cache.save(vault);
     await appendRun(vault, { started_at: startedAt, duration_ms: report.duration_ms, resumed, counts: Object.fromEntries(steps.map((s) => [s.step, s.count])), skipped: skipped.items.length }, plan.git_head);
     at('logged');
     await vault.ports.files.remove(PLAN_PATH);
@@ -380,14 +384,16 @@ async function sweepTemp(vault: Vault): Promise<number> {
  * then finds the memory where it went), exactly once: a move already done is skipped, and a
  * memory used since the plan was made stays where it is.
  */
-async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void, known: Map<string, Known> = new Map()): Promise<void> {
+async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void, known: Map<string, Known> = new Map(), cache?: MemoryCache): Promise<void> {
   for (const move of [...(plan.revive ?? []), ...plan.prune]) {
     await skipped.guard('prune', move.from, () =>
       vault.ports.locks.withLock(move.id, async () => {
         const memory = known.get(move.id);
         known.delete(move.id);
-        if (memory && (await movedAsPlanned(vault, move, memory))) known.set(move.id, { ...memory, memory: { ...memory.memory, path: move.to } });
-        else await moveOne(vault, move);
+        if (memory && (await movedAsPlanned(vault, move, memory))) {
+          known.set(move.id, { ...memory, memory: { ...memory.memory, path: move.to } });
+          cache?.moved(move.from, move.to);
+        } else await moveOne(vault, move);
       }),
     );
     at?.('moved-one');
@@ -396,12 +402,13 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
 }
 
 /**
- * A memory as the plan saw it: the text it was read from, and the version of the file read
- * (FileStore.readVersioned; null: unknown), so that a step acting on it need not read it again.
+ * A memory as the plan saw it: the text it was read from (null: from its row in the memory
+ * cache), and the version of the file read (FileStore.readVersioned; null: unknown), so that a
+ * step acting on it need not read it again.
  */
 interface Known {
   memory: Memory;
-  text: string;
+  text: string | null;
   version: FileVersion | null;
 }
 
@@ -665,7 +672,8 @@ async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'streng
     const memory = known.get(id);
     // once written, the text read is no longer the file's
     known.delete(id);
-    await skipped.guard(which, id, () => (memory ? vault.updateKnown(memory, change) : vault.update(id, change)));
+    const text = memory?.text;
+    await skipped.guard(which, id, () => (memory && typeof text === 'string' ? vault.updateKnown({ memory: memory.memory, text }, change) : vault.update(id, change)));
   }
 }
 

@@ -1,0 +1,187 @@
+import type { Memory } from './memory';
+import type { FileVersion } from './ports';
+import type { EngramSettings } from './settings';
+import type { Vault } from './vault';
+
+/**
+ * Consolidation's parse of the vault, kept in `.engram/cache/memories.jsonl`: a row per memory
+ * file, trusted while the file has the size and mtime of its row (as the recall catalog, the
+ * write index and the id index trust theirs). A night reads and parses only the files changed
+ * since the last run; the rest of the plan's input (every field, the body, the id, the version
+ * a move checks) comes from the rows. Reading and parsing all 10,000 files was about half of a
+ * nightly consolidation.
+ *
+ * A row is made only from a file read whole as one quiet version (FileStore.readVersioned),
+ * without a byte-order mark, whose memory a JSON round trip gives back exactly (the fields in
+ * parseMemory's order; no -0, no infinity, no undefined, plain objects): what comes out of a
+ * row is what parseMemory made of the file. A file whose size or mtime differs from its row is
+ * read again; rows of files gone are dropped. One JSON line a row, written back as it was read
+ * when its file did not change, and each memory a fresh object from its own line.
+ *
+ * A file of its own, not more fields in the other caches: those are read by every `recall`,
+ * `remember` and `touch`, and a row here carries the whole memory, body included. Machine
+ * data: deleting it costs one read of every memory file (what every run paid before).
+ */
+export const MEMORY_CACHE_PATH = '.engram/cache/memories.jsonl';
+
+/**
+ * The version of parseMemory's output the rows hold: a change to what parseMemory returns for a
+ * text must change this number, or rows made by the old code would stand for the new one
+ * (test/core/memory-cache.test.ts pins the parse of a sample to fail first).
+ */
+export const MEMORY_PARSE_VERSION = 1;
+const FORMAT = 1;
+
+/** A Memory's fields in parseMemory's order; `path` is the row's. */
+const FIELDS = [
+  'id', 'path', 'category', 'created_at', 'last_accessed_at', 'agent_role', 'confidence', 'tags', 'half_life_days',
+  'access_count', 'is_error', 'tier', 'co_access', 'related_paths', 'amplitude', 'activation', 'activation_at',
+  'content_hash', 'source', 'session', 'body', 'links', 'extra',
+] as const satisfies ReadonlyArray<keyof Memory>;
+const PATH_AT = FIELDS.indexOf('path');
+/** [path, size, mtimeMs, version tag, frontmatter id (the id index's), then the memory's fields but `path`, in FIELDS order] */
+const HEAD = 5;
+
+/**
+ * Rows changed (files read again, moved, gone) before the file is written again: rewriting it
+ * costs about what reading a few hundred memory files does, so a night that changed a few
+ * files leaves them to be read again by the next one.
+ */
+export const SAVE_AFTER = 64;
+
+function header(settings: EngramSettings): string {
+  // parseMemory reads the default half-lives; decodeNote the size limit
+  return JSON.stringify({ format: FORMAT, parse: MEMORY_PARSE_VERSION, halfLifeDays: settings.halfLifeDays, maxFileBytes: settings.maxFileBytes });
+}
+
+/** A memory from its row: the memory, the version of the file it was parsed from, and its frontmatter id. */
+export interface CachedMemory {
+  memory: Memory;
+  version: FileVersion;
+  id: string | null;
+}
+
+interface Line {
+  text: string;
+  /** The row parsed; null once a memory was made from it (a second load parses the line again: every memory its own objects). */
+  row: unknown[] | null;
+}
+
+export class MemoryCache {
+  /** The rows of the last load, by path: the files listed, each from its row or read again. */
+  private next = new Map<string, string>();
+  /** Rows that differ from the file: read again, moved, dropped. */
+  private changed = 0;
+  /** How many files the last load took from their rows. */
+  hits = 0;
+
+  private constructor(private readonly lines: Map<string, Line>) {}
+
+  static async load(vault: Vault): Promise<MemoryCache> {
+    const lines = new Map<string, Line>();
+    try {
+      const bytes = await vault.ports.files.read(MEMORY_CACHE_PATH);
+      const text = bytes ? new TextDecoder().decode(bytes) : '';
+      const head = header(vault.settings);
+      if (text.startsWith(`${head}\n`)) {
+        for (let start = head.length + 1; start < text.length; ) {
+          let end = text.indexOf('\n', start);
+          if (end < 0) end = text.length;
+          const line = text.slice(start, end);
+          start = end + 1;
+          try {
+            const row = JSON.parse(line) as unknown[];
+            if (Array.isArray(row) && row.length === HEAD + FIELDS.length - 1 && typeof row[0] === 'string') lines.set(row[0], { text: line, row });
+          } catch {
+            // a damaged line: its file is read
+          }
+        }
+      }
+    } catch {
+      // a damaged cache: every file is read
+    }
+    return new MemoryCache(lines);
+  }
+
+  /** No rows to trust: the loader lists without stat'ing every file. */
+  get empty(): boolean {
+    return this.lines.size === 0;
+  }
+
+  /** A new listing begins (Vault.loadAll): rows are kept for the files it lists. */
+  begin(): void {
+    this.next = new Map();
+    this.changed = 0;
+    this.hits = 0;
+  }
+
+  /** The memory of the file at `path`, when its row has the size and mtime listed now. */
+  get(path: string, size: number, mtimeMs: number): CachedMemory | null {
+    const line = this.lines.get(path);
+    if (!line) return null;
+    const row = line.row ?? (JSON.parse(line.text) as unknown[]);
+    line.row = null;
+    if (row[1] !== size || row[2] !== mtimeMs) return null;
+    const memory: Record<string, unknown> = {};
+    for (let i = 0, v = HEAD; i < FIELDS.length; i++) memory[FIELDS[i]!] = i === PATH_AT ? path : row[v++];
+    this.next.set(path, line.text);
+    this.hits++;
+    return { memory: memory as unknown as Memory, version: { size, mtimeMs, tag: row[3] as string }, id: row[4] as string | null };
+  }
+
+  /** A file read whole as one version, parsed as `memory`: its row, when the memory survives JSON exactly. */
+  keep(memory: Memory, version: FileVersion, id: string | null): void {
+    this.changed++;
+    const keys = Object.keys(memory);
+    if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) return;
+    const row: unknown[] = [memory.path, version.size, version.mtimeMs, version.tag, id];
+    for (const field of FIELDS) if (field !== 'path') row.push(memory[field]);
+    if (!jsonExact(row, 0)) return;
+    this.next.set(memory.path, JSON.stringify(row));
+  }
+
+  /** A file moved (linked, then unlinked: the same version) by this process after the load. */
+  moved(from: string, to: string): void {
+    const text = this.next.get(from);
+    if (text === undefined) return;
+    this.next.delete(from);
+    const row = JSON.parse(text) as unknown[];
+    row[0] = to;
+    this.next.set(to, JSON.stringify(row));
+    this.changed++;
+  }
+
+  /**
+   * Write the rows of the last load (with the moves since): when there was no cache, or enough
+   * rows changed (SAVE_AFTER, or 1/64 of them in a larger vault).
+   */
+  async save(vault: Vault): Promise<void> {
+    const dropped = this.lines.size - this.hits; // rows of files gone or changed
+    const none = this.lines.size === 0; // no file yet (or a damaged one, another format)
+    if (!none && this.changed + dropped < Math.max(SAVE_AFTER, this.next.size >> 6)) return;
+    if (none && this.next.size === 0) return;
+    try {
+      await vault.ports.files.mkdir('.engram/cache');
+      await vault.ports.files.write(MEMORY_CACHE_PATH, `${header(vault.settings)}\n${[...this.next.values()].join('\n')}\n`);
+    } catch {
+      // machine data: the next run reads the files again
+    }
+  }
+}
+
+/** Whether JSON gives `value` back exactly: finite numbers other than -0, strings, booleans, null, dense arrays, plain objects. */
+function jsonExact(value: unknown, depth: number): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0);
+  if (typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !jsonExact(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__' || !jsonExact((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
