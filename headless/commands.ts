@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import * as nodePath from 'node:path';
 import { contextBudget } from '../src/core/budget';
 import { consolidate, type ConsolidateOptions, type ConsolidationReport, type StepReport } from '../src/core/consolidation/consolidate';
+import { MemoryCache } from '../src/core/memory-cache';
 import { agentContext, formatAgentContext } from '../src/core/agent-context';
 import { hydrate, openRecall, toResult, touchResults, type RecallResult } from '../src/core/recall/results';
 import type { Widening } from '../src/core/recall/recall';
@@ -591,6 +592,7 @@ export const COMMANDS: Record<string, Command> = {
           if (context.io.env.ENGRAM_CRASH_AT === point) process.kill(process.pid, 'SIGKILL');
         },
         elapsed: () => performance.now(),
+        memoryCache: MemoryCache.load,
         listChanges: context.json || Boolean(context.options.verbose),
       });
       const status = report.skipped.length > 0 ? EXIT_SKIPPED : 0;

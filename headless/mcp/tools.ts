@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { agentContext } from '../../src/core/agent-context';
 import { ARGUMENT_RANGES, checkQuery, describeRange, MAX_QUERY_CHARS, tagList, wholeNumberIn } from '../../src/core/arguments';
 import { consolidate } from '../../src/core/consolidation/consolidate';
+import { MemoryCache } from '../../src/core/memory-cache';
 import { creativeDraw } from '../../src/core/creative';
 import { LIST_SORTS, forgetMemory, listMemories, markMemories, purgeMemory, restoreMemory } from '../../src/core/curation';
 import { appendDaily } from '../../src/core/daily';
@@ -367,6 +368,7 @@ export function registerTools(server: McpServer, warm: WarmVault, options: ToolO
           embedder: warm.embedder(),
           holder: `engram mcp started ${new Date().toISOString()}`,
           elapsed: () => performance.now(),
+          memoryCache: MemoryCache.load,
           listChanges: true,
         });
       return json(await run());

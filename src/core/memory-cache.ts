@@ -43,11 +43,13 @@ const PATH_AT = FIELDS.indexOf('path');
 const HEAD = 5;
 
 /**
- * Rows changed (files read again, moved, gone) before the file is written again: rewriting it
- * costs about what reading a few hundred memory files does, so a night that changed a few
- * files leaves them to be read again by the next one.
+ * Rows changed (files read again, moved, gone) before the file is written again, at least, and
+ * as a share of the rows (1/SAVE_SHARE): rewriting it costs about what reading a thousand
+ * memory files does (ext4 writes a file replaced by rename at once), so a night that changed
+ * a few hundred files leaves them to be read again by the next ones.
  */
 export const SAVE_AFTER = 64;
+const SAVE_SHARE = 8;
 
 function header(settings: EngramSettings): string {
   // parseMemory reads the default half-lives; decodeNote the size limit
@@ -79,6 +81,8 @@ export class MemoryCache {
 
   static async load(vault: Vault): Promise<MemoryCache> {
     const lines = new Map<string, Line>();
+    // a store that tells no versions (the plugin's) makes no rows and takes none
+    if (!vault.ports.files.readVersioned) return new MemoryCache(lines);
     try {
       const bytes = await vault.ports.files.read(MEMORY_CACHE_PATH);
       const text = bytes ? new TextDecoder().decode(bytes) : '';
@@ -145,20 +149,22 @@ export class MemoryCache {
     const text = this.next.get(from);
     if (text === undefined) return;
     this.next.delete(from);
-    const row = JSON.parse(text) as unknown[];
-    row[0] = to;
-    this.next.set(to, JSON.stringify(row));
+    // the row's text begins with its path: only that changes
+    const head = `[${JSON.stringify(from)},`;
+    this.next.set(to, text.startsWith(head) ? `[${JSON.stringify(to)},${text.slice(head.length)}` : JSON.stringify([to, ...(JSON.parse(text) as unknown[]).slice(1)]));
     this.changed++;
   }
 
   /**
    * Write the rows of the last load (with the moves since): when there was no cache, or enough
-   * rows changed (SAVE_AFTER, or 1/64 of them in a larger vault).
+   * rows changed (SAVE_AFTER, or an eighth of them in a larger vault).
    */
   async save(vault: Vault): Promise<void> {
-    const dropped = this.lines.size - this.hits; // rows of files gone or changed
+    if (!vault.ports.files.readVersioned) return;
+    let dropped = 0; // rows of files gone (a file read again is counted once, as changed)
+    for (const path of this.lines.keys()) if (!this.next.has(path)) dropped++;
     const none = this.lines.size === 0; // no file yet (or a damaged one, another format)
-    if (!none && this.changed + dropped < Math.max(SAVE_AFTER, this.next.size >> 6)) return;
+    if (!none && this.changed + dropped < Math.max(SAVE_AFTER, this.next.size / SAVE_SHARE)) return;
     if (none && this.next.size === 0) return;
     try {
       await vault.ports.files.mkdir('.engram/cache');

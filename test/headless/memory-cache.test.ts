@@ -58,7 +58,7 @@ describe('consolidation takes unchanged memories from the memory cache', () => {
 
   const run = async (files: NodeFileStore, now = NOW) => {
     const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(now) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
-    const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0 });
+    const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
     return Object.fromEntries(report.steps.map((s) => [s.step, s.count]));
   };
   const rows = () => readFileSync(file(MEMORY_CACHE_PATH), 'utf8').trim().split('\n').slice(1).map((line) => (JSON.parse(line) as unknown[])[0]).sort();
@@ -126,6 +126,7 @@ describe('MemoryCache rows', () => {
           read: async (p: string) => (files.has(p) ? new TextEncoder().encode(files.get(p)) : null),
           mkdir: async () => undefined,
           write: async (p: string, text: string) => void files.set(p, text),
+          readVersioned: async () => null,
         },
       },
     }) as unknown as Vault;

@@ -68,8 +68,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // only, analyses decoded when compared: issue 23, write path, +2.0 KB over main's 551.2 KB).
   // 553.9 KB with Bm25Index.update (an edit re-indexes only the terms whose count changed, 50e2ed4:
   // +0.6 KB, landed without raising this line).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(554_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_345_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 554.8 KB with consolidation's load taking rows from the memory cache and link repair planning
+  // without a memory's text (issue 23, nightly consolidation: +0.9 KB; the cache itself is
+  // given by the headless runner only, the plugin's store tells no file versions).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(554_900);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_346_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -16,7 +16,7 @@ import { claimFileName, takenNames } from '../file-names';
 import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
 import { memoryTitle } from '../title';
 import { repairLinks } from '../link-repair';
-import { MemoryCache } from '../memory-cache';
+import type { MemoryCache } from '../memory-cache';
 import { LAYOUT, MEMORY_FOLDERS, type LoadedVault, type ReadNote, type Vault } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
@@ -79,6 +79,12 @@ export interface ConsolidateOptions {
    * so that the plugin's bundle does not carry what it never runs.
    */
   abstractive?: ((actions: ClusterAction[], memories: Memory[], dryRun: boolean) => Promise<AbstractiveReport>) | null;
+  /**
+   * The memory cache (memory-cache.ts: MemoryCache.load), given by a runner whose file store
+   * tells versions (headless): files unchanged since the last run are taken from their rows.
+   * Injected, so that the plugin's bundle does not carry what its store cannot use.
+   */
+  memoryCache?: ((vault: Vault) => Promise<MemoryCache>) | null;
 }
 
 
@@ -117,7 +123,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   // that follow it work from what was read (each write compares the file with it first). A step
   // that changes files before the plan has it read again. The id index learns each file's id.
   // Files unchanged since the last run come from the memory cache's rows, unread.
-  const cache = await MemoryCache.load(vault);
+  const cache = options.memoryCache ? await options.memoryCache(vault) : undefined;
   let loaded: LoadedVault | null = await vault.loadAll({ keep: true, cache });
   let ids: Map<string, string[]> | null = null;
   // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
@@ -265,7 +271,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const report: ConsolidationReport = { started_at: startedAt, duration_ms: 0, dry_run: options.dryRun, resumed, steps, skipped: skipped.items, temp_removed: tempRemoved };
   report.duration_ms = Math.round(options.elapsed() - t0);
   if (!options.dryRun) {
-    await cache.save(vault);
+    await cache?.save(vault);
     await appendRun(vault, { started_at: startedAt, duration_ms: report.duration_ms, resumed, counts: Object.fromEntries(steps.map((s) => [s.step, s.count])), skipped: skipped.items.length }, plan.git_head);
     at('logged');
     await vault.ports.files.remove(PLAN_PATH);
