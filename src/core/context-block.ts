@@ -57,8 +57,14 @@ export function formatEntry(entry: ContextEntry, topScore: number): string {
   return `[${result.confidence.toUpperCase()} · relative score ${relative.toFixed(2)}${age}${disputed}] ${inertText(result.text)}${recalled}  [[${result.id}]]${conflict}`;
 }
 
-function formatBudget(tokens: number): string {
-  return tokens.toLocaleString('en-US').replace(/,/g, ' ');
+/**
+ * A budget with its thousands apart ("12 000"), as toLocaleString('en-US') groups them: written
+ * here for whole numbers, as the first toLocaleString of a process starts ICU's number formats
+ * (~30 ms of CPU, 15 % of `node -e 0`, in every `engram context`).
+ */
+export function formatBudget(tokens: number): string {
+  if (!Number.isSafeInteger(tokens) || tokens < 0) return tokens.toLocaleString('en-US').replace(/,/g, ' ');
+  return String(tokens).replace(/\B(?=(\d{3})+$)/g, ' ');
 }
 
 export function buildContextBlock(entries: ContextEntry[], budget: number, tokens: TokenCounter): ContextBlock {

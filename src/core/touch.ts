@@ -183,6 +183,19 @@ export function incrementCoAccess(current: Record<string, number>, partners: str
   return next;
 }
 
+/** Lower-case letters, digits and hyphens: memory ids, which localeCompare orders as their code units do. */
+const ID_LIKE = /^[a-z0-9-]*$/;
+
+/**
+ * localeCompare's order, by code units for memory ids: the first localeCompare of a process
+ * starts ICU's collator (~11 ms of CPU, 5 % of `node -e 0`), which a cold touch paid to order
+ * the neighbours its spread writes. Other strings still go through localeCompare.
+ */
+export function compareIds(a: string, b: string): number {
+  if (ID_LIKE.test(a) && ID_LIKE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return a.localeCompare(b);
+}
+
 async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, machine: string, write: boolean): Promise<Record<string, number>> {
   const cache = new Map<string, Memory | null>([[source.id, source]]);
   const load = async (id: string): Promise<Memory | null> => {
@@ -202,7 +215,7 @@ async function spreadFrom(vault: Vault, source: Memory, boost: number, now: numb
   };
   const shares = await spreadBoost(source.id, boost, neighbours, vault.settings);
   const applied: Record<string, number> = {};
-  for (const [id, share] of [...shares].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [id, share] of [...shares].sort(([a], [b]) => compareIds(a, b))) {
     if (write) {
       await vault.update(id, (memory) => ({
         activation: roundActivation(activationAt(memory, now, vault.settings) + share),

@@ -1,4 +1,4 @@
-import { buildContextBlock, inertText, type ContextEntry } from '../../src/core/context-block';
+import { buildContextBlock, formatBudget, inertText, type ContextEntry } from '../../src/core/context-block';
 import type { RecallResult } from '../../src/core/recall/results';
 
 const words = { count: (text: string) => text.split(/\s+/).filter(Boolean).length };
@@ -72,5 +72,15 @@ describe('the AGENT MEMORY block (SPEC §9)', () => {
   it('marks a memory in an open conflict as disputed, with the conflict note', () => {
     const block = buildContextBlock([entry('mem-000000000001', 'observed', 1, 'The API is versioned in the path.', 0, { disputed: 'conflicts/conflict-0123456789ab.md' })], 2000, words);
     expect(block.text.split('\n')[2]).toBe('[OBSERVED · relative score 1.00 · DISPUTED] The API is versioned in the path.  [[mem-000000000001]] [[conflict-0123456789ab]]');
+  });
+});
+
+describe('formatBudget', () => {
+  it("groups thousands as toLocaleString('en-US') does, spaces for commas, without ICU for whole numbers", () => {
+    const locale = (n: number) => n.toLocaleString('en-US').replace(/,/g, ' ');
+    const numbers = [0, 1, 12, 999, 1000, 2000, 12345, 100000, 999999, 1000000, 1234567, Number.MAX_SAFE_INTEGER, -1500, 1500.5, 2 ** 60];
+    for (let n = 1; n < 1e15; n = n * 7 + 3) numbers.push(n);
+    expect(numbers.map(formatBudget)).toEqual(numbers.map(locale));
+    expect([formatBudget(2000), formatBudget(128000), formatBudget(1234567)]).toEqual(['2 000', '128 000', '1 234 567']);
   });
 });

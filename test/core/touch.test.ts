@@ -2,7 +2,7 @@ import { NotFoundError, WriteConflictError } from '../../src/core/errors';
 import { COUNTED_BY, machineId, usesKey } from '../../src/core/machine';
 import { parseMemory } from '../../src/core/memory';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
-import { incrementCoAccess, isArchived, linkCoAccess, recallCount, rememberedAgain, reviveFromArchive, touchFields, useMemories } from '../../src/core/touch';
+import { compareIds, incrementCoAccess, isArchived, linkCoAccess, recallCount, rememberedAgain, reviveFromArchive, touchFields, useMemories } from '../../src/core/touch';
 import { at, memoryNote, memoryVault } from '../helpers/memory-ports';
 
 /*
@@ -352,5 +352,23 @@ describe('linkCoAccess', () => {
       throw new WriteConflictError(path);
     };
     await expect(linkCoAccess(s.vault, A, [B])).rejects.toThrow(WriteConflictError);
+  });
+});
+
+describe('compareIds', () => {
+  it("orders as localeCompare does: memory ids and 5,000 seeded strings of letters, digits and hyphens by code units, others by localeCompare", () => {
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const chars = 'abcxyz0189-';
+    const strings = Array.from({ length: 5000 }, (_, k) => (k % 2 === 0 ? 'mem-' : '') + Array.from({ length: next(14) }, () => chars[next(chars.length)]).join(''));
+    strings.push('mem-aaaaaaaaaaaa', 'mem-0aaaaaaaaaaa', 'Mem-B', 'mém-a', 'mem_a', 'mem a');
+    const sign = (x: number) => Math.sign(x);
+    const pairs = strings.map((a, i) => [a, strings[(i * 7 + 1) % strings.length]!] as const);
+    expect(pairs.map(([a, b]) => sign(compareIds(a, b)))).toEqual(pairs.map(([a, b]) => sign(a.localeCompare(b))));
+    expect([...strings].sort(compareIds)).toEqual([...strings].sort((a, b) => a.localeCompare(b)));
+    expect(['mem-b', 'mem-0', 'mem-a', 'mem--'].sort(compareIds)).toEqual(['mem--', 'mem-0', 'mem-a', 'mem-b']);
   });
 });
