@@ -8,9 +8,10 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node', isolatedModules: true } }],
-  },
+  // esbuild, with the built-ins each module names bound in it (test/esbuild-transform.cjs says why)
+  transform: { '^.+\\.tsx?$': '<rootDir>/test/esbuild-transform.cjs' },
+  // the longest files first, from jest's cache or else test/durations.json (test/sequencer.cjs)
+  testSequencer: '<rootDir>/test/sequencer.cjs',
   // tests that start processes or git run on shared, loaded machines: a generous ceiling, not a
   // performance target (those live in `npm run bench`)
   testTimeout: 60_000,
