@@ -4,16 +4,18 @@ import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
 import { at, memoryNote } from '../helpers/memory-ports';
 
 describe('ACT-R activation (SPEC §5)', () => {
-  const m = parseMemory(
+  // parsed in each test, not while the file is collected: under a mutant that breaks parsing the
+  // tests fail, rather than the file failing to run (Stryker's RuntimeError, out of the score)
+  const m = () => parseMemory(
     'episodic/mem-abc123def456.md',
     memoryNote({ id: 'mem-abc123def456', category: 'episodic', created_at: '2026-01-01T00:00:00Z', activation: 4, activation_at: '2026-01-01T00:00:00Z' }),
     S,
   );
 
   it('halves every 30 days', () => {
-    expect(activationAt(m, at('2026-01-31T00:00:00Z'), S)).toBe(2);
-    expect(activationAt(m, at('2026-03-02T00:00:00Z'), S)).toBe(1);
-    expect(activationAt(m, at('2026-01-01T00:00:00Z'), S)).toBe(4);
+    expect(activationAt(m(), at('2026-01-31T00:00:00Z'), S)).toBe(2);
+    expect(activationAt(m(), at('2026-03-02T00:00:00Z'), S)).toBe(1);
+    expect(activationAt(m(), at('2026-01-01T00:00:00Z'), S)).toBe(4);
   });
 
   it('follows typed links and co-access, never supersedes', () => {
@@ -51,9 +53,9 @@ describe('ACT-R activation (SPEC §5)', () => {
     );
     expect(activationAt(noStamp, at('2026-03-02T00:00:00Z'), S)).toBe(2);
     // a clock behind the stamp (another machine's): the activation as written, not more
-    expect(activationAt(m, at('2025-12-02T00:00:00Z'), S)).toBe(4);
+    expect(activationAt(m(), at('2025-12-02T00:00:00Z'), S)).toBe(4);
     // a configured half-life
-    expect(activationAt(m, at('2026-01-11T00:00:00Z'), { ...S, activation: { ...S.activation, halfLifeDays: 10 } })).toBe(2);
+    expect(activationAt(m(), at('2026-01-11T00:00:00Z'), { ...S, activation: { ...S.activation, halfLifeDays: 10 } })).toBe(2);
   });
 
   it('decays a boost from the moment it was given, the same half-life; a boost from the future counts whole', () => {

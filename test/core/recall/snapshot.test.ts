@@ -18,9 +18,15 @@ const bodies = [
 const NOW = at('2026-05-03T00:00:00Z');
 
 describe('recall snapshot', () => {
-  const docs = bodies.map((b, n) => toRecallDoc(parseMemory(`episodic/${id(n)}.md`, note(n, b, n === 3 ? `co_access: {"${id(0)}": 3}\nagent_role: sre\n` : ''), S), false));
-  const parts = partsFromDocs(docs, S);
-  const files: Array<[string, number, number]> = docs.map((d, n) => [d.path, n, 0]);
+  // built before the tests, not while the file is collected: under a mutant that breaks them the
+  // tests fail, rather than the file failing to run (Stryker's RuntimeError, out of the score)
+  let parts: ReturnType<typeof partsFromDocs>;
+  let files: Array<[string, number, number]>;
+  beforeAll(() => {
+    const docs = bodies.map((b, n) => toRecallDoc(parseMemory(`episodic/${id(n)}.md`, note(n, b, n === 3 ? `co_access: {"${id(0)}": 3}\nagent_role: sre\n` : ''), S), false));
+    parts = partsFromDocs(docs, S);
+    files = docs.map((d, n) => [d.path, n, 0]);
+  });
 
   it('round-trips: an engine from the snapshot answers exactly as the one it was saved from', () => {
     const snapshot = decodeSnapshot(encodeSnapshot(parts, files, 'fp'))!;
