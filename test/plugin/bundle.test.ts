@@ -73,8 +73,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // given by the headless runner only, the plugin's store tells no file versions).
   // 554.9 KB with the context budget grouped and the spread's ids ordered without ICU (the first
   // toLocaleString and localeCompare of a process start ICU: issue 23, cold context and touch, +0.4 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(555_300);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_347_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 555.9 KB with the recall maps of every memory (row by id, by path, the catalog's rows) in 64
+  // shards, so that no step rehashes a whole map past 65,536 entries (issue 23, warm server: +1.0 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(556_300);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_348_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -11,6 +11,7 @@ import { supersededBy } from '../supersession';
 import { recallCount } from '../touch';
 import { listMemoryStats } from '../memory-files';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
+import { ShardedMap } from '../sharded-map';
 import type { ListedFile } from './snapshot';
 
 /**
@@ -193,8 +194,7 @@ export function catalogFingerprint(settings: EngramSettings): string {
 export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[]; pause?: () => Promise<void> } = {}): Promise<Catalog> {
   const useCache = options.useCache ?? true;
   const print = fingerprint(vault.settings);
-  const cached = new Map<string, Row | ErrorRow>();
-  // a pause per row: a map of every file grows past 65,536 entries in one step (a rehash: 24 ms)
+  const cached = new ShardedMap<Row | ErrorRow>(); // no step rehashes every row (sharded-map.ts)
   if (useCache) for (const row of (await readCache(vault, print, options.pause))?.rows ?? []) {
     cached.set(row[0], row);
     await options.pause?.();

@@ -1,5 +1,6 @@
 import type { LinkKind } from '../links';
 import type { Category, Confidence, Tier } from '../settings';
+import { ShardedMap } from '../sharded-map';
 import type { RecallDoc } from './catalog';
 
 /**
@@ -68,7 +69,7 @@ export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: ()
  */
 function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
   const n = docs.length;
-  const indexOf = new Map<string, number>();
+  const indexOf = new ShardedMap<number>(); // no step rehashes all ids (sharded-map.ts)
   for (let i = 0; i < n; i++) {
     indexOf.set(docs[i]!.id, i);
     yield;
@@ -130,7 +131,7 @@ function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
 }
 
 /** A document's related and decays_from links as [target row, kind code]: targets outside the table, and itself, left out. */
-export function resolvedLinks(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): Array<[number, number]> {
+export function resolvedLinks(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (const link of doc.links) {
     if (link.kind !== 'related' && link.kind !== 'decays_from' && link.kind !== 'contradicts') continue;
@@ -141,7 +142,7 @@ export function resolvedLinks(doc: RecallDoc, i: number, indexOf: ReadonlyMap<st
 }
 
 /** A document's co-access counts as [target row, count], resolved as links are. */
-export function resolvedCoAccess(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): Array<[number, number]> {
+export function resolvedCoAccess(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   for (const [other, count] of Object.entries(doc.co_access)) {
     const target = indexOf.get(other);
@@ -205,7 +206,7 @@ export interface SparseRow {
   successor: number;
 }
 
-export function sparseRow(doc: RecallDoc, i: number, indexOf: ReadonlyMap<string, number>): SparseRow {
+export function sparseRow(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): SparseRow {
   const s = doc.superseded_by ? indexOf.get(doc.superseded_by) : undefined;
   return { links: resolvedLinks(doc, i, indexOf), co: resolvedCoAccess(doc, i, indexOf), successor: s === undefined || s === i ? -1 : s };
 }

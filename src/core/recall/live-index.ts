@@ -1,4 +1,5 @@
 import type { EngramSettings } from '../settings';
+import { ShardedMap } from '../sharded-map';
 import { Bm25Index } from './bm25';
 import type { RecallDoc } from './catalog';
 import { appendRow, reserveList, reserveRows, roomFor, roomLeft, setSparseRows, sparseRow, type SparseRow } from './doc-table';
@@ -29,8 +30,8 @@ import { bm25Params, partsFromDocs, partsFromDocsInSlices, RecallEngine, type En
  */
 export class LiveIndex {
   private rows: Array<RecallDoc | null> = [];
-  private slotOfPath = new Map<string, number>();
-  private slotOfId = new Map<string, number>();
+  private slotOfPath = new ShardedMap<number>();
+  private slotOfId = new ShardedMap<number>();
   /**
    * Rows beyond the first that hold an id (sync copies), for the ids held by more than one:
    * a memory's id is in slotOfId while some row holds it. Not a count per id: a map of every
@@ -146,8 +147,8 @@ export class LiveIndex {
     this.rows = [...docs];
     this.partsValue = parts ?? partsFromDocs(docs, this.settings);
     this.engineValue = new RecallEngine(this.partsValue, this.settings);
-    this.slotOfPath = new Map();
-    this.slotOfId = new Map();
+    this.slotOfPath = new ShardedMap();
+    this.slotOfId = new ShardedMap();
     this.extraIds = new Map();
     this.refsTo = new Map();
     this.members = new Map();

@@ -3,6 +3,7 @@ import { checkQuery } from '../arguments';
 import { effectiveHalfLife, strengthAfter } from '../decay';
 import type { EngramSettings, RecallSettings, Tier } from '../settings';
 import { RADIUS_TIERS, tierFor, type Radius } from '../tiers';
+import { ShardedMap } from '../sharded-map';
 import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25Index, topDocs, type Bm25Params } from './bm25';
@@ -220,7 +221,7 @@ function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Ge
 
 export class RecallEngine {
   readonly table: DocTable;
-  private readonly indexOf = new Map<string, number>();
+  private readonly indexOf = new ShardedMap<number>();
   private halfLives: Float64Array;
   private readonly lexical: Bm25Index;
   private episodes: Bm25Index;
