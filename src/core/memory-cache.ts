@@ -63,11 +63,8 @@ export interface CachedMemory {
   id: string | null;
 }
 
-interface Line {
-  text: string;
-  /** The row parsed; null once a memory was made from it (a second load parses the line again: every memory its own objects). */
-  row: unknown[] | null;
-}
+/** A row's line begins with its path as a JSON string: what a load reads of each line before a file asks for it. */
+const LINE_PATH = /^\["(?:[^"\\]|\\.)*",/;
 
 export class MemoryCache {
   /** The rows of the last load, by path: the files listed, each from its row or read again. */
@@ -77,10 +74,11 @@ export class MemoryCache {
   /** How many files the last load took from their rows. */
   hits = 0;
 
-  private constructor(private readonly lines: Map<string, Line>) {}
+  /** Each row's line by its path, parsed only when its file is listed (a row at a time: the rows are not all held parsed at once). */
+  private constructor(private readonly lines: Map<string, string>) {}
 
   static async load(vault: Vault): Promise<MemoryCache> {
-    const lines = new Map<string, Line>();
+    const lines = new Map<string, string>();
     // a store that tells no versions (the plugin's) makes no rows and takes none
     if (!vault.ports.files.readVersioned) return new MemoryCache(lines);
     try {
@@ -93,11 +91,12 @@ export class MemoryCache {
           if (end < 0) end = text.length;
           const line = text.slice(start, end);
           start = end + 1;
+          const path = LINE_PATH.exec(line)?.[0];
+          if (!path) continue; // a damaged line: its file is read
           try {
-            const row = JSON.parse(line) as unknown[];
-            if (Array.isArray(row) && row.length === HEAD + FIELDS.length - 1 && typeof row[0] === 'string') lines.set(row[0], { text: line, row });
+            lines.set(JSON.parse(path.slice(1, -1)) as string, line);
           } catch {
-            // a damaged line: its file is read
+            // likewise
           }
         }
       }
@@ -122,15 +121,19 @@ export class MemoryCache {
   /** The memory of the file at `path`, when its row has the size and mtime listed now. */
   get(path: string, size: number, mtimeMs: number): CachedMemory | null {
     const line = this.lines.get(path);
-    if (!line) return null;
-    const row = line.row ?? (JSON.parse(line.text) as unknown[]);
-    line.row = null;
-    if (row[1] !== size || row[2] !== mtimeMs) return null;
+    if (line === undefined) return null;
+    let row: unknown[];
+    try {
+      row = JSON.parse(line) as unknown[];
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(row) || row.length !== HEAD + FIELDS.length - 1 || row[0] !== path || row[1] !== size || row[2] !== mtimeMs || typeof row[3] !== 'string') return null;
     const memory: Record<string, unknown> = {};
     for (let i = 0, v = HEAD; i < FIELDS.length; i++) memory[FIELDS[i]!] = i === PATH_AT ? path : row[v++];
-    this.next.set(path, line.text);
+    this.next.set(path, line);
     this.hits++;
-    return { memory: memory as unknown as Memory, version: { size, mtimeMs, tag: row[3] as string }, id: row[4] as string | null };
+    return { memory: memory as unknown as Memory, version: { size, mtimeMs, tag: row[3] }, id: row[4] as string | null };
   }
 
   /** A file read whole as one version, parsed as `memory`: its row, when the memory survives JSON exactly. */
