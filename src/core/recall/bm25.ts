@@ -202,19 +202,20 @@ export class Bm25Index {
       this.add(terms, length);
       return;
     }
-    const counts = new Map<string, number>();
-    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, tf] of counts) {
-      let list = this.postings.get(term);
-      if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
-      const docs = list.docs as number[];
-      const at = lowerBound(docs, doc);
-      docs.splice(at, 0, doc);
-      (list.tfs as number[]).splice(at, 0, tf);
-    }
+    for (const [term, tf] of termCounts(terms)) this.insertPosting(term, doc, tf);
     lengths[doc] = length;
     this.totalLength += length;
     this.live++;
+  }
+
+  /** Document `doc`'s posting for `term`, at its place in the term's ascending list. */
+  private insertPosting(term: string, doc: number, tf: number): void {
+    let list = this.postings.get(term);
+    if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
+    const docs = list.docs as number[];
+    const at = lowerBound(docs, doc);
+    docs.splice(at, 0, doc);
+    (list.tfs as number[]).splice(at, 0, tf);
   }
 
   /**
@@ -242,15 +243,7 @@ export class Bm25Index {
         (list.tfs as number[]).splice(at, 1);
       }
     }
-    for (const [term, tf] of now) {
-      if (was.has(term)) continue;
-      let list = this.postings.get(term);
-      if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
-      const docs = list.docs as number[];
-      const at = lowerBound(docs, doc);
-      docs.splice(at, 0, doc);
-      (list.tfs as number[]).splice(at, 0, tf);
-    }
+    for (const [term, tf] of now) if (!was.has(term)) this.insertPosting(term, doc, tf);
     this.totalLength += length - lengths[doc]!;
     lengths[doc] = length;
   }
