@@ -371,4 +371,16 @@ describe('compareIds', () => {
     expect([...strings].sort(compareIds)).toEqual([...strings].sort((a, b) => a.localeCompare(b)));
     expect(['mem-b', 'mem-0', 'mem-a', 'mem--'].sort(compareIds)).toEqual(['mem--', 'mem-0', 'mem-a', 'mem-b']);
   });
+
+  it('answers 0 for equal strings, and never asks localeCompare about two ids (its first call starts ICU, the cost it avoids)', () => {
+    const spy = jest.spyOn(String.prototype, 'localeCompare');
+    try {
+      expect([compareIds('mem-a', 'mem-a'), compareIds('mem-a', 'mem-b'), compareIds('mem-b', 'mem-a'), compareIds('', ''), compareIds('mem-a1', 'mem-a')]).toEqual([0, -1, 1, 0, 1]);
+      expect(spy).not.toHaveBeenCalled();
+      expect(compareIds('Mem-B', 'Mem-B')).toBe(0);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
