@@ -157,7 +157,7 @@ interface Known {
 /** What the import will do with one line. */
 type Plan =
   | { kind: 'unchanged'; id: string; path: string }
-  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null; reason?: string; analysis: AnalysedText }
+  | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null; reason?: string; analysis: AnalysedText; title: string }
   | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null; memory: NewMemory };
 
 /** A line's anchor: what its id is derived from besides its text. */
@@ -297,8 +297,9 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
       if (resonance.kind === 'conflict') memory.links.push({ target: resonance.id, kind: 'contradicts' });
       context.index.add(id, analysis, memory.category, { confidence: memory.confidence, createdMs: parseTimestamp(memory.created_at) ?? 0 });
       for (const link of memory.links) if (link.kind === 'supersedes') context.index.markSuperseded(link.target);
-      const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(memoryTitle(memory.text), id, context.names)}.md`;
-      plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, analysis, ...(planned.reason ? { reason: planned.reason } : {}) });
+      const title = memoryTitle(memory.text);
+      const path = `${CATEGORY_FOLDERS[memory.category]}/${claimFileName(title, id, context.names)}.md`;
+      plans.push({ kind: 'create', id, path, memory, conflictWith: resonance.kind === 'conflict' ? resonance.id : null, analysis, title, ...(planned.reason ? { reason: planned.reason } : {}) });
     }
   }
 
@@ -402,7 +403,7 @@ async function applyImport(vault: Vault, plans: Plan[], undo: Undo[], writeIndex
 
 async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }>, undo: Undo[], writeIndex?: WriteIndex): Promise<ImportResult> {
   const path = plan.path;
-  const text = renderMemoryFile(plan.id, plan.memory, vault.settings, vault.now());
+  const text = renderMemoryFile(plan.id, plan.memory, vault.settings, vault.now(), plan.title);
   try {
     const created = await vault.createFile(path, text);
     if (created.memory) writeIndex?.wrote(created.memory, created.stat, plan.analysis);

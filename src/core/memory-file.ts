@@ -25,9 +25,10 @@ export interface NewMemory {
 
 /**
  * The markdown of a new memory file, fields in SPEC §2's order. Its tier is the one its age
- * implies at `now`, so an imported old episode does not start out active.
+ * implies at `now`, so an imported old episode does not start out active. `title`: memoryTitle of
+ * its text, when the caller has it already (an import names the file by it).
  */
-export function renderMemoryFile(id: string, memory: NewMemory, settings: EngramSettings, now: number): string {
+export function renderMemoryFile(id: string, memory: NewMemory, settings: EngramSettings, now: number, title = memoryTitle(memory.text)): string {
   const body = memory.links.length > 0 ? `${memory.text.trim()}\n\n${memory.links.map(formatLink).join(' ')}\n` : `${memory.text.trim()}\n`;
   const fields: Array<[string, FieldValue | null]> = [
     ['id', id],
@@ -50,7 +51,7 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
     ['source', memory.source],
     ['session', memory.session],
     // a title for people: Obsidian shows it instead of the id (search, links, graph)
-    ['aliases', memoryTitle(memory.text) ? [memoryTitle(memory.text)] : null],
+    ['aliases', title ? [title] : null],
     // the ids the body's links point to (ADR 0005: the file names in the links are for Obsidian)
     [LINK_IDS_FIELD, memory.links.length > 0 ? linkIdsValue(memory.links) : null],
   ];

@@ -57,16 +57,17 @@ function termOf(word: string): string | null {
   return wordOf(word).term;
 }
 
-function isNegation(word: string): boolean {
-  return wordOf(word).negation;
-}
-
 export function polarity(text: string): Polarity {
   const positive = new Set<string>();
   const negative = new Set<string>();
+  // analyze(text)'s terms, in its order: the clauses hold the same words in the same order (a
+  // clause break is never a letter or a digit), and a word's term is analyze's for that word
+  const terms = new Set<string>();
   const normalised = expandNegations(text);
   for (const clause of normalised.split(CLAUSE_BREAK)) {
     const words = clause.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+    const analysed = words.map(wordOf);
+    for (const w of analysed) if (w.term !== null) terms.add(w.term);
     let flipped = false;
     for (let i = 0; i < words.length; i++) {
       const word = words[i]!;
@@ -75,7 +76,8 @@ export function polarity(text: string): Polarity {
         flipped = false;
         continue;
       }
-      if (isNegation(word)) {
+      const { term, negation } = analysed[i]!;
+      if (negation) {
         flipped = !flipped;
         // "no longer", "not any longer": one negation, "longer" says nothing more
         if (next === 'longer') i++;
@@ -93,17 +95,15 @@ export function polarity(text: string): Polarity {
         continue;
       }
       if (word === 'anymore') continue;
-      const term = termOf(word);
       if (term !== null && REVERSAL_STEMS.has(term)) {
         // the verb stays a term of the text (it is one for similarity), and flips what follows
-        if (term !== null) (flipped ? negative : positive).add(term);
+        (flipped ? negative : positive).add(term);
         flipped = !flipped;
         continue;
       }
       if (term !== null) (flipped ? negative : positive).add(term);
     }
   }
-  const terms = new Set([...analyze(text).terms]);
   return {
     terms,
     negated: new Set([...negative].filter((t) => !positive.has(t))),

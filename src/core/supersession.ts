@@ -72,11 +72,50 @@ export function changeSignals(text: string): ChangeSignals {
   if (lower.includes('any')) for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
   for (const m of lower.matchAll(REVERSES)) if (!negatedAt(m.index)) phrases.push(` ${m[1]!} `.replace(PHRASE_END, ' ').trim().split(/\s+/).slice(0, 6).join(' '));
   // a term named on both sides ("from Node 20 to Node 22": node) is not rejected
-  let rest = lower;
-  for (const phrase of phrases) rest = rest.replace(phrase, ' ');
-  const kept = new Set(analyze(rest).terms);
-  const rejected = new Set(phrases.flatMap((p) => analyze(p).terms).filter((t) => !kept.has(t)));
+  let rejected = new Set<string>();
+  // no phrase (most texts): nothing rejected, and the text is not analysed again
+  if (phrases.length > 0) {
+    let rest = lower;
+    for (const phrase of phrases) rest = rest.replace(phrase, ' ');
+    const kept = new Set(analyze(rest).terms);
+    rejected = new Set(phrases.flatMap((p) => analyze(p).terms).filter((t) => !kept.has(t)));
+  }
   return { cue: CHANGE_CUE.test(lower), rejected, values: valueTerms(text), dates: new Set((text.match(DATE) ?? []).map((d) => d.toLowerCase())) };
+}
+
+/**
+ * What a whitespace-separated token says as a value, whatever its place: `always` (a digit, an
+ * inner capital, an address), `capital` (a name when it does not open a sentence), and its
+ * terms, worked out when first needed. Cached as polarity's words are: an import looks at every
+ * token of every line, and texts repeat their tokens. Bounded: cleared when full.
+ */
+interface ValueToken {
+  always: boolean;
+  capital: boolean;
+  token: string;
+  terms: string[] | null;
+}
+const VALUE_TOKENS = new Map<string, ValueToken | null>();
+const VALUE_TOKENS_MAX = 50_000;
+
+function valueToken(raw: string): ValueToken | null {
+  let known = VALUE_TOKENS.get(raw);
+  if (known === undefined) {
+    const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    known =
+      token === ''
+        ? null
+        : {
+            // a digit; LaunchDarkly, iOS, PostgreSQL; hosts, paths, versions: edge-gw.harbor.internal
+            always: /\p{N}/u.test(token) || /.\p{Lu}/u.test(token) || /[\p{L}\p{N}][./:][\p{L}\p{N}]/u.test(token),
+            capital: /^\p{Lu}/u.test(token),
+            token,
+            terms: null,
+          };
+    if (VALUE_TOKENS.size >= VALUE_TOKENS_MAX) VALUE_TOKENS.clear();
+    VALUE_TOKENS.set(raw, known);
+  }
+  return known;
 }
 
 /** Value terms: the terms of tokens with a digit, and of capitalised words that do not open a sentence. */
@@ -85,13 +124,9 @@ export function valueTerms(text: string): Set<string> {
   for (const sentence of text.replace(/([.!?:;])\s+/gu, '$1\n').split(/\n+/u)) {
     const tokens = sentence.split(/\s+/u).filter((t) => t !== '');
     tokens.forEach((raw, i) => {
-      const token = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-      if (token === '') return;
-      const digit = /\p{N}/u.test(token);
-      const name = i > 0 && /^\p{Lu}/u.test(token);
-      const inner = /.\p{Lu}/u.test(token); // LaunchDarkly, iOS, PostgreSQL
-      const address = /[\p{L}\p{N}][./:][\p{L}\p{N}]/u.test(token); // hosts, paths, versions: edge-gw.harbor.internal
-      if (digit || name || inner || address) for (const t of analyze(token).terms) values.add(t);
+      const value = valueToken(raw);
+      if (value === null || !(value.always || (i > 0 && value.capital))) return;
+      for (const t of (value.terms ??= analyze(value.token).terms)) values.add(t);
     });
   }
   return values;

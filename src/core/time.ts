@@ -63,13 +63,15 @@ function digit(text: string, at: number): number {
 }
 
 /**
- * parseTimestamp of the form Engram writes, `YYYY-MM-DDTHH:MM:SSZ`, read without regular
+ * parseTimestamp of the form Engram writes, `YYYY-MM-DDTHH:MM:SSZ` (or with milliseconds), read without regular
  * expressions: a first recall or a remember reads three or four timestamps of each of 10,000
  * memories. The same checks and the same result as the general path (a year before 100 goes
  * there: Date.UTC would read it as 19YY); undefined for any other form.
  */
 function canonicalTimestamp(value: string): number | null | undefined {
-  if (value.length !== 20 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':' || value[19] !== 'Z') return undefined;
+  // also `YYYY-MM-DDTHH:MM:SS.sssZ`, what Date.toISOString writes (agents' JSONL lines carry it: an import reads one a line)
+  const millis = value.length === 24 && value[19] === '.' && value[23] === 'Z' ? number(value, 20, 23) : value.length === 20 && value[19] === 'Z' ? 0 : -1;
+  if (millis < 0 || value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':') return undefined;
   // each field read where it stands, without an array of them (consolidation reads three
   // timestamps of each of 100,000 memories)
   const y = number(value, 0, 4);
@@ -82,5 +84,5 @@ function canonicalTimestamp(value: string): number | null | undefined {
   if (y < 100) return undefined;
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   if (h > 23 || mi > 59 || se > 59) return null;
-  return Date.UTC(y, mo - 1, d, h, mi, se);
+  return Date.UTC(y, mo - 1, d, h, mi, se, millis);
 }

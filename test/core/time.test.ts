@@ -26,6 +26,10 @@ describe('parseTimestamp', () => {
       const canonical = parseTimestamp(`${date}T${time}Z`);
       if (canonical !== parseTimestamp(`${date}T${time}+00:00`)) differ.push(`${date}T${time}Z`);
       if (canonical !== null) valid++;
+      // with milliseconds (Date.toISOString's form, which agents' import lines carry)
+      const millis = `${date}T${time}.${pad(pick(1000), 3)}Z`;
+      const withMillis = parseTimestamp(millis);
+      if (withMillis !== parseTimestamp(millis.replace('Z', '+00:00')) || (withMillis === null) !== (canonical === null)) differ.push(millis);
     }
     expect(differ).toEqual([]);
     expect(valid).toBe(3637);
@@ -52,5 +56,9 @@ describe('parseTimestamp', () => {
     expect(parseTimestamp('2026-04-28 10:23:00Z')).toBe(Date.UTC(2026, 3, 28, 10, 23, 0));
     expect(parseTimestamp('２026-04-28T10:23:00Z')).toBeNull();
     expect(parseTimestamp('2026-04-28T10:23:00z')).toBeNull();
+    expect(parseTimestamp('2025-12-01T08:09:10.123Z')).toBe(Date.UTC(2025, 11, 1, 8, 9, 10, 123));
+    expect(parseTimestamp('2025-02-29T08:09:10.123Z')).toBeNull();
+    expect(parseTimestamp('2025-12-01T08:09:10.1x3Z')).toBeNull();
+    expect(parseTimestamp('2025-12-01T08:09:10.12Z')).toBe(Date.UTC(2025, 11, 1, 8, 9, 10, 120));
   });
 });
