@@ -9,6 +9,7 @@ import { CATALOG_PATH, listMemoryFiles, loadCatalog, toRecallDoc, type RecallDoc
 import { LiveIndex } from '../../src/core/recall/live-index';
 import type { RecallEngine } from '../../src/core/recall/recall';
 import { Slicer, sortInSlices } from '../../src/core/slicer';
+import { ShardedMap } from '../../src/core/sharded-map';
 import { openRecall } from '../../src/core/recall/results';
 import type { FileStore } from '../../src/core/ports';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
@@ -74,7 +75,8 @@ export class WarmVault {
   /** The documents loading in the background (preloadNow), null when not. */
   private background: Promise<void> | null = null;
   private live: LiveIndex | null = null;
-  private known = new Map<string, Known>();
+  /** Sharded: a JS Map of every file rehashes them all in the one step that takes it past 65,536 or 131,072 (sharded-map.ts). */
+  private known = new ShardedMap<Known>();
   private changed = new Set<string>();
   private folderStamps = '';
   /** One watch per folder, by vault-relative path. */
@@ -244,8 +246,7 @@ export class WarmVault {
         const listing = await listMemoryFiles(sliced, slicer.tick);
         const catalog = await loadCatalog(sliced, { listing, pause: slicer.tick });
         const live = await LiveIndex.inSlices(catalog.docs, vault.settings, null, slicer.tick);
-        // in slices too: a map of every file grows past 65,536 entries in one step (24 ms)
-        const known = new Map<string, { size: number; mtimeMs: number }>();
+        const known = new ShardedMap<Known>();
         for (const [path, size, mtimeMs] of listing) {
           known.set(path, { size, mtimeMs });
           await slicer.tick();
@@ -271,7 +272,9 @@ export class WarmVault {
     this.changed.clear();
     const listing = await listMemoryFiles(vault);
     const catalog = await loadCatalog(vault, { listing });
-    this.known = new Map(listing.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+    const known = new ShardedMap<Known>();
+    for (const [path, size, mtimeMs] of listing) known.set(path, { size, mtimeMs });
+    this.known = known;
     this.live = new LiveIndex(catalog.docs, vault.settings, null);
     this.stats.loaded++;
     this.engineValue = this.live.engine;

@@ -41,6 +41,7 @@ export async function listMemoryPaths(files: FileStore, roots: string[] = MEMORY
   return out;
 }
 
+const isNote = (s: { name: string }) => s.name.endsWith('.md');
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
@@ -51,9 +52,12 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
 export async function listMemoryStats(files: FileStore, roots: string[] = MEMORY_ROOTS, pause?: () => Promise<void>): Promise<ListedFile[]> {
   const out: ListedFile[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
-    const notes = (await files.listStats(dir)).filter((s) => s.name.endsWith('.md'));
-    const listed = pause ? await sortInSlices(notes, byName, pause) : notes.sort(byName);
+    const entries = await files.listStats(dir);
+    // in slices, the folder's other files are left out in the loop below, not by a filter of
+    // 100,000 entries in one step (sorted first: a stable sort gives them in the same order)
+    const listed = pause ? await sortInSlices(entries, byName, pause) : entries.filter(isNote).sort(byName);
     for (const s of listed) {
+      if (!isNote(s)) continue;
       out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
       await pause?.();
     }

@@ -3,7 +3,8 @@
  * path). A JS Map rehashes all its entries in one step when it doubles: 24 ms of CPU at 65,536
  * entries and 46-71 ms at 131,072, one block of a preload in slices or of the request whose
  * addition crosses it. A shard holds about 1/64 of the entries, so each doubling moves 1/64 as
- * many. Lookups only: get, set, has, delete, size (no iteration, whose order would be per shard).
+ * many. Lookups: get, set, has, delete, size; `keys` in no useful order (shard by shard), for
+ * callers that sort them.
  */
 const SHARDS = 64;
 
@@ -42,5 +43,10 @@ export class ShardedMap<V> {
 
   get size(): number {
     return this.count;
+  }
+
+  /** Every key, shard by shard (not in insertion order). */
+  *keys(): Generator<string> {
+    for (const shard of this.shards) yield* shard.keys();
   }
 }

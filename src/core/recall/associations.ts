@@ -35,28 +35,35 @@ function relatedWeight(fromMs: number, toMs: number): number {
   return toMs > fromMs ? EDGE_WEIGHTS.later : toMs < fromMs ? EDGE_WEIGHTS.earlier : EDGE_WEIGHTS.simultaneous;
 }
 
+/** Reverse links: sources linking to each document (CSR). */
+interface ReverseLinks {
+  inOffsets: Int32Array;
+  inSources: Int32Array;
+  inKinds: Uint8Array;
+}
+
 export class AssociationIndex {
-  /** Reverse links: sources linking to each document (CSR). */
   private readonly inOffsets: Int32Array;
   private readonly inSources: Int32Array;
   private readonly inKinds: Uint8Array;
   private readonly cache = new Map<number, Edge[]>();
 
-  constructor(private readonly table: DocTable) {
-    const { n, linkOffsets, linkTargets, linkKinds } = table;
-    const counts = new Int32Array(n + 1);
-    for (let k = 0; k < linkTargets.length; k++) counts[linkTargets[k]! + 1]!++;
-    for (let i = 0; i < n; i++) counts[i + 1]! += counts[i]!;
-    this.inOffsets = counts.slice();
-    this.inSources = new Int32Array(linkTargets.length);
-    this.inKinds = new Uint8Array(linkTargets.length);
-    const fill = counts.slice();
-    for (let source = 0; source < n; source++) {
-      for (let k = linkOffsets[source]!; k < linkOffsets[source + 1]!; k++) {
-        const at = fill[linkTargets[k]!]!++;
-        this.inSources[at] = source;
-        this.inKinds[at] = linkKinds[k]!;
-      }
+  constructor(
+    private readonly table: DocTable,
+    reverse: ReverseLinks = runSteps(reverseLinkSteps(table)),
+  ) {
+    this.inOffsets = reverse.inOffsets;
+    this.inSources = reverse.inSources;
+    this.inKinds = reverse.inKinds;
+  }
+
+  /** The same index with its reverse links made in slices (reverseLinkSteps: `tick` after each step). */
+  static async inSlices(table: DocTable, tick: () => Promise<void>): Promise<AssociationIndex> {
+    const steps = reverseLinkSteps(table);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return new AssociationIndex(table, step.value);
+      await tick();
     }
   }
 
@@ -93,5 +100,40 @@ export class AssociationIndex {
     if (total > 1) for (const edge of edges) edge.weight /= total;
     this.cache.set(node, edges);
     return edges;
+  }
+}
+
+const LINKS_A_STEP = 1024;
+
+/** The reverse links of a table, yielding after each LINKS_A_STEP links counted, the sums, and each document filled. */
+function* reverseLinkSteps(table: DocTable): Generator<void, ReverseLinks> {
+  const { n, linkOffsets, linkTargets, linkKinds } = table;
+  const counts = new Int32Array(n + 1);
+  for (let k = 0; k < linkTargets.length; k++) {
+    counts[linkTargets[k]! + 1]!++;
+    if (k % LINKS_A_STEP === LINKS_A_STEP - 1) yield;
+  }
+  yield;
+  for (let i = 0; i < n; i++) counts[i + 1]! += counts[i]!;
+  yield;
+  const inOffsets = counts.slice();
+  const inSources = new Int32Array(linkTargets.length);
+  const inKinds = new Uint8Array(linkTargets.length);
+  const fill = counts;
+  for (let source = 0; source < n; source++) {
+    for (let k = linkOffsets[source]!; k < linkOffsets[source + 1]!; k++) {
+      const at = fill[linkTargets[k]!]!++;
+      inSources[at] = source;
+      inKinds[at] = linkKinds[k]!;
+    }
+    yield;
+  }
+  return { inOffsets, inSources, inKinds };
+}
+
+function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
   }
 }

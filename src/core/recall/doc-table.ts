@@ -53,7 +53,7 @@ export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
   }
 }
 
-/** tableFromDocs in slices: `tick` after each document, twice (ids, then rows). */
+/** tableFromDocs in slices: `tick` after each document, twice (ids, then rows), and after each column of strings made. */
 export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>): Promise<DocTable> {
   const rows = tableRows(docs);
   for (;;) {
@@ -63,9 +63,12 @@ export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: ()
   }
 }
 
+const JS_COLUMNS = ['ids', 'paths', 'category', 'confidence', 'tier', 'role', 'source', 'session', 'texts'] as const satisfies ReadonlyArray<keyof DocTable>;
+
 /**
  * The one builder of a table: row by row into columns of the final size, yielding after each
- * document of its two passes (ids, then rows) so a caller may pause there.
+ * document of its two passes (ids, then rows) and after each column of strings allocated, so a
+ * caller may pause there.
  */
 function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
   const n = docs.length;
@@ -76,17 +79,20 @@ function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
   }
   const f64 = () => new Float64Array(n);
   const t: DocTable = {
-    n, ids: new Array<string>(n), paths: new Array<string>(n), category: new Array<Category>(n), confidence: new Array<Confidence>(n),
-    tier: new Array<Tier | null>(n), role: new Array<string | null>(n), source: new Array<string | null>(n), session: new Array<string | null>(n),
+    n, ids: [], paths: [], category: [], confidence: [], tier: [], role: [], source: [], session: [],
     archived: new Uint8Array(n), isError: new Uint8Array(n), createdMs: f64(), accessMs: f64(), activationMs: f64(), halfLifeDays: f64(),
     activation: f64(), amplitude: f64(), accessCount: new Int32Array(n), linkOffsets: new Int32Array(n + 1), linkTargets: new Int32Array(0),
     linkKinds: new Uint8Array(0), coOffsets: new Int32Array(n + 1), coTargets: new Int32Array(0), coCounts: new Float64Array(0),
-    successor: new Int32Array(n), texts: new Array<string | null>(n),
+    successor: new Int32Array(n), texts: [],
   };
-  const linkTargets: number[] = [];
-  const linkKinds: number[] = [];
-  const coTargets: number[] = [];
-  const coCounts: number[] = [];
+  // the JS columns one a step: `new Array(100_000)` costs 5-9 ms of CPU (its 800 KB written with
+  // holes), nine at once ~50-80 ms, where the typed columns above together take under 1 ms
+  for (const key of JS_COLUMNS) {
+    (t as unknown as Record<string, unknown[]>)[key] = new Array<unknown>(n);
+    yield;
+  }
+  const links = new PairColumn(new Int32Array(n), new Uint8Array(n));
+  const co = new PairColumn(new Int32Array(n), new Float64Array(n));
   for (let i = 0; i < n; i++) {
     const d = docs[i]!;
     t.ids[i] = d.id;
@@ -107,48 +113,85 @@ function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
     t.amplitude[i] = d.amplitude;
     t.accessCount[i] = d.access_count;
     t.texts[i] = d.text;
-    const row = sparseRow(d, i, indexOf);
-    t.linkOffsets[i] = linkTargets.length;
-    for (const [target, kind] of row.links) {
-      linkTargets.push(target);
-      linkKinds.push(kind);
-    }
-    t.coOffsets[i] = coTargets.length;
-    for (const [target, count] of row.co) {
-      coTargets.push(target);
-      coCounts.push(count);
-    }
-    t.successor[i] = row.successor;
+    t.linkOffsets[i] = links.length;
+    eachLink(d, i, indexOf, links.push);
+    t.coOffsets[i] = co.length;
+    eachCoAccess(d, i, indexOf, co.push);
+    t.successor[i] = successorRow(d, i, indexOf);
     yield;
   }
-  t.linkOffsets[n] = linkTargets.length;
-  t.coOffsets[n] = coTargets.length;
-  t.linkTargets = Int32Array.from(linkTargets);
-  t.linkKinds = Uint8Array.from(linkKinds);
-  t.coTargets = Int32Array.from(coTargets);
-  t.coCounts = Float64Array.from(coCounts);
+  t.linkOffsets[n] = links.length;
+  t.coOffsets[n] = co.length;
+  t.linkTargets = links.firsts();
+  t.linkKinds = links.seconds();
+  t.coTargets = co.firsts();
+  t.coCounts = co.seconds();
   return t;
+}
+
+/**
+ * Pairs appended into two typed arrays that double when full, for the sparse columns of a
+ * build: JS arrays of numbers turned into typed arrays at the end (`Int32Array.from`) cost
+ * ~50 ms per million entries in the build's last step, one block of a preload in slices.
+ */
+class PairColumn<B extends Uint8Array | Float64Array> {
+  length = 0;
+
+  constructor(
+    private first: Int32Array,
+    private second: B,
+  ) {}
+
+  readonly push = (a: number, b: number): void => {
+    if (this.length === this.first.length) {
+      const size = 2 * this.length + 16;
+      this.first = roomFor(this.first, size, size);
+      this.second = roomFor(this.second, size, size);
+    }
+    this.first[this.length] = a;
+    this.second[this.length++] = b;
+  };
+
+  /** The first of each pair, in a typed array of exactly their number. */
+  firsts(): Int32Array {
+    return this.first.slice(0, this.length);
+  }
+
+  seconds(): B {
+    return this.second.slice(0, this.length) as B;
+  }
 }
 
 /** A document's related and decays_from links as [target row, kind code]: targets outside the table, and itself, left out. */
 export function resolvedLinks(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): Array<[number, number]> {
   const out: Array<[number, number]> = [];
+  eachLink(doc, i, indexOf, (target, kind) => out.push([target, kind]));
+  return out;
+}
+
+/** resolvedLinks given one pair at a time (no array per document). */
+function eachLink(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }, pair: (target: number, kind: number) => void): void {
   for (const link of doc.links) {
     if (link.kind !== 'related' && link.kind !== 'decays_from' && link.kind !== 'contradicts') continue;
     const target = indexOf.get(link.target);
-    if (target !== undefined && target !== i) out.push([target, LINK_KIND_CODES[link.kind]]);
+    if (target !== undefined && target !== i) pair(target, LINK_KIND_CODES[link.kind]);
   }
-  return out;
 }
 
 /** A document's co-access counts as [target row, count], resolved as links are. */
 export function resolvedCoAccess(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  for (const [other, count] of Object.entries(doc.co_access)) {
-    const target = indexOf.get(other);
-    if (target !== undefined && target !== i) out.push([target, count]);
-  }
+  eachCoAccess(doc, i, indexOf, (target, count) => out.push([target, count]));
   return out;
+}
+
+/** resolvedCoAccess one pair at a time (in Object.entries' order, its keys' order). */
+function eachCoAccess(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }, pair: (target: number, count: number) => void): void {
+  const co = doc.co_access;
+  for (const other of Object.keys(co)) {
+    const target = indexOf.get(other);
+    if (target !== undefined && target !== i) pair(target, co[other]!);
+  }
 }
 
 /**
@@ -164,10 +207,7 @@ export function withSparseRows(table: DocTable, rows: ReadonlyMap<number, Recall
     offsets[i + 1]! - offsets[i]! === pairs.length && pairs.every(([t, x], k) => targets[offsets[i]! + k] === t && second[offsets[i]! + k] === x);
   const unchanged = [...fresh].every(([i, f]) => sameRow(table.linkOffsets, i, f.links, table.linkKinds, table.linkTargets) && sameRow(table.coOffsets, i, f.co, table.coCounts, table.coTargets));
   // superseded_by resolves to a row like a link does: a changed row's successor is resolved again
-  const successorOf = (doc: RecallDoc, i: number) => {
-    const s = doc.superseded_by ? indexOf.get(doc.superseded_by) : undefined;
-    return s === undefined || s === i ? -1 : s;
-  };
+  const successorOf = (doc: RecallDoc, i: number) => successorRow(doc, i, indexOf);
   if ([...rows].some(([i, doc]) => table.successor[i] !== successorOf(doc, i))) {
     const successor = Int32Array.from(table.successor);
     for (const [i, doc] of rows) successor[i] = successorOf(doc, i);
@@ -207,8 +247,13 @@ export interface SparseRow {
 }
 
 export function sparseRow(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): SparseRow {
+  return { links: resolvedLinks(doc, i, indexOf), co: resolvedCoAccess(doc, i, indexOf), successor: successorRow(doc, i, indexOf) };
+}
+
+/** The row of the memory that supersedes document i, or -1 (none, not in the table, or itself). */
+function successorRow(doc: RecallDoc, i: number, indexOf: { get(key: string): number | undefined }): number {
   const s = doc.superseded_by ? indexOf.get(doc.superseded_by) : undefined;
-  return { links: resolvedLinks(doc, i, indexOf), co: resolvedCoAccess(doc, i, indexOf), successor: s === undefined || s === i ? -1 : s };
+  return s === undefined || s === i ? -1 : s;
 }
 
 /**

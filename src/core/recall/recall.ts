@@ -176,7 +176,7 @@ function addToLexical(lexical: Bm25Index, doc: RecallDoc): void {
 
 /** The episode index (each session's members as one document) and each document's episode. */
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>;
-/** The same in slices (`tick` after each document and each episode). */
+/** The same in slices (`tick` after each document, twice, and each episode). */
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>>;
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: () => Promise<void>): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
   const steps = episodeSteps(docs, settings);
@@ -191,7 +191,7 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
   })();
 }
 
-/** episodesFromDocs as steps: one yield per document and per episode. */
+/** episodesFromDocs as steps: a yield per document (twice: members, then episode numbers) and per episode. */
 function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Generator<void, Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
   const episodes = new Bm25Index(bm25Params(settings).episodes);
   const episodeOf = new Int32Array(docs.length).fill(-1);
@@ -215,9 +215,13 @@ function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Ge
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
     if (doc.session !== null) episodeOf[i] = episodeIndex.get(doc.session)!;
+    yield;
   }
   return { episodes, episodeOf, episodeNames };
 }
+
+/** Placeholder until inSlices puts the engine's association index in (no engine answers before). */
+const NO_ASSOCIATIONS = new AssociationIndex(tableFromDocs([]));
 
 export class RecallEngine {
   readonly table: DocTable;
@@ -236,14 +240,16 @@ export class RecallEngine {
   /** Rows emptied by a remove (live-index.ts): in no index, never ranked. */
   private readonly removed = new Set<number>();
 
-  /** An engine over parts with its per-row values derived in slices (`tick` after each row: slicer.ts). */
+  /** An engine over parts with its per-row values and association index made in slices (`tick` after each row: slicer.ts). */
   static async inSlices(parts: EngineParts, settings: EngramSettings, tick: () => Promise<void>): Promise<RecallEngine> {
     const engine = new RecallEngine(parts, settings, null, false);
+    await tick();
     for (let i = 0; i < parts.table.n; i++) {
       engine.indexOf.set(parts.table.ids[i]!, i);
       engine.deriveRow(i);
       await tick();
     }
+    engine.associations = await AssociationIndex.inSlices(parts.table, tick);
     return engine;
   }
 
@@ -251,7 +257,7 @@ export class RecallEngine {
     docsOrParts: RecallDoc[] | EngineParts,
     private readonly settings: EngramSettings,
     private readonly expansion: QueryExpansion | null = null,
-    /** false: the rows are derived by inSlices. */
+    /** false: the rows and the association index are made by inSlices. */
     deriveRows = true,
   ) {
     const parts = Array.isArray(docsOrParts) ? partsFromDocs(docsOrParts, settings) : docsOrParts;
@@ -267,7 +273,7 @@ export class RecallEngine {
       this.indexOf.set(table.ids[i]!, i);
       this.deriveRow(i);
     }
-    this.associations = new AssociationIndex(table);
+    this.associations = deriveRows ? new AssociationIndex(table) : NO_ASSOCIATIONS;
   }
 
   /** A row's half-life and role, from the table. */
