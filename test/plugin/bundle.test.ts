@@ -75,8 +75,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // toLocaleString and localeCompare of a process start ICU: issue 23, cold context and touch, +0.4 KB).
   // 555.9 KB with the recall maps of every memory (row by id, by path, the catalog's rows) in 64
   // shards, so that no step rehashes a whole map past 65,536 entries (issue 23, warm server: +1.0 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(556_300);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_348_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 556.5 KB with the last preload steps over 50 ms at 100k sliced (columns of strings one a step,
+  // the association index and episode numbers in slices, sparse columns in doubling typed
+  // arrays, the word index's terms sharded: issue 23, warm server, +0.6 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(557_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_348_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
