@@ -84,3 +84,59 @@ describe('formatBudget', () => {
     expect([formatBudget(2000), formatBudget(128000), formatBudget(1234567)]).toEqual(['2 000', '128 000', '1 234 567']);
   });
 });
+
+describe('the AGENT MEMORY block: conflicts, age, ties and the final count', () => {
+  const at = (e: ContextEntry, created: string): ContextEntry => ({ ...e, result: { ...e.result, created_at: created } });
+
+  it("puts an open conflict's two sides in together, the newer first, or leaves both out", () => {
+    const older = at(entry('mem-00000000000a', 'observed', 0.9, 'Deploys go out on Fridays.', 0, { disputed: 'conflicts/deep/conflict-0123456789ab.md', partner: 'mem-00000000000b' }), '2026-05-01T00:00:00Z');
+    const newer = at(entry('mem-00000000000b', 'inferred', 0.3, 'Deploys never go out on Fridays.', 0, { disputed: 'conflicts/deep/conflict-0123456789ab.md', partner: 'mem-00000000000a' }), '2026-06-01T00:00:00Z');
+    const other = entry('mem-00000000000c', 'observed', 0.45, 'Staging mirrors production.');
+    const block = buildContextBlock([older, other, newer], 2000, words);
+    expect(block.included).toEqual(['mem-00000000000b', 'mem-00000000000a', 'mem-00000000000c']);
+    expect(block.text.split('\n').slice(2, 5)).toEqual([
+      '[INFERRED · relative score 0.33 · DISPUTED] Deploys never go out on Fridays.  [[mem-00000000000b]] [[conflict-0123456789ab]]',
+      '[OBSERVED · relative score 1.00 · DISPUTED] Deploys go out on Fridays.  [[mem-00000000000a]] [[conflict-0123456789ab]]',
+      '[OBSERVED · relative score 0.50] Staging mirrors production.  [[mem-00000000000c]]',
+    ]);
+    // delimiters 8 + header 9 ("37 tok budget") = 17; the pair costs 15 + 14 = 29 (46 > 37), the other 9 (26): both sides out
+    const cut = buildContextBlock([older, other, newer], 37, words);
+    expect([cut.included, cut.omitted, cut.tokens]).toEqual([['mem-00000000000c'], ['mem-00000000000b', 'mem-00000000000a'], 26]);
+    // created at the same instant: the side that comes first in the order goes first
+    const same = buildContextBlock([older, at(newer, '2026-05-01T00:00:00Z')], 2000, words);
+    expect(same.included).toEqual(['mem-00000000000a', 'mem-00000000000b']);
+    // a partner not among the entries (or stale, never injected) leaves its side alone
+    expect(buildContextBlock([older, other], 2000, words).included).toEqual(['mem-00000000000a', 'mem-00000000000c']);
+    const stale: ContextEntry = { ...newer, result: { ...newer.result, confidence: 'stale' } };
+    expect(buildContextBlock([older, stale], 2000, words).included).toEqual(['mem-00000000000a']);
+  });
+
+  it('a memory from beyond the default radius says the day it was last used; scores all 0 read 0.00', () => {
+    const old = entry('mem-00000000000e', 'verified', 0, 'The staging host was renamed.', 2, { disputed: 'conflict-aaaaaaaaaaaa.md' });
+    const widened = { ...old, result: { ...old.result, widened: true, last_accessed_at: '2025-12-24T08:30:00Z' } };
+    expect(buildContextBlock([widened], 2000, words).text.split('\n')[2]).toBe(
+      '[VERIFIED · relative score 0.00 · from 2025-12-24 · DISPUTED] The staging host was renamed. (recalled 2x)  [[mem-00000000000e]] [[conflict-aaaaaaaaaaaa]]',
+    );
+  });
+
+  it('equal confidence and score: ordered by id', () => {
+    const block = buildContextBlock([entry('mem-00000000000z', 'observed', 0.5, 'Z.'), entry('mem-00000000000y', 'observed', 0.5, 'Y.'), entry('mem-00000000000x', 'observed', 0.7, 'X.')], 2000, words);
+    expect(block.included).toEqual(['mem-00000000000x', 'mem-00000000000y', 'mem-00000000000z']);
+  });
+
+  it('drops the last entries until the whole block fits when its count exceeds the lines counted one by one', () => {
+    // a token merged across each boundary between two entries ("]]\n["): counted only in the whole text
+    const merging = { count: (text: string) => words.count(text) + 2 * (text.split(']]\n[').length - 1) };
+    const three = [entry('mem-000000000001', 'verified', 0.9, 'One two.'), entry('mem-000000000002', 'verified', 0.8, 'Three four.'), entry('mem-000000000003', 'verified', 0.7, 'Five six.')];
+    // delimiters 8 + header 9 + 3 entries of 8 words = 41 counted line by line (all three fit);
+    // the whole text 41 + 2 merges of 2 = 45 > 41: the last one out, 33 + 1 merge = 35
+    const block = buildContextBlock(three, 41, merging);
+    expect([block.included, block.omitted, block.tokens]).toEqual([['mem-000000000001', 'mem-000000000002'], ['mem-000000000003'], 35]);
+    expect(block.text.split('\n')).toHaveLength(6);
+    expect(buildContextBlock(three, 45, merging).tokens).toBe(45);
+  });
+
+  it('inertText: any run of white space is one space, the delimiter in any case and spacing, the ends trimmed', () => {
+    expect(inertText(' \t<Agent-Memory kind="x">\n\n hi </ AGENT-memory >\r\n ')).toBe('‹Agent-Memory kind="x"› hi ‹/ AGENT-memory ›');
+  });
+});
