@@ -11,6 +11,7 @@ import type { Vault } from '../../src/core/vault';
  */
 
 const settings = resolveSettings(undefined);
+const m0id = 'mem-aaaaaaaaaaaa';
 const HEADER = `{"format":1,"parse":1,"halfLifeDays":{"episodic":7,"semantic":30,"decision":90},"maxFileBytes":${256 * 1024}}`;
 
 interface Store {
@@ -220,7 +221,8 @@ describe('MemoryCache: which memories make a row', () => {
     const { id, path, ...rest } = memoryAt('episodic/reordered.md');
     const reordered = { path, id, ...rest } as Memory;
     const more = { ...memoryAt('episodic/more.md'), extra_field: 1 } as Memory;
-    const { session: _session, ...fewer } = memoryAt('episodic/fewer.md');
+    const fewer: Partial<Memory> = memoryAt('episodic/fewer.md');
+    delete fewer.session;
     expect(await keptPaths([reordered, more, fewer as Memory, plain])).toEqual(['episodic/plain.md']);
   });
 });
@@ -337,5 +339,3 @@ describe('MemoryCache: a listing (begin … save)', () => {
     expect(store.files.has(MEMORY_CACHE_PATH)).toBe(false);
   });
 });
-
-const m0id = 'mem-aaaaaaaaaaaa';
