@@ -69,7 +69,7 @@ describe('MemoryCache: the file and the rows a load trusts', () => {
     cache.keep(b, version(12), null);
     await cache.save(vaultOf(store));
     expect(store.mkdirs).toEqual(['.engram/cache']);
-    expect(store.writes).toEqual([MEMORY_CACHE_PATH]);
+    expect(store.writes).toEqual(['.engram/cache/memories.jsonl']);
     expect(store.files.get(MEMORY_CACHE_PATH)).toBe(`${HEADER}\n${rowOf(a, version(11, 1_700_000_000_123.456, '7:11:1700000000123456789'), 'mem-aaaaaaaaaaaa')}\n${rowOf(b, version(12), null)}\n`);
   });
 
@@ -131,6 +131,7 @@ describe('MemoryCache: the file and the rows a load trusts', () => {
     const b = memoryAt('episodic/b.md');
     const c = memoryAt('episodic/c.md');
     const d = memoryAt('episodic/d.md');
+    const e = memoryAt('episodic/e.md');
     const lines = [
       rowOf(a, version(1), null),
       'not a row',
@@ -138,7 +139,7 @@ describe('MemoryCache: the file and the rows a load trusts', () => {
       `${rowOf(c, version(3), null).slice(0, 40)}`, // cut short: the head is whole, the row is not
       `x${rowOf(a, version(9), null)}`, // a row after a damaged start: not a's row
       rowOf(d, version(5), null).replace('"tag5"', 'null'), // a version tag that is not a string
-      rowOf(b, version(4), null).replace(',null,', ','), // one field short
+      rowOf(e, version(4), null).replace(',null,', ','), // one field short (no id)
       rowOf(b, version(2), null),
     ];
     const store = newStore({ [MEMORY_CACHE_PATH]: `${HEADER}\n${lines.join('\n')}` });
@@ -148,6 +149,7 @@ describe('MemoryCache: the file and the rows a load trusts', () => {
     expect(cache.get('episodic/b.md', 2, 1000)?.memory).toStrictEqual(b);
     expect(cache.get('episodic/c.md', 3, 1000)).toBeNull();
     expect(cache.get('episodic/d.md', 5, 1000)).toBeNull();
+    expect(cache.get('episodic/e.md', 4, 1000)).toBeNull();
     expect(cache.get('bad \\x escape.md', 1, 2)).toBeNull();
     expect(cache.hits).toBe(2);
   });
