@@ -83,6 +83,19 @@ describe('formatBudget', () => {
     expect(numbers.map(formatBudget)).toEqual(numbers.map(locale));
     expect([formatBudget(2000), formatBudget(128000), formatBudget(1234567)]).toEqual(['2 000', '128 000', '1 234 567']);
   });
+
+  // beyond 2 ** 53 toLocaleString shows 17 significant digits (2 ** 60: ...847 000, not ...846 976): kept for those
+  it('calls toLocaleString (which starts ICU) only for numbers that are not whole and safe, or below 0', () => {
+    const spy = jest.spyOn(Number.prototype, 'toLocaleString');
+    try {
+      for (const n of [0, 7, 2000, 1234567, Number.MAX_SAFE_INTEGER]) formatBudget(n);
+      expect(spy).not.toHaveBeenCalled();
+      expect([formatBudget(1500.5), formatBudget(-1500), formatBudget(2 ** 60)]).toEqual(['1 500.5', '-1 500', '1 152 921 504 606 847 000']);
+      expect(spy).toHaveBeenCalledTimes(3);
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
 
 describe('the AGENT MEMORY block: conflicts, age, ties and the final count', () => {
