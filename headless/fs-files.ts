@@ -343,10 +343,10 @@ export class NodeFileStore implements FileStore {
     fs.mkdirSync(this.resolve(rel), { recursive: true });
   }
 
-  async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileStat> {
+  async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileVersion> {
     const full = this.resolve(rel);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    const written: FileStat = { size: 0, mtimeMs: 0 };
+    const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
     const temp = this.writeTemp(full, bytes, written);
     let placed = false;
     try {
@@ -445,19 +445,16 @@ export class NodeFileStore implements FileStore {
   /**
    * A complete temp file beside `full`, created exclusively (never through a planted link).
    * `stat`, when given, receives its size and mtime (what a listing shows once it has its name:
-   * a link or a rename keeps both).
+   * a link or a rename keeps both) and its version tag (readVersioned's: the file is complete
+   * and marked ours, so it is quiet at once).
    */
-  private writeTemp(full: string, bytes: Uint8Array, stat?: FileStat): string {
+  private writeTemp(full: string, bytes: Uint8Array, stat?: FileVersion): string {
     const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
     const fd = fs.openSync(temp, CREATE_FLAGS, 0o644);
     try {
       writeAll(fd, bytes);
       markOurs(fd);
-      if (stat) {
-        const s = fs.fstatSync(fd);
-        stat.size = s.size;
-        stat.mtimeMs = s.mtimeMs;
-      }
+      if (stat) Object.assign(stat, versionOf(fs.fstatSync(fd, { bigint: true })));
     } catch (error) {
       fs.closeSync(fd);
       unlinkQuietly(temp);

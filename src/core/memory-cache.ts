@@ -67,7 +67,11 @@ export interface CachedMemory {
 const LINE_PATH = /^\["(?:[^"\\]|\\.)*",/;
 
 export class MemoryCache {
-  /** The rows of the last load, by path: the files listed, each from its row or read again. */
+  /**
+   * The rows of the last load, by path: the files listed, each from its row or read again.
+   * Each row is kept as its line after the path (`,` and the rest of the array): a move
+   * re-keys it, and the path is put back in front when the file is written.
+   */
   private next = new Map<string, string>();
   /** Rows that differ from the file: read again, moved, dropped. */
   private changed = 0;
@@ -131,7 +135,9 @@ export class MemoryCache {
     if (!Array.isArray(row) || row.length !== HEAD + FIELDS.length - 1 || row[0] !== path || row[1] !== size || row[2] !== mtimeMs || typeof row[3] !== 'string') return null;
     const memory: Record<string, unknown> = {};
     for (let i = 0, v = HEAD; i < FIELDS.length; i++) memory[FIELDS[i]!] = i === PATH_AT ? path : row[v++];
-    this.next.set(path, line);
+    // the line after its path (as JSON.stringify writes it, in the lines this class writes)
+    const quoted = JSON.stringify(path);
+    this.next.set(path, line.startsWith(`[${quoted},`) ? line.slice(quoted.length + 2) : JSON.stringify(row.slice(1)).slice(1));
     this.hits++;
     return { memory: memory as unknown as Memory, version: { size, mtimeMs, tag: row[3] }, id: row[4] as string | null };
   }
@@ -140,21 +146,20 @@ export class MemoryCache {
   keep(memory: Memory, version: FileVersion, id: string | null): void {
     this.changed++;
     const keys = Object.keys(memory);
-    if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) return;
-    const row: unknown[] = [memory.path, version.size, version.mtimeMs, version.tag, id];
+    if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) return void this.next.delete(memory.path);
+    const row: unknown[] = [version.size, version.mtimeMs, version.tag, id];
     for (const field of FIELDS) if (field !== 'path') row.push(memory[field]);
-    if (!jsonExact(row, 0)) return;
-    this.next.set(memory.path, JSON.stringify(row));
+    if (!jsonExact(row, 0)) return void this.next.delete(memory.path);
+    // the row after its path (no `[`: save puts it back with the path)
+    this.next.set(memory.path, JSON.stringify(row).slice(1));
   }
 
   /** A file moved (linked, then unlinked: the same version) by this process after the load. */
   moved(from: string, to: string): void {
-    const text = this.next.get(from);
-    if (text === undefined) return;
+    const tail = this.next.get(from);
+    if (tail === undefined) return;
     this.next.delete(from);
-    // the row's text begins with its path: only that changes
-    const head = `[${JSON.stringify(from)},`;
-    this.next.set(to, text.startsWith(head) ? `[${JSON.stringify(to)},${text.slice(head.length)}` : JSON.stringify([to, ...(JSON.parse(text) as unknown[]).slice(1)]));
+    this.next.set(to, tail);
     this.changed++;
   }
 
@@ -171,7 +176,10 @@ export class MemoryCache {
     if (none && this.next.size === 0) return;
     try {
       await vault.ports.files.mkdir('.engram/cache');
-      await vault.ports.files.write(MEMORY_CACHE_PATH, `${header(vault.settings)}\n${[...this.next.values()].join('\n')}\n`);
+      const lines: string[] = [header(vault.settings)];
+      for (const [path, tail] of this.next) lines.push(`[${JSON.stringify(path)},${tail}`);
+      lines.push('');
+      await vault.ports.files.write(MEMORY_CACHE_PATH, lines.join('\n'));
     } catch {
       // machine data: the next run reads the files again
     }

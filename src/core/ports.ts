@@ -71,9 +71,11 @@ export interface FileStore {
    * nothing of ours; a save by another program that lands during the write is kept.
    * Returns the size and mtime of the version written, when the store can tell them exactly
    * (taken from the file before it got its name, so no later save is mistaken for it): a cache
-   * row for the file can then be kept without reading it again (write-index.ts).
+   * row for the file can then be kept without reading it again (write-index.ts); a store that
+   * tells versions (readVersioned) gives the version's tag too (FileVersion), so that the
+   * memory cache can keep a row for a memory the consolidation wrote (memory-cache.ts).
    */
-  write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<FileStat | void>;
+  write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<FileStat | FileVersion | void>;
   /** Move a file; fails when the target exists. */
   move(from: string, to: string): Promise<void>;
   /** Delete a file (machine data only: memories are moved, never deleted); no error if absent. */

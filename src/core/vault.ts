@@ -84,6 +84,27 @@ export interface CreatedFile {
   stat: FileStat | null;
 }
 
+/**
+ * A memory file a metadata write made, as a read of it would give it back (the memory
+ * parseMemory makes of the text written, the file's version and frontmatter id): what the
+ * memory cache keeps, so that the next consolidation need not read the file it wrote. Only
+ * from a store that tells versions.
+ */
+export interface WrittenMemory {
+  memory: Memory;
+  version: FileVersion;
+  id: string | null;
+}
+
+function writtenMemory(path: string, text: string, written: FileStat | FileVersion | void, memory: Memory | null, settings: EngramSettings): WrittenMemory | null {
+  if (!written || !('tag' in written) || text.charCodeAt(0) === 0xfeff) return null;
+  try {
+    return { memory: memory ?? parseMemory(path, text, settings), version: written, id: frontmatterId(text) };
+  } catch {
+    return null; // read again by the next run, which reports it
+  }
+}
+
 /** A change to a memory's frontmatter, computed from its current state; null: nothing to write. */
 export type MemoryChange = (memory: Memory) => Record<string, FieldValue> | null;
 
@@ -342,10 +363,10 @@ export class Vault {
    * nothing to change, a text that cannot take the change) goes on as update() from a fresh
    * read, so the outcome is update()'s, without reading and parsing the file twice.
    */
-  async updateKnown(known: { memory: Memory; text: string }, change: MemoryChange): Promise<void> {
+  async updateKnown(known: { memory: Memory; text: string | null }, change: MemoryChange): Promise<WrittenMemory | null> {
     const { memory, text: before } = known;
-    await this.ports.locks.withLock(memory.id, async () => {
-      if ((await this.locate(memory.id)) === memory.path) {
+    return this.ports.locks.withLock(memory.id, async () => {
+      if (before !== null && (await this.locate(memory.id)) === memory.path) {
         const fields = change(memory);
         let text: string | null = null;
         try {
@@ -356,17 +377,20 @@ export class Vault {
         }
         if (text !== null && text !== before) {
           try {
-            return void (await this.ports.files.write(memory.path, text, { expect: before }));
+            const written = await this.ports.files.write(memory.path, text, { expect: before });
+            return writtenMemory(memory.path, text, written, null, this.settings);
           } catch (error) {
             if (!(error instanceof WriteConflictError)) throw error;
           }
         }
       }
-      await this.updateLocked(memory.id, change);
+      let written: WrittenMemory | null = null;
+      await this.updateLocked(memory.id, change, (w) => (written = w));
+      return written;
     });
   }
 
-  private async updateLocked(id: string, change: MemoryChange): Promise<Memory | null> {
+  private async updateLocked(id: string, change: MemoryChange, wrote?: (written: WrittenMemory | null) => void): Promise<Memory | null> {
     {
       for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
         const path = await this.locate(id);
@@ -385,8 +409,10 @@ export class Vault {
         if (text === loaded.text) return loaded.memory;
         assertWritable(path, text, this.settings.maxFileBytes, loaded.memory.body);
         try {
-          await this.ports.files.write(path, text, { expect: loaded.text });
-          return parseMemory(path, text, this.settings);
+          const written = await this.ports.files.write(path, text, { expect: loaded.text });
+          const memory = parseMemory(path, text, this.settings);
+          wrote?.(writtenMemory(path, text, written, memory, this.settings));
+          return memory;
         } catch (error) {
           if (!(error instanceof WriteConflictError)) throw error;
         }

@@ -256,7 +256,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped, known);
+  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped, known, cache);
   steps.push({ step: 'strengthen', count: plan.strengthen.length, ms: round1(options.elapsed() - t) });
   t = options.elapsed();
   if (!options.dryRun) await applyConflicts(vault, plan, skipped);
@@ -264,7 +264,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   steps.push({ step: 'conflicts', count: plan.conflicts.length, ms: round1(options.elapsed() - t), note: `${open} left open for a person` });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known);
+  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known, cache);
   at('tiers-written');
   steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
 
@@ -662,7 +662,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
  * a memory used since the plan was made (another last_accessed_at) is left for the next run;
  * a strengthening applies only to the half-life it was computed from.
  */
-async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map()): Promise<void> {
+async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map(), cache?: MemoryCache): Promise<void> {
   const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue; from?: FieldValue; seen?: string }> =
     which === 'strengthen'
       ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days, from: s.from, seen: s.seen }))
@@ -678,8 +678,12 @@ async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'streng
     const memory = known.get(id);
     // once written, the text read is no longer the file's
     known.delete(id);
-    const text = memory?.text;
-    await skipped.guard(which, id, () => (memory && typeof text === 'string' ? vault.updateKnown({ memory: memory.memory, text }, change) : vault.update(id, change)));
+    await skipped.guard(which, id, async () => {
+      if (!memory) return vault.update(id, change);
+      // the file written, as the next run would read it: its row (the next night reads nothing it wrote)
+      const written = await vault.updateKnown({ memory: memory.memory, text: memory.text }, change);
+      if (written) cache?.keep(written.memory, written.version, written.id);
+    });
   }
 }
 
