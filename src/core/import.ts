@@ -8,7 +8,7 @@ import { namedLinks, noteName, type MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
-import { loadWriteContext, normaliseInput, noteSameTextUnreadable, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { checkInput, loadWriteContext, normaliseInput, noteSameTextUnreadable, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
 import { COUNTED_BY, machineId } from './machine';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { AnalysedText } from './resonance';
@@ -71,7 +71,7 @@ export class ImportError extends EngramError {
   }
 }
 
-function checkLine(raw: string, maxFileBytes: number | undefined): ImportLine | string {
+function checkLine(raw: string, maxFileBytes: number | undefined, lineNumber: number): ImportLine | string {
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -88,9 +88,9 @@ function checkLine(raw: string, maxFileBytes: number | undefined): ImportLine | 
   }
   if (record.is_error !== undefined && typeof record.is_error !== 'boolean') return 'field "is_error" must be true or false';
   if (record.session !== undefined && typeof record.session !== 'string' && typeof record.session !== 'number') return 'field "session" must be a string or a number';
-  const line = { ...record, session: record.session === undefined ? undefined : String(record.session) } as ImportLine;
+  const line = { ...record, session: record.session === undefined ? undefined : String(record.session), line: lineNumber } as ImportLine;
   try {
-    normaliseInput(line, 0, maxFileBytes);
+    checkInput(line, maxFileBytes);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
@@ -105,9 +105,9 @@ export function parseImport(jsonl: string, name: string, maxFileBytes?: number):
   jsonl.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
     total++;
-    const checked = checkLine(raw, maxFileBytes);
+    const checked = checkLine(raw, maxFileBytes, index + 1);
     if (typeof checked === 'string') problems.push({ line: index + 1, reason: checked });
-    else lines.push({ ...checked, line: index + 1 });
+    else lines.push(checked);
   });
   if (problems.length > 0) throw new ImportError(name, problems, total);
   return lines;
@@ -336,7 +336,7 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
  */
 async function findImported(vault: Vault, byId: Map<string, Known>, taken: Set<string>, memory: NewMemory, anchor: string): Promise<{ memory: Known | null; key: string; freeId: string }> {
   const key = deriveMemoryId(memory.text, anchor, 0);
-  const text = bodyText(memory.text);
+  let text: string | undefined; // worked out only for a taken id (a line imported before): most lines take their first id
   for (let attempt = 0; ; attempt++) {
     const id = attempt === 0 ? key : deriveMemoryId(memory.text, anchor, attempt);
     if (!taken.has(id)) return { memory: null, key, freeId: id };
@@ -345,6 +345,7 @@ async function findImported(vault: Vault, byId: Map<string, Known>, taken: Set<s
     // the memory at this id is read now (the write index keeps no texts): only lines imported before get here
     const existing = known.memory ?? (await vault.read(known.path).catch(() => null))?.memory;
     if (!existing) continue;
+    text ??= bodyText(memory.text);
     if (memoryText(existing) === text || existing.created_at === memory.created_at) return { memory: known, key, freeId: id };
     const first = (await memoryHistory(vault, id).catch(() => []))[0];
     if (first && !first.damaged && bodyText(first.body) === text) return { memory: known, key, freeId: id };

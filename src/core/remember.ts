@@ -70,6 +70,27 @@ export const FRONTMATTER_ALLOWANCE = 8 * 1024;
  * and NUL bytes in any field.
  */
 export function normaliseInput(input: RememberInput, now: number, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes): NewMemory {
+  const { text, category, confidence, createdMs } = checkInput(input, maxFileBytes);
+  return {
+    text,
+    category,
+    created_at: formatTimestamp(createdMs ?? now),
+    confidence,
+    tags: [...new Set(uniqueStrings(input.tags ?? []).map(normaliseTag).filter((t) => t !== ''))],
+    is_error: input.is_error ?? false,
+    related_paths: uniqueStrings(input.related_paths ?? []),
+    agent_role: input.agent_role ?? null,
+    source: input.source ?? null,
+    session: input.session ?? null,
+    links: [],
+  };
+}
+
+/**
+ * normaliseInput's checks, in its order, with the same errors, and nothing built: `import`
+ * checks every line before it plans any (parseImport), then normalises each line once.
+ */
+export function checkInput(input: RememberInput, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes): { text: string; category: Category; confidence: Confidence; createdMs: number | null } {
   const text = typeof input.text === 'string' ? input.text.trim() : '';
   if (text === '') throw new UsageError('text: nothing to remember (empty text)');
   const textLimit = maxFileBytes - FRONTMATTER_ALLOWANCE;
@@ -87,25 +108,14 @@ export function normaliseInput(input: RememberInput, now: number, maxFileBytes =
   if (!CONFIDENCES.includes(confidence) || confidence === 'stale') {
     throw new UsageError(`confidence: expected verified, observed or inferred, got ${JSON.stringify(confidence)}`);
   }
-  let createdAt = formatTimestamp(now);
+  let createdMs: number | null = null;
   if (input.created_at !== undefined) {
-    const ms = typeof input.created_at === 'string' ? parseTimestamp(input.created_at) : null;
-    if (ms === null) throw new UsageError(`created_at: expected an ISO-8601 date-time, got ${JSON.stringify(input.created_at)}`);
-    createdAt = formatTimestamp(ms);
+    createdMs = typeof input.created_at === 'string' ? parseTimestamp(input.created_at) : null;
+    if (createdMs === null) throw new UsageError(`created_at: expected an ISO-8601 date-time, got ${JSON.stringify(input.created_at)}`);
   }
-  return {
-    text,
-    category,
-    created_at: createdAt,
-    confidence,
-    tags: [...new Set(uniqueStrings(input.tags ?? [], 'tags').map(normaliseTag).filter((t) => t !== ''))],
-    is_error: input.is_error ?? false,
-    related_paths: uniqueStrings(input.related_paths ?? [], 'related_paths'),
-    agent_role: input.agent_role ?? null,
-    source: input.source ?? null,
-    session: input.session ?? null,
-    links: [],
-  };
+  checkStrings(input.tags ?? [], 'tags');
+  checkStrings(input.related_paths ?? [], 'related_paths');
+  return { text, category, confidence, createdMs };
 }
 
 /**
@@ -122,11 +132,15 @@ export function normaliseTag(tag: string): string {
     .replace(/^[-/]+|[-/]+$/g, '');
 }
 
-function uniqueStrings(values: unknown, field: string): string[] {
+function checkStrings(values: unknown, field: string): void {
   if (!Array.isArray(values) || !values.every((v) => typeof v === 'string' && v.trim() !== '')) {
     throw new UsageError(`${field}: expected a list of non-empty strings`);
   }
-  return [...new Set(values.map((v: string) => v.trim()))];
+}
+
+/** A list checkStrings took, each string trimmed, each once. */
+function uniqueStrings(values: string[]): string[] {
+  return [...new Set(values.map((v) => v.trim()))];
 }
 
 /** What writing needs to know of the vault: a resonance index of live memories, and every id taken. */
