@@ -53,8 +53,10 @@ function stemmed(word: string): string {
  * (not the words "wo" and "ca"), any other "n't" is " not".
  */
 export function expandNegations(text: string): string {
-  return text
-    .toLowerCase()
+  const lower = text.toLowerCase();
+  // every replacement below needs an apostrophe (or a character made one): most texts have none
+  if (!/['’`]/.test(lower)) return lower;
+  return lower
     .replace(/[’`]/g, "'")
     .replace(/\bwon't\b/g, 'will not')
     .replace(/\bcan't\b/g, 'can not')
@@ -62,13 +64,33 @@ export function expandNegations(text: string): string {
     .replace(/n't\b/g, ' not');
 }
 
+/**
+ * The words of a lower-cased text: its maximal runs of letters and digits (what splitting on
+ * /[^\p{L}\p{N}]+/u and dropping empty pieces gives). A text of ASCII characters alone (after
+ * lower-casing its letters are a-z) is cut by hand, without a regular expression or the
+ * array of pieces; any other text by the regular expression. Exported for tests.
+ */
+export function words(lower: string): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if (c >= 0x80) return lower.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(lower.slice(start, i));
+      start = -1;
+    }
+  }
+  if (start >= 0) out.push(lower.slice(start));
+  return out;
+}
+
 export function analyze(text: string): Analysis {
-  const words = expandNegations(text)
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
   const terms: string[] = [];
   let negations = 0;
-  for (const word of words) {
+  for (const word of words(expandNegations(text))) {
     if (NEGATIONS.has(word)) {
       negations++;
       continue;

@@ -73,7 +73,7 @@ export function readFrontmatter(yaml: string): unknown {
 }
 
 /** A top-level field line as Engram writes it: a key at the margin, one space, a value. */
-const FIELD_LINE = /^([A-Za-z_][\w-]*): (.+)$/;
+export const FIELD_LINE = /^([A-Za-z_][\w-]*): (.+)$/;
 /** A JSON string (control characters are refused before): YAML reads such a double-quoted scalar as JSON does. */
 const QUOTED = '"(?:[^"\\\\]|\\\\["\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*"';
 const QUOTED_VALUE = new RegExp(`^${QUOTED}$`);
@@ -115,20 +115,54 @@ export function readFlatFrontmatter(yaml: string): Record<string, unknown> | und
   for (let start = 0; start < end; ) {
     let stop = yaml.indexOf('\n', start);
     if (stop < 0 || stop > end) stop = end;
-    const m = FIELD_LINE.exec(yaml.slice(start, stop));
+    // FIELD_LINE by hand: a key ([A-Za-z_][\w-]*), ": ", a value of at least one character
+    const colon = fieldKeyEnd(yaml, start, stop);
+    if (colon < 0) return undefined;
+    const key = yaml.slice(start, colon);
+    const text = yaml.slice(colon + 2, stop);
     start = stop + 1;
     // a repeated key is an error to YAML; a key such as NULL is read as null, then "null"
-    if (!m || Object.prototype.hasOwnProperty.call(data, m[1]!) || PLAIN_NOT_STRING.test(m[1]!)) return undefined;
-    const value = flatValue(m[2]!);
+    if (Object.prototype.hasOwnProperty.call(data, key) || PLAIN_NOT_STRING.test(key)) return undefined;
+    const value = flatValue(text);
     if (value === undefined) return undefined;
-    data[m[1]!] = value;
+    data[key] = value;
   }
   return data;
 }
 
+const isKeyStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+const isKeyChar = (c: number) => isKeyStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d;
+
+/**
+ * Where the key of the line yaml[start, stop) ends, when the line is what FIELD_LINE matches
+ * (its key, then ": ", then at least one character: the reader refused line breaks other than
+ * the \n lines are cut at); -1 otherwise. Exported for tests (compared with FIELD_LINE).
+ */
+export function fieldKeyEnd(yaml: string, start: number, stop: number): number {
+  if (start >= stop || !isKeyStart(yaml.charCodeAt(start))) return -1;
+  let i = start + 1;
+  while (i < stop && isKeyChar(yaml.charCodeAt(i))) i++;
+  return i + 2 < stop && yaml.charCodeAt(i) === 0x3a && yaml.charCodeAt(i + 1) === 0x20 ? i : -1;
+}
+
+/** A double-quoted value without a backslash or another quote inside: its text is what is between the quotes. */
+function plainQuoted(text: string): boolean {
+  if (text.length < 2 || text.charCodeAt(text.length - 1) !== 0x22) return false;
+  for (let i = 1; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
 function flatValue(text: string): unknown {
   const first = text.charCodeAt(0);
-  if (first === 0x22 /* " */) return QUOTED_VALUE.test(text) ? (JSON.parse(text) as string) : undefined;
+  if (first === 0x22 /* " */) {
+    if (plainQuoted(text)) return text.slice(1, -1);
+    return QUOTED_VALUE.test(text) ? (JSON.parse(text) as string) : undefined;
+  }
+  if (text === '[]') return [];
+  if (text === '{}') return {};
   if (first === 0x5b /* [ */) return QUOTED_LIST.test(text) ? (JSON.parse(text) as string[]) : undefined;
   if (first === 0x7b /* { */) {
     if (!NUMBER_MAP.test(text) || MINUS_ZERO.test(text)) return undefined;

@@ -147,7 +147,8 @@ export function memoryText(memory: Pick<Memory, 'body'>): string {
 
 /** A body as an agent reads it: Engram's typed link markup removed, white space folded. */
 export function bodyText(body: string): string {
-  return body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link)).replace(/\s+/g, ' ').trim();
+  const text = !body.includes('[[') ? body : body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link));
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** js-yaml's reason with the line number in the file (the YAML starts after the opening fence). */

@@ -100,20 +100,22 @@ export class Bm25Index {
     if (this.frozen) return this.frozen;
     if (this.live !== this.lengths.length) throw new Error('an index with removed documents is not saved (build it again from the live ones)');
     const terms = [...this.postings.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const lists = terms.map((term) => this.postings.get(term)!);
     const offsets = new Int32Array(terms.length + 1);
     let total = 0;
-    terms.forEach((term, t) => {
+    for (let t = 0; t < lists.length; t++) {
       offsets[t] = total;
-      total += this.postings.get(term)!.docs.length;
-    });
+      total += lists[t]!.docs.length;
+    }
     offsets[terms.length] = total;
     const docs = new Int32Array(total);
     const tfs = new Uint16Array(total);
-    terms.forEach((term, t) => {
-      const list = this.postings.get(term)!;
-      docs.set(list.docs, offsets[t]);
-      tfs.set(Array.from(list.tfs, (x) => Math.min(x, 65535)), offsets[t]);
-    });
+    for (let t = 0; t < lists.length; t++) {
+      const list = lists[t]!;
+      const at = offsets[t]!;
+      docs.set(list.docs, at);
+      for (let k = 0; k < list.tfs.length; k++) tfs[at + k] = Math.min(list.tfs[k]!, 65535);
+    }
     return { terms, offsets, docs, tfs, lengths: Int32Array.from(this.lengths) };
   }
 
@@ -150,22 +152,32 @@ export class Bm25Index {
    * every term); index terms that are not words (time terms) are left out of it.
    */
   add(terms: readonly string[], length = terms.length): number {
+    return this.addLists([terms], length);
+  }
+
+  /**
+   * Add a document whose terms are these lists one after the other (what `add` of their
+   * concatenation does, without making it): a memory's words and facets, an episode's members.
+   */
+  addLists(lists: ReadonlyArray<readonly string[]>, length: number): number {
     if (this.frozen) throw new Error('a snapshot index is read-only');
     const lengths = this.lengths as number[];
     const doc = lengths.length;
     lengths.push(length);
     this.totalLength += length;
     this.live++;
-    for (const term of terms) {
-      let list = this.postings.get(term);
-      if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
-      const docs = list.docs as number[];
-      const tfs = list.tfs as number[];
-      const last = docs.length - 1;
-      if (last >= 0 && docs[last] === doc) tfs[last]!++;
-      else {
-        docs.push(doc);
-        tfs.push(1);
+    for (const terms of lists) {
+      for (const term of terms) {
+        let list = this.postings.get(term);
+        if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
+        const docs = list.docs as number[];
+        const tfs = list.tfs as number[];
+        const last = docs.length - 1;
+        if (last >= 0 && docs[last] === doc) tfs[last]!++;
+        else {
+          docs.push(doc);
+          tfs.push(1);
+        }
       }
     }
     return doc;

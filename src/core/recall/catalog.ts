@@ -68,6 +68,7 @@ export interface RecallDoc {
 export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
   const text = bodyText(memory.body);
   const accessMs = parseTimestamp(memory.last_accessed_at)!;
+  const createdMs = parseTimestamp(memory.created_at)!;
   return {
     id: memory.id,
     path: memory.path,
@@ -75,7 +76,7 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
     confidence: memory.confidence,
     tier: memory.tier,
     archived,
-    createdMs: parseTimestamp(memory.created_at)!,
+    createdMs,
     accessMs,
     activationMs: memory.activation_at ? parseTimestamp(memory.activation_at)! : accessMs,
     access_count: memory.access_count,
@@ -87,7 +88,7 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
     source: memory.source,
     session: memory.session,
     terms: analyze(`${text} ${memory.tags.join(' ')}`).terms,
-    facets: [...memoryTimeTerms(text, parseTimestamp(memory.created_at)!), ...entityTerms(text)],
+    facets: [...memoryTimeTerms(text, createdMs), ...entityTerms(text)],
     links: memory.links,
     co_access: memory.co_access,
     superseded_by: supersededBy(memory),

@@ -35,7 +35,61 @@ interface Word {
   joined: boolean;
 }
 
-function words(text: string): Word[] {
+/** ASCII white space, as \s matches it there: tab, line feed, vertical tab, form feed, carriage return, space. */
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+const isAlnum = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
+/** Characters that end a sentence or a label ([.!?:;]). */
+const isStop = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3a || c === 0x3b;
+
+/**
+ * words() of a text of ASCII characters alone, scanned by hand: the same tokens as the
+ * regular expression (a letter or digit and the letters, digits, apostrophes and hyphens
+ * after it; any other character but white space alone), the same line starts (a line break
+ * in the white space before a word) and the same flags. Null when the text holds another
+ * character (then the regular expression reads it). Exported for tests.
+ */
+export function asciiWords(text: string): Word[] | null {
+  const out: Word[] = [];
+  let initial = true;
+  let joined = false;
+  let lineStart = false;
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return null;
+    if (isSpace(c)) {
+      if (c === 10) lineStart = true;
+      i++;
+      continue;
+    }
+    if (!isAlnum(c)) {
+      if (isStop(c) && !(c === 0x2e && out.length > 0 && TITLES.has(out[out.length - 1]!.text.toLowerCase()))) initial = true;
+      joined = c === 0x2e && !initial;
+      lineStart = false;
+      i++;
+      continue;
+    }
+    const from = i;
+    for (i++; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (!(isAlnum(d) || d === 0x27 || d === 0x2d)) break;
+    }
+    if (lineStart) initial = true;
+    out.push({ text: text.slice(from, i), initial, joined: joined && !initial });
+    initial = false;
+    joined = true;
+    lineStart = false;
+  }
+  return out;
+}
+
+/** Exported for tests (the reference asciiWords is compared with). */
+export function words(text: string): Word[] {
+  return asciiWords(text) ?? regexWords(text);
+}
+
+/** The reference: the regular expression over any text. Exported for tests. */
+export function regexWords(text: string): Word[] {
   const out: Word[] = [];
   let initial = true;
   let joined = false;
@@ -79,7 +133,8 @@ export function entityTerms(text: string): string[] {
     const k = key(name);
     if (k) found.add(k);
   };
-  for (const m of text.matchAll(/["“]([^"”\n]{2,80})["”]|(?<![\p{L}\p{N}])['‘]([^'’\n]{2,80})['’](?![\p{L}\p{N}])/gu)) {
+  // a title needs a quotation mark: most texts have none, and the scan costs a pass over the text
+  if (/["“'‘]/.test(text)) for (const m of text.matchAll(/["“]([^"”\n]{2,80})["”]|(?<![\p{L}\p{N}])['‘]([^'’\n]{2,80})['’](?![\p{L}\p{N}])/gu)) {
     const title = m[1] ?? m[2]!;
     if (title.split(/\s+/).length <= 8) add(title);
   }

@@ -171,7 +171,7 @@ export function lexicalFromDocs(docs: readonly RecallDoc[], settings: EngramSett
 
 function addToLexical(lexical: Bm25Index, doc: RecallDoc): void {
   // facets (time, entities) are indexed beside the words but left out of length normalisation
-  lexical.add(doc.facets ? [...doc.terms, ...doc.facets] : doc.terms, doc.terms.length);
+  lexical.addLists(doc.facets ? [doc.terms, doc.facets] : [doc.terms], doc.terms.length);
 }
 
 /** The episode index (each session's members as one document) and each document's episode. */
@@ -207,8 +207,9 @@ function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Ge
   const episodeNames: string[] = [];
   const episodeIndex = new Map<string, number>();
   for (const [name, parts] of episodeTerms) {
-    const words = parts.words.flat();
-    episodeIndex.set(name, episodes.add([...words, ...parts.facets.flat()], words.length));
+    let length = 0;
+    for (const words of parts.words) length += words.length;
+    episodeIndex.set(name, episodes.addLists([...parts.words, ...parts.facets], length));
     episodeNames.push(name);
     yield;
   }

@@ -54,14 +54,27 @@ export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerpr
   const t = parts.table;
   const lexical = parts.lexical.toArrays();
   const episodes = parts.episodes.toArrays();
-  const fileIndex = new Map(files.map((f, i) => [f[0], i]));
+  // columns filled by plain loops: TypedArray.from with a mapping function walks an iterator
+  // and calls back per element (the bulk of encoding a 10,000-memory snapshot)
+  const fileIndex = new Map<string, number>();
+  const listSize = new Float64Array(files.length);
+  const listMtime = new Float64Array(files.length);
+  for (let i = 0; i < files.length; i++) {
+    const f = files[i]!;
+    fileIndex.set(f[0], i);
+    listSize[i] = f[1];
+    listMtime[i] = f[2];
+  }
+  const docFile = new Int32Array(t.paths.length);
+  for (let i = 0; i < docFile.length; i++) docFile[i] = fileIndex.get(t.paths[i]!) ?? -1;
+  const category = new Uint8Array(t.category.length);
+  for (let i = 0; i < category.length; i++) category[i] = CATEGORY_CODES.indexOf(t.category[i]!);
+  const confidence = new Uint8Array(t.confidence.length);
+  for (let i = 0; i < confidence.length; i++) confidence[i] = CONFIDENCE_CODES.indexOf(t.confidence[i]!);
+  const tier = new Uint8Array(t.tier.length);
+  for (let i = 0; i < tier.length; i++) tier[i] = TIER_CODES.indexOf(t.tier[i]!);
   const arrays: Record<string, TypedArray> = {
-    listSize: Float64Array.from(files, (f) => f[1]),
-    listMtime: Float64Array.from(files, (f) => f[2]),
-    docFile: Int32Array.from(t.paths, (p) => fileIndex.get(p) ?? -1),
-    category: Uint8Array.from(t.category, (c) => CATEGORY_CODES.indexOf(c)),
-    confidence: Uint8Array.from(t.confidence, (c) => CONFIDENCE_CODES.indexOf(c)),
-    tier: Uint8Array.from(t.tier, (c) => TIER_CODES.indexOf(c)),
+    listSize, listMtime, docFile, category, confidence, tier,
     archived: t.archived, isError: t.isError, createdMs: t.createdMs, accessMs: t.accessMs, activationMs: t.activationMs,
     halfLifeDays: t.halfLifeDays, activation: t.activation, amplitude: t.amplitude, accessCount: t.accessCount,
     linkOffsets: t.linkOffsets, linkTargets: t.linkTargets, linkKinds: t.linkKinds, coOffsets: t.coOffsets, coTargets: t.coTargets,
