@@ -78,8 +78,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 556.5 KB with the last preload steps over 50 ms at 100k sliced (columns of strings one a step,
   // the association index and episode numbers in slices, sparse columns in doubling typed
   // arrays, the word index's terms sharded: issue 23, warm server, +0.6 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(557_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_348_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 557.9 KB with a first run's scans by hand where the text allows (ASCII words for analysis
+  // and entities, flat frontmatter lines, plain quoted values; the regular expressions stay as
+  // the fallback: issue 23, first run, +1.4 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(558_500);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_350_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
