@@ -81,8 +81,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 557.9 KB with a first run's scans by hand where the text allows (ASCII words for analysis
   // and entities, flat frontmatter lines, plain quoted values; the regular expressions stay as
   // the fallback: issue 23, first run, +1.4 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(558_500);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_350_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // +0.9 KB with the plugin's documents by id and ids by path sharded too (OrderedShardedMap:
+  // issue 23, warm server).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(559_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_351_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
