@@ -233,6 +233,10 @@ const ID_INDEX_FORMAT = 1;
 export function indexOfBytes(bytes: Uint8Array, needle: Uint8Array, from: number): number {
   const n = needle.length;
   if (n === 0) return from <= bytes.length ? from : -1;
+  // Node's Buffer (the runner's reads) searches a byte sequence in native code: 3x less CPU
+  // than this loop in a cold process (6 look-ups in a 1.1 MB ids.json: ~9 ms against ~28), where
+  // the loop runs mostly unoptimised; a plain Uint8Array's indexOf finds one byte only
+  if (typeof (bytes as { readUInt8?: unknown }).readUInt8 === 'function') return (bytes as unknown as { indexOf(value: Uint8Array, byteOffset: number): number }).indexOf(needle, from);
   const skip = new Uint32Array(256).fill(n);
   for (let k = 0; k < n - 1; k++) skip[needle[k]!] = n - 1 - k;
   const lastByte = needle[n - 1]!;

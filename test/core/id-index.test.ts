@@ -35,17 +35,23 @@ describe('indexOfBytes (the search of ids.json)', () => {
     const letters = [0x2c, 0x22, 0x5d, 0x6d, 0x61, 0x62];
     const want: number[] = [];
     const got: number[] = [];
+    const native: number[] = [];
     for (let k = 0; k < 2000; k++) {
       const bytes = Buffer.from(Array.from({ length: next(200) }, () => letters[next(letters.length)]!));
       const needle = Buffer.from(Array.from({ length: 1 + next(k % 2 === 0 ? 3 : 12) }, () => letters[next(letters.length)]!));
       for (let from = 0; from <= bytes.length; from += 1 + next(7)) {
         want.push(bytes.indexOf(needle, from));
-        got.push(indexOfBytes(bytes, needle, from));
+        // the loop (a plain Uint8Array, as the plugin reads) and Node's search (a Buffer)
+        got.push(indexOfBytes(new Uint8Array(bytes), needle, from));
+        native.push(indexOfBytes(bytes, needle, from));
       }
     }
     expect(got).toEqual(want);
+    expect(native).toEqual(want);
     expect(want.filter((at) => at >= 0).length).toBe(20_045);
-    expect(indexOfBytes(Buffer.from('["a",1,2,"mem-aaaaaaaaaaaa"],["b",3,4,"mem-aaaaaaaaaaab"]'), Buffer.from(',"mem-aaaaaaaaaaab"]'), 0)).toBe(37);
+    for (const text of [Buffer.from('["a",1,2,"mem-aaaaaaaaaaaa"],["b",3,4,"mem-aaaaaaaaaaab"]'), new TextEncoder().encode('["a",1,2,"mem-aaaaaaaaaaaa"],["b",3,4,"mem-aaaaaaaaaaab"]')]) {
+      expect(indexOfBytes(text, Buffer.from(',"mem-aaaaaaaaaaab"]'), 0)).toBe(37);
+    }
   });
 });
 
