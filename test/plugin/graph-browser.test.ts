@@ -8,9 +8,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
  * The memory graph rendered in real headless Chromium: the plugin's sigma.js renderer and its
- * ForceAtlas2 worker on 10,000 synthetic memories, with the plugin's styles.css. Checks what a
- * person sees (labels, the five tier colours, the legend), a hover, a search, a click; records
- * the first frame and the main-thread tasks over 50 ms in .work/graph-10000.json (the targets
+ * ForceAtlas2 worker on 3,000 synthetic memories (ENGRAM_GRAPH_N=10000 for the size the bench
+ * measures: the suite's run was 31 s of its 3 minutes at 10,000), with the plugin's styles.css.
+ * Checks what a person sees (labels, the five tier colours, the legend), a hover, a search, a
+ * click; records the first frame and the main-thread tasks over 50 ms in .work/graph-N.json (the targets
  * are measured by `npm run bench:graph`, on a quiet machine, not asserted here: the CI machine is
  * shared). WebGL runs on SwiftShader through the GPU process, as Obsidian runs it on a GPU;
  * `--disable-gpu` would force software compositing, which reads every WebGL frame back on the
@@ -18,6 +19,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
  */
 // Debian's chromium by default; CI points ENGRAM_CHROMIUM at the runner's Chrome
 const CHROMIUM = process.env.ENGRAM_CHROMIUM || '/usr/bin/chromium';
+/** Memories drawn: a multiple of 20 (every 20th is core; i mod 4 gives the other tiers). */
+const N = Number(process.env.ENGRAM_GRAPH_N ?? 3000);
 const ROOT = path.join(__dirname, '..', '..');
 const suite = existsSync(CHROMIUM) ? describe : describe.skip;
 if (!existsSync(CHROMIUM)) console.warn(`graph browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
@@ -76,15 +79,17 @@ suite('memory graph view in headless Chromium', () => {
     await new Promise((r) => server?.close(r));
   });
 
-  it('draws 10,000 memories with labels and the five tier colours; hover, search and click work', async () => {
+  it('draws thousands of memories with labels and the five tier colours; hover, search and click work', async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${base}/?n=10000&layout=3000`);
+    await page.goto(`${base}/?n=${N}&layout=3000`);
     await page.waitForFunction(() => (window as unknown as { __result?: unknown }).__result !== undefined, undefined, { timeout: 60_000 });
     const result = await page.evaluate(() => (window as unknown as { __result: { n: number; edges: number; firstFrameMs: number; legend: string[] } }).__result);
     const layoutStart = await now(page);
-    await page.waitForFunction(() => (window as unknown as { __renderer: { settled: boolean } }).__renderer.settled, undefined, { timeout: 30_000 });
+    // a ceiling, not a target: the layout runs 3 s, then the edges are added a slice per frame; at
+    // load 15 on the shared 2-core machine 10,000 memories took more than 30 s to settle
+    await page.waitForFunction(() => (window as unknown as { __renderer: { settled: boolean } }).__renderer.settled, undefined, { timeout: 90_000 });
     const duringLayout = await longTasksSince(page, layoutStart);
     await page.waitForTimeout(500);
     const shot = await page.screenshot();
@@ -141,14 +146,15 @@ suite('memory graph view in headless Chromium', () => {
       labelsDrawn: labels,
     };
     mkdirSync(path.join(ROOT, '.work'), { recursive: true });
-    writeFileSync(path.join(ROOT, '.work', 'graph-10000.png'), shot);
-    writeFileSync(path.join(ROOT, '.work', 'graph-10000.json'), JSON.stringify(figures, null, 2));
+    writeFileSync(path.join(ROOT, '.work', `graph-${N}.png`), shot);
+    writeFileSync(path.join(ROOT, '.work', `graph-${N}.json`), JSON.stringify(figures, null, 2));
     await page.close();
 
     // memory i was last accessed 2, 14, 40 or 90 days ago (i mod 4: active, warm, cold, archive);
     // every 20th (all among the 2-day ones) is core
-    expect(result.legend).toEqual(['core (500)', 'active (2000)', 'warm (2500)', 'cold (2500)', 'archive (2500)']);
-    expect(result.n).toBe(10000);
+    // (3,000: core 150, active 600, warm, cold and archive 750 each)
+    expect(result.legend).toEqual([`core (${N / 20})`, `active (${N / 4 - N / 20})`, `warm (${N / 4})`, `cold (${N / 4})`, `archive (${N / 4})`]);
+    expect(result.n).toBe(N);
     expect(labels).toBeGreaterThan(10);
 
     const png = PNG.sync.read(shot);
@@ -164,5 +170,5 @@ suite('memory graph view in headless Chromium', () => {
     }
     for (const tier of Object.keys(TIERS)) expect([tier, (counts[tier] ?? 0) > 300]).toEqual([tier, true]);
     expect(light).toBeGreaterThan(200);
-  }, 120_000);
+  }, 240_000);
 });
