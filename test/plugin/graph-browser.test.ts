@@ -128,8 +128,8 @@ suite('memory graph view in headless Chromium', () => {
 
     // search: typing highlights the matching memories
     const searchStart = await now(page);
-    await page.fill('.engram-graph-search', 'note 4242');
-    await page.waitForFunction(() => document.querySelector('.engram-graph-status')?.textContent === '1 found', undefined, { timeout: 5000 });
+    await page.fill('.engram-graph-search', 'note 2424');
+    await page.waitForFunction(() => document.querySelector('.engram-graph-status')?.textContent === '1 found', undefined, { timeout: 30_000 });
     await page.keyboard.press('Enter');
     await page.waitForTimeout(600);
     const duringSearch = await longTasksSince(page, searchStart);
