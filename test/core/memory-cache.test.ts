@@ -332,6 +332,25 @@ describe('MemoryCache: a listing (begin … save)', () => {
     expect(again.get('archive/été.md', 7, 1000)?.memory).toStrictEqual({ ...m, path: 'archive/été.md' });
   });
 
+  it('a file written after it came from its row: its row follows the new version, or goes when the new memory makes none', async () => {
+    const { store, memories } = cacheWith(SAVE_AFTER);
+    const cache = await MemoryCache.load(vaultOf(store));
+    cache.begin();
+    memories.forEach((m, i) => cache.get(m.path, 10 + i, 1000));
+    cache.keep(memories[0]!, version(500), 'mem-written00000');
+    cache.keep({ ...memories[1]!, extra: { weight: -0 } }, version(501), null);
+    const { id, path, ...rest } = memories[2]!;
+    cache.keep({ path, id, ...rest } as Memory, version(502), null);
+    for (let i = 3; i < SAVE_AFTER; i++) cache.keep(memories[i]!, version(10 + i), m0id);
+    await cache.save(vaultOf(store));
+    expect(rowPaths(store)).toEqual(memories.filter((_, i) => i !== 1 && i !== 2).map((m) => m.path));
+    const again = await MemoryCache.load(vaultOf(store));
+    again.begin();
+    expect(again.get('episodic/n0.md', 10, 1000)).toBeNull();
+    expect(again.get('episodic/n0.md', 500, 1000)).toStrictEqual({ memory: memories[0], version: version(500), id: 'mem-written00000' });
+    expect([again.get('episodic/n1.md', 11, 1000), again.get('episodic/n2.md', 12, 1000)]).toEqual([null, null]);
+  });
+
   it('a write that fails is machine data lost, not an error', async () => {
     const store = newStore();
     const cache = await MemoryCache.load(vaultOf(store));
