@@ -124,6 +124,15 @@ describe('the AGENT MEMORY block: conflicts, age, ties and the final count', () 
     expect(buildContextBlock([older, stale], 2000, words).included).toEqual(['mem-00000000000a']);
   });
 
+  it('a side whose partner already went in with its own other side goes in alone', () => {
+    // b is a side of two conflicts, paired with c; a names b as its partner
+    const a = at(entry('mem-00000000000a', 'observed', 0.9, 'A.', 0, { disputed: 'conflict-000000000001.md', partner: 'mem-00000000000b' }), '2026-07-01T00:00:00Z');
+    const b = at(entry('mem-00000000000b', 'verified', 0.5, 'B.', 0, { disputed: 'conflict-000000000002.md', partner: 'mem-00000000000c' }), '2026-06-01T00:00:00Z');
+    const c = at(entry('mem-00000000000c', 'inferred', 0.2, 'C.', 0, { disputed: 'conflict-000000000002.md', partner: 'mem-00000000000b' }), '2026-05-01T00:00:00Z');
+    const block = buildContextBlock([a, b, c], 2000, words);
+    expect([block.included, block.omitted]).toEqual([['mem-00000000000b', 'mem-00000000000c', 'mem-00000000000a'], []]);
+  });
+
   it('a memory from beyond the default radius says the day it was last used; scores all 0 read 0.00', () => {
     const old = entry('mem-00000000000e', 'verified', 0, 'The staging host was renamed.', 2, { disputed: 'conflict-aaaaaaaaaaaa.md' });
     const widened = { ...old, result: { ...old.result, widened: true, last_accessed_at: '2025-12-24T08:30:00Z' } };
