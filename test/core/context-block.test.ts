@@ -144,6 +144,19 @@ describe('the AGENT MEMORY block: conflicts, age, ties and the final count', () 
   it('equal confidence and score: ordered by id', () => {
     const block = buildContextBlock([entry('mem-00000000000z', 'observed', 0.5, 'Z.'), entry('mem-00000000000y', 'observed', 0.5, 'Y.'), entry('mem-00000000000x', 'observed', 0.7, 'X.')], 2000, words);
     expect(block.included).toEqual(['mem-00000000000x', 'mem-00000000000y', 'mem-00000000000z']);
+    const swapped = buildContextBlock([entry('mem-00000000000y', 'observed', 0.5, 'Y.'), entry('mem-00000000000z', 'observed', 0.5, 'Z.')], 2000, words);
+    expect(swapped.included).toEqual(['mem-00000000000y', 'mem-00000000000z']);
+    const reversed = buildContextBlock([entry('mem-00000000000z', 'observed', 0.5, 'Z.'), entry('mem-00000000000y', 'observed', 0.5, 'Y.')], 2000, words);
+    expect(reversed.included).toEqual(['mem-00000000000y', 'mem-00000000000z']);
+  });
+
+  it('a side pulled in by its pair does not take over the standing of a group already in', () => {
+    const first = entry('mem-00000000000e', 'verified', 0.9, 'E.', 0, { group: 'mem-00000000000e' });
+    const a = entry('mem-00000000000a', 'observed', 0.8, 'A.', 0, { disputed: 'conflict-000000000001.md', partner: 'mem-00000000000b' });
+    const b = entry('mem-00000000000b', 'inferred', 0.7, 'B.', 0, { disputed: 'conflict-000000000001.md', partner: 'mem-00000000000a', group: 'mem-00000000000e' });
+    const c = entry('mem-00000000000c', 'inferred', 0.6, 'C.', 0, { group: 'mem-00000000000e' });
+    const block = buildContextBlock([first, a, b, c], 2000, words);
+    expect([block.included, block.covered]).toEqual([['mem-00000000000e', 'mem-00000000000a', 'mem-00000000000b'], [['mem-00000000000c', 'mem-00000000000e']]]);
   });
 
   it('drops the last entries until the whole block fits when its count exceeds the lines counted one by one', () => {
