@@ -1,4 +1,4 @@
-import { buildContextBlock, formatBudget, inertText, type ContextEntry } from '../../src/core/context-block';
+import { BLOCK_OPEN, buildContextBlock, formatBudget, inertText, type ContextEntry } from '../../src/core/context-block';
 import type { RecallResult } from '../../src/core/recall/results';
 
 const words = { count: (text: string) => text.split(/\s+/).filter(Boolean).length };
@@ -169,6 +169,9 @@ describe('the AGENT MEMORY block: conflicts, age, ties and the final count', () 
     expect([block.included, block.omitted, block.tokens]).toEqual([['mem-000000000001', 'mem-000000000002'], ['mem-000000000003'], 35]);
     expect(block.text.split('\n')).toHaveLength(6);
     expect(buildContextBlock(three, 45, merging).tokens).toBe(45);
+    // a budget below the empty block's own 17: no entry, and the block stays whole
+    const none = buildContextBlock(three, 5, merging);
+    expect([none.text, none.included, none.omitted]).toEqual([`${BLOCK_OPEN}\nAGENT MEMORY · vault recall · 5 tok budget\n</agent-memory>\n`, [], ['mem-000000000001', 'mem-000000000002', 'mem-000000000003']]);
   });
 
   it('inertText: any run of white space is one space, the delimiter in any case and spacing, the ends trimmed', () => {
