@@ -83,8 +83,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // the fallback: issue 23, first run, +1.4 KB).
   // +0.9 KB with the plugin's documents by id and ids by path sharded too (OrderedShardedMap:
   // issue 23, warm server).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(559_400);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_351_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 559.4 KB once those landed beside consolidation's rows for the files it writes (dbdb695:
+  // updateKnown returns the memory as written; issue 23, nightly consolidation): the guards
+  // were each raised against main before the others landed, 23 bytes over together.
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(559_700);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_351_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
