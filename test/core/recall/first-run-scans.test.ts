@@ -50,6 +50,11 @@ describe('the first run\'s scanners', () => {
     expect(hand).toEqual(reference); // one comparison: 4,000 expect calls were most of the test's time
     expect(tokens).toBe(6106);
     expect(words('Won’t stop: term2y-x ABC')).toEqual(['Won', 't', 'stop', 'term2y', 'x', 'ABC']);
+    // ASCII alone, cut by hand: the bounds of each letter and digit range (@ A Z [ ` a z { and / 0 9 :) and the
+    // characters past z ({|}~), as the regular expression cuts them (Stryker: 4 survivors on this line before)
+    const ascii = 'AZ@[`az{0/9:x|y}w~v ABC';
+    expect(words(ascii)).toEqual(ascii.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0));
+    expect(words(ascii)).toEqual(['AZ', 'az', '0', '9', 'x', 'y', 'w', 'v', 'ABC']);
     expect(analyze("The ledger isn't running, won't it?")).toEqual({ terms: ['ledger', 'run'], negated: false });
   });
 
