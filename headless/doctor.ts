@@ -32,6 +32,19 @@ function staleLocks(root: string, fix: boolean): Finding[] {
   const host = hostname();
   const findings: Finding[] = [];
   for (const name of names) {
+    if (name.endsWith('.holder')) {
+      // a process's holder file (locks.ts: each per-memory lock links to it), left by one killed
+      const path = nodePath.join(dir, name);
+      const owner = ownerOf(path);
+      if (owner === null || owner.host !== host || processAlive(owner.pid)) continue;
+      const finding: Finding = { check: 'stale-lock', path: nodePath.relative(root, path), problem: `the lock holder file of pid ${owner.pid}, no longer running`, fix: 'remove it' };
+      if (fix) {
+        fs.rmSync(path, { force: true });
+        finding.fixed = true;
+      }
+      findings.push(finding);
+      continue;
+    }
     if (!name.endsWith('.lock')) continue;
     const path = nodePath.join(dir, name);
     const st = fs.lstatSync(path, { throwIfNoEntry: false });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readFrontmatter, setFrontmatterFields, splitFrontmatter } from '../../src/core/frontmatter';
 import { engram, fileOf, tempDir } from '../helpers/cli';
@@ -65,6 +65,8 @@ describe('engram doctor', () => {
     // a lock and a temp file left by processes that died
     mkdirSync(path.join(vault, '.engram', 'locks'), { recursive: true });
     writeFileSync(path.join(vault, '.engram', 'locks', `${b}.lock`), `999999@${require('node:os').hostname()}`);
+    // the holder file of a process killed while it held no lock (its locks are links to it)
+    writeFileSync(path.join(vault, '.engram', 'locks', '999999.1764000000000.1.holder'), `999999@${require('node:os').hostname()}`);
     const temp = path.join(vault, 'episodic', `.${b}.md.999999.3.tmp`);
     writeFileSync(temp, 'half a write');
     utimesSync(temp, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
@@ -76,19 +78,22 @@ describe('engram doctor', () => {
       ['archived-alive', 'archive/Old note about the build cache.md', true],
       ['missing-link', 'episodic/The cache warmer runs at midnight.md', false],
       ['interrupted-consolidation', '.engram/consolidation-plan.json', false],
+      ['stale-lock', '.engram/locks/999999.1764000000000.1.holder', true],
       ['stale-lock', `.engram/locks/${b}.lock`, true],
       ['temp-file', `episodic/.${b}.md.999999.3.tmp`, true],
     ]);
     expect(found.findings[3].problem).toBe('links to mem-00000000gone, which no file holds');
+    expect(found.findings[5].problem).toBe('the lock holder file of pid 999999, no longer running');
     const human = await engram(vault, ['--now', NOW, 'doctor']);
     expect(human.code).toBe(1);
-    expect(human.stdout.trim().split('\n').pop()).toBe('7 problems, 3 fixable: run engram doctor --fix');
+    expect(human.stdout.trim().split('\n').pop()).toBe('8 problems, 4 fixable: run engram doctor --fix');
 
     const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
     expect(fixed.code).toBe(1);
-    expect(fixed.json()).toMatchObject({ fixed: 3, remaining: 4 });
+    expect(fixed.json()).toMatchObject({ fixed: 4, remaining: 4 });
     expect(fileOf(vault, c)).toBe('episodic/Old note about the build cache.md');
     expect(existsSync(path.join(vault, '.engram', 'locks', `${b}.lock`))).toBe(false);
+    expect(readdirSync(path.join(vault, '.engram', 'locks'))).toEqual([]);
     expect(existsSync(temp)).toBe(false);
   });
 

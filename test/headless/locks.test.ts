@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeLocks } from '../../headless/locks';
@@ -117,7 +118,8 @@ describe('locks', () => {
     // stale after an hour: taken over only because its holder is gone (waiting would time the test out)
     const locks = new NodeLocks(vault, 3_600_000);
     expect(await locks.withLock('mem-aaaaaaaaaaaa', async () => 'ran')).toBe('ran');
-    expect(readdirSync(path.join(vault, '.engram', 'locks'))).toEqual([]);
+    // the dead lock is gone; this process's holder file stays until it exits
+    expect(readdirSync(path.join(vault, '.engram', 'locks'))).toEqual([expect.stringMatching(new RegExp(`^${process.pid}\\.\\d+\\.\\d+\\.holder$`))]);
   }, 30_000);
 
   it('a consolidation lock whose holder died is taken over with its description: the folder taken next never names the dead run', async () => {
@@ -170,5 +172,85 @@ describe('locks', () => {
     if ('release' in lock) await lock.release();
     expect(require('node:fs').readFileSync(victim, 'utf8')).toBe('precious user data\n');
     expect(existsSync(path.join(vault, '.engram', 'locks', 'consolidate.lock'))).toBe(false);
+  });
+
+  describe('per-memory locks: hard links to one holder file per process', () => {
+    const fs = require('node:fs') as typeof import('node:fs');
+    const me = `${process.pid}@${require('node:os').hostname()}`;
+    const locksDir = (): string => path.join(vault, '.engram', 'locks');
+    const holders = (): string[] => readdirSync(locksDir()).filter((n) => n.endsWith('.holder'));
+
+    it('each lock is a link to the holder file: exclusive, naming its holder, no new inode (the 9,257 creates of a first consolidation)', async () => {
+      const locks = new NodeLocks(vault);
+      const seen: Array<{ ino: bigint; nlink: bigint; text: string }> = [];
+      for (const key of ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb']) {
+        await locks.withLock(key, async () => {
+          const lock = path.join(locksDir(), `${key}.lock`);
+          const st = fs.lstatSync(lock, { bigint: true });
+          seen.push({ ino: st.ino, nlink: st.nlink, text: fs.readFileSync(lock, 'utf8') });
+          // taken: the same key waits (fn never runs while it is held; a second take fails with EEXIST)
+          expect(() => fs.linkSync(path.join(locksDir(), holders()[0]!), lock)).toThrow(/EEXIST/);
+        });
+      }
+      expect(holders()).toHaveLength(1);
+      const holder = fs.lstatSync(path.join(locksDir(), holders()[0]!), { bigint: true });
+      expect(seen).toEqual([
+        { ino: holder.ino, nlink: 2n, text: me },
+        { ino: holder.ino, nlink: 2n, text: me },
+      ]);
+      expect(fs.readFileSync(path.join(locksDir(), holders()[0]!), 'utf8')).toBe(me);
+      expect(holder.nlink).toBe(1n); // both released
+      expect(readdirSync(locksDir())).toEqual(holders());
+    });
+
+    it('a lock is never taken older than a twentieth of the stale time: the holder file is stamped again once its clock has moved past that', async () => {
+      let now = 1_000_000;
+      const locks = new NodeLocks(vault, 10_000, { now: () => now });
+      await locks.withLock('mem-aaaaaaaaaaaa', async () => undefined);
+      const holder = path.join(locksDir(), holders()[0]!);
+      const old = new Date(Date.now() - 3_600_000);
+      fs.utimesSync(holder, old, old);
+      const ageOfLock = async (): Promise<number> =>
+        locks.withLock('mem-aaaaaaaaaaaa', async () => Date.now() - fs.lstatSync(path.join(locksDir(), 'mem-aaaaaaaaaaaa.lock')).mtimeMs);
+      now += 500; // within 10 s / 20: the times are not set again
+      expect(await ageOfLock()).toBeGreaterThan(3_500_000);
+      now += 1; // past it: stamped before the link
+      expect(await ageOfLock()).toBeLessThan(60_000);
+    });
+
+    it('a holder file removed meanwhile is made again; where no link can be made the lock is a file created exclusively', async () => {
+      const locks = new NodeLocks(vault);
+      await locks.withLock('mem-aaaaaaaaaaaa', async () => undefined);
+      fs.unlinkSync(path.join(locksDir(), holders()[0]!));
+      expect(await locks.withLock('mem-aaaaaaaaaaaa', async () => fs.lstatSync(path.join(locksDir(), 'mem-aaaaaaaaaaaa.lock')).nlink)).toBe(2);
+      expect(holders()).toHaveLength(1);
+      const linkSync = fs.linkSync;
+      fs.linkSync = (() => {
+        throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+      }) as typeof fs.linkSync;
+      try {
+        const other = new NodeLocks(vault);
+        const inside = await other.withLock('mem-bbbbbbbbbbbb', async () => {
+          const lock = path.join(locksDir(), 'mem-bbbbbbbbbbbb.lock');
+          return [fs.lstatSync(lock).nlink, fs.readFileSync(lock, 'utf8')];
+        });
+        expect(inside).toEqual([1, me]);
+      } finally {
+        fs.linkSync = linkSync;
+      }
+      expect(existsSync(path.join(locksDir(), 'mem-bbbbbbbbbbbb.lock'))).toBe(false);
+    });
+
+    it('a process removes its holder file when it exits', async () => {
+      const script = `
+        const { NodeLocks } = require(${JSON.stringify(LIB)});
+        const fs = require('node:fs');
+        new NodeLocks(${JSON.stringify(vault)}).withLock('mem-aaaaaaaaaaaa', async () => {
+          console.log(fs.readdirSync(${JSON.stringify(path.join(vault, '.engram', 'locks'))}).sort().join(' '));
+        });`;
+      const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+      expect(stdout.trim()).toMatch(/^\d+\.\d+\.1\.holder mem-aaaaaaaaaaaa\.lock$/);
+      expect(readdirSync(locksDir())).toEqual([]);
+    });
   });
 });
