@@ -4,6 +4,7 @@
  * parser, `engram --help` and `engram help COMMAND` are all generated from that table, so the
  * help never drifts from what the parser accepts.
  */
+import type { RecallEngine } from '../src/core/recall/recall';
 import type { RuntimeOptions } from './runtime';
 
 /** Standard streams, injected so tests run the CLI in-process. */
@@ -16,6 +17,16 @@ export interface CliIO {
   stdoutIsTTY?: boolean;
   cwd: string;
   env: Record<string, string | undefined>;
+  /** A recall engine held warm by `engram serve` (headless/serve.ts); absent in a command's own process. */
+  warm?: WarmRecall;
+}
+
+/** What `engram serve` lends the commands it runs: the vault's recall engine, kept current by a watch. */
+export interface WarmRecall {
+  /** The engine over the vault at `root` as it is now, and how many memory files it could not read; null for another vault. */
+  engine(root: string): Promise<{ engine: RecallEngine; unreadable: number } | null>;
+  /** Vector seeds for the queries, from the warm embedder and vectors (undefined: lexical only). */
+  vectorSeeds(queries: string[]): Promise<Array<Map<string, number> | undefined>>;
 }
 
 export interface OptionSpec {

@@ -37,6 +37,7 @@ import { GitCli } from './git';
 import { engramCommand, formatGitSetup, setupGit } from './git-setup';
 import { CURATION_COMMANDS } from './curation-commands';
 import { MCP_COMMANDS } from './mcp-command';
+import { SERVE_COMMANDS } from './serve-command';
 import { MERGE_COMMANDS } from './merge-commands';
 import { DOCTOR_COMMANDS } from './doctor';
 import { MIGRATE_COMMANDS } from './migrate-command';
@@ -519,9 +520,10 @@ export const COMMANDS: Record<string, Command> = {
       const query = checkQuery(context.args.join(' ').trim());
       if (query === '') throw new UsageError('recall: give a query (or --batch FILE.jsonl)');
       const runtime = openVault(context.runtime);
-      const { engine, unreadable } = await openRecallCounting(runtime.vault);
+      const warm = (await context.io.warm?.engine(runtime.root)) ?? null;
+      const { engine, unreadable } = warm ?? (await openRecallCounting(runtime.vault));
       warnUnreadable(context, unreadable);
-      const [vectorSeeds] = await queryVectors(runtime, context, [query]);
+      const [vectorSeeds] = warm ? await context.io.warm!.vectorSeeds([query]) : await queryVectors(runtime, context, [query]);
       const search = engine.search(query, { limit, radius, vectorSeeds }, runtime.vault.now());
       const found = (await hydrate(runtime.vault, search.hits)).map((h) => toResult(h, explain));
       const results = o.touch ? await touchResults(runtime.vault, found) : found;
@@ -551,9 +553,10 @@ export const COMMANDS: Record<string, Command> = {
       const { vault } = runtime;
       const budget = count(context.options.budget as string | undefined, vault.settings.tokenBudget, ARGUMENT_RANGES.contextBudget, '--budget');
       const query = checkQuery(context.options.hook ? hookPrompt(context) : context.args.join(' ').trim());
-      const { engine, unreadable } = await openRecallCounting(vault);
+      const warm = (await context.io.warm?.engine(runtime.root)) ?? null;
+      const { engine, unreadable } = warm ?? (await openRecallCounting(vault));
       warnUnreadable(context, unreadable);
-      const [vectorSeeds] = query === '' ? [undefined] : await queryVectors(runtime, context, [query]);
+      const [vectorSeeds] = query === '' ? [undefined] : warm ? await context.io.warm!.vectorSeeds([query]) : await queryVectors(runtime, context, [query]);
       const result = await agentContext(vault, engine, query, { budget, peek: Boolean(context.options.peek), vectorSeeds });
       return print(context, result, () => formatAgentContext(result));
     },
@@ -631,6 +634,7 @@ export const COMMANDS: Record<string, Command> = {
   capture: captureCommand,
   ...CURATION_COMMANDS,
   ...MCP_COMMANDS,
+  ...SERVE_COMMANDS,
   export: exportCommand,
   loops: loopsCommand,
   validate: validateCommand,

@@ -1,6 +1,10 @@
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
+import { viaServer } from './serve-client';
+import { servedCommand } from './serve-protocol';
+import { readStdinSync } from './stdin';
+import { writeAllSync } from './stdout';
 
 /**
  * The `engram` executable (dist/engram.js): runs the CLI bundle (dist/engram-cli.js) through
@@ -17,16 +21,41 @@ const bundle = nodePath.join(__dirname, 'engram-cli.js');
  * module, beside the bundle, so names resolve from the same place.
  */
 (globalThis as Record<symbol, unknown>)[Symbol.for('engram.import')] = (name: string): Promise<unknown> => import(name);
-const source = readSource(bundle);
-if (source.length === 0) {
-  // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
-  // it would run nothing and exit 0, a `remember` that said it succeeded without remembering
-  process.stderr.write(`engram: ${bundle} is empty (being installed or built right now?): run the command again\n`);
-  process.exit(1);
+/** The command run here: the bundle through the code cache. `stdin`: standard input the client already read (main.ts takes it). */
+function runHere(stdin: string | null): void {
+  if (stdin !== null) (globalThis as Record<symbol, unknown>)[Symbol.for('engram.stdin')] = stdin;
+  const source = readSource(bundle);
+  if (source.length === 0) {
+    // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
+    // it would run nothing and exit 0, a `remember` that said it succeeded without remembering
+    process.stderr.write(`engram: ${bundle} is empty (being installed or built right now?): run the command again\n`);
+    process.exit(1);
+  }
+  const cli = new CachedBundle(bundle, source, cacheFileFor(bundle, process.argv.slice(2), processSettings(homedir, tmpdir)));
+  if (cli.needsSave)
+    process.once('exit', (code) => {
+      if (code === 0) cli.save();
+    });
+  cli.run();
 }
-const cli = new CachedBundle(bundle, source, cacheFileFor(bundle, process.argv.slice(2), processSettings(homedir, tmpdir)));
-if (cli.needsSave)
-  process.once('exit', (code) => {
-    if (code === 0) cli.save();
+
+// recall, context and touch go to the vault's `engram serve` when one runs (headless/serve-client.ts)
+const argv = process.argv.slice(2);
+if (servedCommand(argv) && !process.env.ENGRAM_NO_SERVE) {
+  void viaServer({
+    argv,
+    cwd: process.cwd(),
+    env: process.env,
+    platform: process.platform,
+    bundle,
+    readStdin: () => readStdinSync(0),
+    isatty: (fd) => (require('node:tty') as typeof import('node:tty')).isatty(fd),
+    stdout: (text) => writeAllSync(1, text),
+    stderr: (text) => writeAllSync(2, text),
+    chdir: (dir) => process.chdir(dir),
+    processCwd: () => process.cwd(),
+  }).then(({ status, stdin }) => {
+    if (status === null) runHere(stdin);
+    else process.exitCode = status;
   });
-cli.run();
+} else runHere(null);

@@ -15,7 +15,8 @@ const isatty = (fd: number): boolean => (require('node:tty') as typeof import('n
 void runCli(process.argv.slice(2), {
   stdout: (text) => writeAllSync(1, text),
   stderr: (text) => process.stderr.write(text),
-  readStdin: () => readStdinSync(0),
+  // what the launcher read for `engram serve` before it fell back to running the command here
+  readStdin: () => handedStdin() ?? readStdinSync(0),
   get stdinIsTTY() {
     return isatty(0);
   },
@@ -27,3 +28,12 @@ void runCli(process.argv.slice(2), {
 }).then((code) => {
   process.exitCode = code;
 });
+
+/** Standard input the launcher already read (dist/engram.js, for a server that sent the command back), once. */
+function handedStdin(): string | null {
+  const key = Symbol.for('engram.stdin');
+  const g = globalThis as Record<symbol, unknown>;
+  const text = g[key];
+  delete g[key];
+  return typeof text === 'string' ? text : null;
+}

@@ -1,4 +1,4 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import { bpeCounter, sortedRankOf, type SortedRanks } from '../src/core/bpe-count';
@@ -10,6 +10,7 @@ import { parseTimestamp } from '../src/core/time';
 import { LAYOUT, Vault } from '../src/core/vault';
 import { NodeFileStore } from './fs-files';
 import { NodeLocks } from './locks';
+import { readRegularFile, vaultRoot } from './vault-root';
 
 /** Where the vault is and what time it is: everything a command needs to open the vault. */
 export interface RuntimeOptions {
@@ -20,42 +21,7 @@ export interface RuntimeOptions {
   env: Record<string, string | undefined>;
 }
 
-/**
- * The memory folder: the folder that holds `.engram/` (`--vault DIR`, else `$ENGRAM_VAULT`, else
- * the current folder if it holds `.engram/`). DIR may also be the Obsidian vault the memory
- * folder sits in: a folder with `.obsidian/` and no `.engram/` of its own stands for the memory
- * folder the Engram plugin uses there (its `folder` setting, `memory` by default), so the same
- * path works for the plugin, the runner, MCP and cron.
- */
-export function vaultRoot(options: RuntimeOptions): string {
-  const dir = options.vault ?? options.env.ENGRAM_VAULT;
-  if (dir) return memoryFolderIn(nodePath.resolve(options.cwd, dir));
-  if (existsSync(nodePath.join(options.cwd, LAYOUT.machine))) return options.cwd;
-  throw new UsageError('no memory folder: pass --vault DIR or set ENGRAM_VAULT (the folder holding .engram/, or the Obsidian vault it is in)');
-}
-
-/** The Obsidian plugin's id: its settings are `.obsidian/plugins/<id>/data.json`. */
-export const PLUGIN_ID = 'engram-memory';
-
-/** DIR itself when it is a memory folder or no Obsidian vault; else the plugin's memory folder in it. */
-export function memoryFolderIn(dir: string): string {
-  if (existsSync(nodePath.join(dir, LAYOUT.machine)) || !existsSync(nodePath.join(dir, '.obsidian'))) return dir;
-  const folder = pluginFolderSetting(dir);
-  return folder ? nodePath.join(dir, folder) : dir;
-}
-
-/** The plugin's `folder` setting in an Obsidian vault (`memory` when the plugin has saved none). */
-function pluginFolderSetting(obsidianVault: string): string {
-  const data = nodePath.join(obsidianVault, '.obsidian', 'plugins', PLUGIN_ID, 'data.json');
-  try {
-    const parsed: unknown = JSON.parse(readRegularFile(data));
-    const folder = parsed && typeof parsed === 'object' ? (parsed as { folder?: unknown }).folder : undefined;
-    if (typeof folder === 'string' && !folder.split(/[\\/]/).includes('..')) return folder.replace(/^\/+|\/+$/g, '');
-  } catch {
-    // no settings saved yet (or unreadable): the plugin's default
-  }
-  return 'memory';
-}
+export { memoryFolderIn, PLUGIN_ID, vaultRoot } from './vault-root';
 
 export function parseNow(value: string | undefined): number | null {
   if (value === undefined) return null;
@@ -70,9 +36,15 @@ export function parseNow(value: string | undefined): number | null {
  * where there is none (the sources run by the tests) and for a text holding `<|`, whose special
  * tokens gpt-tokenizer refuses as it always did. The same counts: test/headless/token-count.test.ts.
  */
+/**
+ * One counter a process, shared by the vaults it opens: the merges it has counted stay counted
+ * (bpeCounter's cache), which is what a long-lived process (engram serve, engram mcp) asks for
+ * again and again. Counts are the same either way.
+ */
+let exact: ((text: string) => number) | null = null;
+let sorted: ((text: string) => number) | null | undefined;
+
 function lazyTokenCounter(): TokenCounter {
-  let exact: ((text: string) => number) | null = null;
-  let sorted: ((text: string) => number) | null | undefined;
   const gptTokenizer = (): ((text: string) => number) =>
     (exact ??= (require('gpt-tokenizer/encoding/cl100k_base') as { countTokens: (t: string) => number }).countTokens);
   return {
@@ -88,17 +60,6 @@ function sortedTableCounter(): ((text: string) => number) | null {
   const file = nodePath.join(__dirname, 'cl100k.js');
   if (!existsSync(file)) return null;
   return bpeCounter(sortedRankOf(require(file) as SortedRanks));
-}
-
-/** A regular file's text, opened without blocking: a FIFO in its place is an error, not a hang. */
-function readRegularFile(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export function loadSettings(root: string): EngramSettings {

@@ -8,7 +8,7 @@
 // README's speed section from the run; --imports N sets the import row's samples. Wall time is measured here; CPU
 // time (user + system) and peak memory come from GNU time when /usr/bin/time is there: on a
 // loaded machine CPU time says more than wall time. The load average is printed with the table.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -68,9 +68,9 @@ const record = (row, who, sample) => {
   byWho.get(who).push(sample);
 };
 /** `rounds` rounds; each runs `step(build index)` for every build, in alternating order, and node -e 0. */
-function alternate(row, rounds, step) {
+function alternate(row, rounds, step, only = null) {
   for (let r = 0; r < rounds; r++) {
-    const order = builds.map((_, i) => i);
+    const order = only ?? builds.map((_, i) => i);
     if (r % 2 === 1) order.reverse();
     record(row, 'node', run([process.execPath, '-e', '0']));
     for (const i of order) record(row, i, step(i, r));
@@ -124,6 +124,26 @@ try {
     run(cli(i, 'touch', ids[i][(r + 7) % ids[i].length]));
     return run(cli(i, '--json', 'recall', queries[r]));
   });
+  // with `engram serve` running on this build's vault (older builds have no server): the
+  // command's CPU is the client process's plus what the server spent on it (its threads'
+  // schedstat, nanoseconds); the wall time is the client's, from start to exit
+  const served = await serveOn(builds[0].engram, vaults[0]);
+  if (served) {
+    try {
+      const withServer = (argv) => {
+        const before = served.cpuNs();
+        const sample = run(argv);
+        const server = (served.cpuNs() - before) / 1e6;
+        return { ...sample, cpu: sample.cpu === null ? null : sample.cpu + server, server };
+      };
+      for (const argv of [cli(0, '--json', 'recall', queries[48]), cli(0, 'context', queries[48]), cli(0, 'touch', ids[0][48])]) withServer(argv);
+      alternate(`recall at ${SIZE}, engram serve running`, RUNS, (i, r) => withServer(cli(i, '--json', 'recall', queries[r])), [0]);
+      alternate(`context at ${SIZE}, engram serve running`, RUNS, (i, r) => withServer(cli(i, 'context', queries[r])), [0]);
+      alternate(`touch of one memory at ${SIZE}, engram serve running`, RUNS, (i, r) => withServer(cli(i, 'touch', ids[i][(r + 20) % ids[i].length])), [0]);
+    } finally {
+      served.stop();
+    }
+  }
   alternate(`remember one memory into the ${SIZE} vault`, RUNS, (i, r) => run(cli(i, 'remember', `Bench note ${r}: the partner webhook retry budget moved to ${r + 3} attempts.`)));
   alternate(`first consolidate of the ${SIZE} vault (lexical)`, 1, (i) => run(cli(i, 'consolidate')));
 
@@ -142,13 +162,15 @@ try {
     const nc = TIME ? median(node.map((s) => s.cpu)) : null;
     const of = (i) => {
       const s = byWho.get(i);
+      if (!s) return null;
       return { wall: median(s.map((x) => x.wall)), cpu: TIME ? median(s.map((x) => x.cpu)) : null, mb: TIME ? median(s.map((x) => x.mb)) : null };
     };
     const ref = builds.length > 1 ? of(1) : null;
     for (const [i, b] of builds.entries()) {
       const m = of(i);
+      if (!m) continue;
       const cells = [row, b.name, fmt(m.wall), ratio(m.wall, nw), fmt(m.cpu), ratio(m.cpu, nc), fmt(m.mb)];
-      if (ref) cells.push(ratio(m.wall, ref.wall), ratio(m.cpu, ref.cpu));
+      if (builds.length > 1) cells.push(ref ? ratio(m.wall, ref.wall) : '', ref ? ratio(m.cpu, ref.cpu) : '');
       console.log(`| ${cells.join(' | ')} |`);
     }
   }
@@ -183,6 +205,9 @@ function headline(importOverWrite) {
     remember: `remember one memory into the ${SIZE} vault`,
     imp: `import of ${SIZE} JSONL lines into a new vault`,
     consolidate: `first consolidate of the ${SIZE} vault (lexical)`,
+    servedRecall: `recall at ${SIZE}, engram serve running`,
+    servedContext: `context at ${SIZE}, engram serve running`,
+    servedTouch: `touch of one memory at ${SIZE}, engram serve running`,
   };
   const targets = [
     ['first recall without cache', of(r.first, 0) / node(r.first), 'x node -e 0', 10],
@@ -190,6 +215,13 @@ function headline(importOverWrite) {
     ['cold context', of(r.context, 0) / node(r.context), 'x node -e 0', 1.5],
     ['cold touch', of(r.touch, 0) / node(r.touch), 'x node -e 0', 1.5],
     ['remember', of(r.remember, 0) / of(r.recall, 0), 'x a cold recall', 1.5],
+    ...(rows.has(r.servedRecall)
+      ? [
+          ['recall, engram serve running', of(r.servedRecall, 0) / node(r.servedRecall), 'x node -e 0', 1.5],
+          ['context, engram serve running', of(r.servedContext, 0) / node(r.servedContext), 'x node -e 0', 1.5],
+          ['touch, engram serve running', of(r.servedTouch, 0) / node(r.servedTouch), 'x node -e 0', 1.5],
+        ]
+      : []),
     ['import', importOverWrite, 'x writeFileSync (wall)', 4],
   ];
   if (other) {
@@ -226,7 +258,8 @@ function writeReadme(targets) {
   ];
   for (const row of rows.keys()) {
     const mine = cell(row, 0);
-    lines.push(`| ${row} | ${mine.toFixed(0)} | ${(mine / cell(row, 'node')).toFixed(2)}x${other ? ` | ${(mine / cell(row, 1)).toFixed(2)}x` : ''} |`);
+    const theirs = other ? cell(row, 1) : null;
+    lines.push(`| ${row} | ${mine.toFixed(0)} | ${(mine / cell(row, 'node')).toFixed(2)}x${other ? ` | ${theirs ? `${(mine / theirs).toFixed(2)}x` : '(no server)'}` : ''} |`);
   }
   lines.push('', '| target (issue 23) | now | goal |', '|---|---:|---:|');
   for (const [name, ratio, against, target] of targets) lines.push(`| ${name}, ${against} | ${ratio.toFixed(2)}x | ≤ ${target}x |`);
@@ -237,4 +270,29 @@ function writeReadme(targets) {
   else text = text.replace('\n## More\n', `\n## Speed\n\n${block}\n\n## More\n`);
   writeFileSync(file, text);
   console.log(`\nREADME.md: speed section written (${Buffer.byteLength(text)} bytes)`);
+}
+
+/**
+ * `engram serve` on a vault, started and ready (it has said "serving"); null for a build without
+ * the command. cpuNs: the CPU time of all its threads so far (Linux /proc schedstat; 0 elsewhere).
+ */
+async function serveOn(engram, vault) {
+  const child = spawn(process.execPath, [engram, '--vault', vault, '--now', NOW, 'serve'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const ready = await new Promise((resolve) => {
+    child.stderr.on('data', (d) => {
+      log += d.toString();
+      if (log.includes('serving')) resolve(true);
+    });
+    child.once('exit', () => resolve(false));
+  });
+  if (!ready) return null;
+  const cpuNs = () => {
+    try {
+      return readdirSync(`/proc/${child.pid}/task`).reduce((sum, t) => sum + Number(readFileSync(`/proc/${child.pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]), 0);
+    } catch {
+      return 0;
+    }
+  };
+  return { cpuNs, stop: () => child.kill('SIGTERM') };
 }

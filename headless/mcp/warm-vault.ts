@@ -315,6 +315,27 @@ export class WarmVault {
     return this.engineValue;
   }
 
+  /** The documents loaded and indexed now, at once (what the preload does in slices): from then on unreadable() counts. */
+  async loadNow(): Promise<void> {
+    await this.engine();
+    while (this.background) await this.background;
+    if (this.live || !this.current) return;
+    this.pending = this.loadDocs(this.current.vault);
+    try {
+      await this.pending;
+    } finally {
+      this.pending = null;
+    }
+  }
+
+  /**
+   * Memory files listed that the engine holds no document for (they could not be read as
+   * memories), once the documents are loaded (loadNow, the preload, a change); 0 before.
+   */
+  unreadable(): number {
+    return this.live && this.engineValue ? Math.max(0, this.known.size - this.engineValue.size) : 0;
+  }
+
   /** The configured embedder (kept: loading a model is slow), or null. */
   embedder(): Embedder | null {
     const { vault, root } = this.runtime();

@@ -1,0 +1,69 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { engram, initVault } from '../helpers/cli';
+
+/**
+ * The built `engram` (dist/engram.js) with `engram serve` running: recall, context --hook and a
+ * usage error print and exit as without a server (ENGRAM_NO_SERVE=1), the server answers them
+ * (its count, on SIGTERM), and once it is stopped the socket is gone and the commands run in
+ * their own process again. serve.test.ts tests the server and the client in process.
+ */
+const ENGRAM = path.join(__dirname, '..', '..', 'dist', 'engram.js');
+const NOW = '2026-11-10T10:00:00Z';
+
+function run(vault: string, args: string[], env: Record<string, string> = {}, input = '') {
+  const res = spawnSync(process.execPath, [ENGRAM, '--vault', vault, ...args], { input, env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1', ...env } });
+  return { status: res.status, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
+}
+
+describe('dist/engram.js with engram serve', () => {
+  let vault: string;
+  let cleanup: () => void;
+  let server: ChildProcess | null = null;
+  beforeAll(async () => {
+    ({ vault, cleanup } = await initVault('engram-serve-launcher-'));
+    for (const [i, text] of ['Retries use exponential backoff from 200 ms.', 'Webhook signatures are checked with HMAC over the raw body.'].entries()) {
+      await engram(vault, ['--now', `2026-11-0${i + 1}T10:00:00Z`, 'remember', text]);
+    }
+  });
+  afterAll(() => {
+    server?.kill('SIGKILL');
+    cleanup();
+  });
+
+  it('answers recall, context --hook and a usage error as the command does alone, then stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'serve'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1' } });
+    server = child;
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        log += d.toString();
+        if (log.includes('serving')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${log}`)));
+    });
+    expect(log).toBe(`engram serve: serving ${vault} on ${path.join(vault, '.engram', 'serve.sock')}\n`);
+    const hook = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'webhook signatures' });
+    const cases: Array<[string[], string]> = [
+      [['--now', NOW, '--json', 'recall', 'retry backoff'], ''],
+      [['--now', NOW, 'context', '--hook'], hook],
+      [['--now', NOW, 'recall', '--limit', 'none', 'retry'], ''],
+    ];
+    for (const [args, input] of cases) {
+      const served = run(vault, args, {}, input);
+      const alone = run(vault, args, { ENGRAM_NO_SERVE: '1' }, input);
+      expect([args, served]).toEqual([args, alone]);
+    }
+    expect(run(vault, ['--now', NOW, 'context', '--hook'], {}, hook).stdout).toContain('HMAC');
+    expect(run(vault, ['recall', '--limit', 'none', 'retry']).status).toBe(2);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    server = null;
+    expect(log.split('\n').slice(1)).toEqual(['engram serve: stopped: 5 commands answered, 0 sent back', '']);
+    expect(existsSync(path.join(vault, '.engram', 'serve.sock'))).toBe(false);
+    // the commands run in their own process again
+    expect(run(vault, ['--now', NOW, '--json', 'recall', 'retry backoff'])).toEqual(run(vault, ['--now', NOW, '--json', 'recall', 'retry backoff'], { ENGRAM_NO_SERVE: '1' }));
+  });
+});
