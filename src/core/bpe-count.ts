@@ -48,19 +48,20 @@ export function bpeCounter(rankOf: RankOf): (text: string) => number {
       if (at > 0) pairRanks[at - 1] = rank(at - 1);
     }
   };
+  // each piece's count by its text: a word met again (most of a text's pieces, and all of them
+  // when a process counts the same memories again) costs one look-up, not its UTF-8 bytes and a
+  // search of the table
   return (text) => {
     let n = 0;
     for (const match of text.matchAll(PIECES)) {
-      const piece = bytesOf(match[0]);
-      if (rankOf(piece) !== undefined) n++;
-      else {
-        let count = cache.get(piece);
-        if (count === undefined) {
-          count = merge(piece);
-          if (cache.size < 50_000) cache.set(piece, count);
-        }
-        n += count;
+      const piece = match[0];
+      let count = cache.get(piece);
+      if (count === undefined) {
+        const bytes = bytesOf(piece);
+        count = rankOf(bytes) !== undefined ? 1 : merge(bytes);
+        if (cache.size < 50_000) cache.set(piece, count);
       }
+      n += count;
     }
     return n;
   };
