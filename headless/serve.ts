@@ -6,7 +6,7 @@ import type { CliIO, WarmRecall } from './command';
 import { runCli } from './cli';
 import { WarmVault } from './mcp/warm-vault';
 import { openVault, vaultRoot, type RuntimeOptions } from './runtime';
-import { PROTOCOL, SERVED_COMMANDS, SOCKET_NAME, SOCKET_PATH_MAX, socketPath, type Reply, type Request } from './serve-protocol';
+import { PROTOCOL, SOCKET_NAME, SOCKET_PATH_MAX, socketPath, type Reply, type Request } from './serve-protocol';
 
 /**
  * `engram serve`: one vault held warm for the command line. The launcher (dist/engram.js,
@@ -35,6 +35,8 @@ export interface ServeOptions {
   /** Messages for the person who started the server (stderr). */
   log: (message: string) => void;
   platform?: string;
+  /** A warm vault to share (engram mcp's): not loaded at start nor closed here, its warnings its owner's. */
+  warm?: WarmVault;
   /** The idle timer (tests inject one); setTimeout's by default. */
   timer?: (run: () => void, ms: number) => { cancel(): void };
 }
@@ -62,17 +64,19 @@ export class CliServer {
   constructor(private readonly options: ServeOptions) {
     this.root = vaultRoot(options.runtime);
     this.socket = socketPath(this.root, options.platform);
-    this.warm = new WarmVault({ ...options.runtime, vault: this.root }, (message) => {
-      if (this.current) this.current.stderr(`engram: ${message}\n`);
-      else options.log(message);
-    });
+    this.warm =
+      options.warm ??
+      new WarmVault({ ...options.runtime, vault: this.root }, (message) => {
+        if (this.current) this.current.stderr(`engram: ${message}\n`);
+        else options.log(message);
+      });
   }
 
   /** Loads the vault (every document, indexed), then listens. Throws when the vault is served already. */
   async start(): Promise<void> {
     openVault({ ...this.options.runtime, vault: this.root }); // not a vault: an error now, not a dead server
-    await this.warm.engine();
-    await this.warm.loadNow();
+    // its own vault loaded before it listens: the first command is answered as fast as the next
+    if (!this.options.warm) await this.warm.loadNow();
     const net = require('node:net') as typeof import('node:net');
     // a path longer than sun_path is reached by its name from its folder (the client does the same):
     // this process stays in that folder, where the socket file is removed when it stops
@@ -109,7 +113,7 @@ export class CliServer {
     this.idle?.cancel();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await this.queue;
-    this.warm.close();
+    if (!this.options.warm) this.warm.close();
     this.resolveClosed?.();
   }
 
@@ -199,6 +203,7 @@ export class CliServer {
   private readonly recall: WarmRecall = {
     engine: async (root) => {
       if (root !== this.root) return null;
+      await this.warm.loadNow(); // the documents, for the count of unreadable files (at once after start)
       const engine = await this.warm.engine();
       return { engine, unreadable: this.warm.unreadable() };
     },
@@ -230,4 +235,21 @@ function answers(net: typeof import('node:net'), path: string): Promise<boolean>
   });
 }
 
-export { SERVED_COMMANDS };
+
+/**
+ * The command line's socket served by a process that holds the vault warm anyway (engram mcp):
+ * null, quietly, when another process serves it already or ENGRAM_NO_SERVE is set; a failure to
+ * listen is said and the process goes on without it.
+ */
+export async function serveAlongside(options: Omit<ServeOptions, 'idleMs'> & { warm: WarmVault }): Promise<CliServer | null> {
+  if (options.runtime.env.ENGRAM_NO_SERVE) return null;
+  const server = new CliServer({ ...options, idleMs: null });
+  try {
+    await server.start();
+    options.log(`recall, context and touch at the command line are answered here too (${server.socket})`);
+    return server;
+  } catch (error) {
+    if (!(error instanceof EngramError && error.message.includes('is served already'))) options.log(`not serving the command line: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import * as nodePath from 'node:path';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -7,6 +8,8 @@ import type { RuntimeOptions } from '../runtime';
 import { StdioLines } from './stdio-lines';
 import { registerTools } from './tools';
 import { WarmVault } from './warm-vault';
+import { serveAlongside } from '../serve';
+import { buildStamp } from '../serve-protocol';
 
 /**
  * `engram mcp`: Engram as an MCP server (the Model Context Protocol, on the official SDK), over
@@ -40,6 +43,7 @@ export function buildServer(warm: WarmVault, version: string): McpServer {
 export async function serveStdio(options: McpOptions): Promise<void> {
   const warm = new WarmVault(options.runtime, (m) => options.log(m), true);
   warm.runtime(); // a vault that cannot be opened fails now, not at the first request
+  const cli = await serveAlongside({ runtime: options.runtime, build: buildStamp(nodePath.join(__dirname, 'engram-cli.js')), log: options.log, warm });
   const server = buildServer(warm, options.version);
   // One bad line (not JSON, not JSON-RPC, over the size limit) is answered with an error and the
   // server goes on; at the end of stdin the requests already read are answered first.
@@ -48,6 +52,7 @@ export async function serveStdio(options: McpOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   await server.connect(transport); // the SDK chains its own onerror after ours
   await closed;
+  await cli?.close();
   warm.close();
   await server.close().catch(() => undefined);
 }
@@ -69,6 +74,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
   }
   const warm = new WarmVault(options.runtime, (m) => options.log(m), true);
   warm.runtime();
+  const cli = await serveAlongside({ runtime: options.runtime, build: buildStamp(nodePath.join(__dirname, 'engram-cli.js')), log: options.log, warm });
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.log(`request failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -101,7 +107,10 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());
   });
-  http.on('close', () => warm.close());
+  http.on('close', () => {
+    void cli?.close();
+    warm.close();
+  });
   return http;
 }
 

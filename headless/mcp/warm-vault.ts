@@ -317,6 +317,7 @@ export class WarmVault {
 
   /** The documents loaded and indexed now, at once (what the preload does in slices): from then on unreadable() counts. */
   async loadNow(): Promise<void> {
+    if (this.live) return;
     await this.engine();
     while (this.background) await this.background;
     if (this.live || !this.current) return;

@@ -66,4 +66,29 @@ describe('dist/engram.js with engram serve', () => {
     // the commands run in their own process again
     expect(run(vault, ['--now', NOW, '--json', 'recall', 'retry backoff'])).toEqual(run(vault, ['--now', NOW, '--json', 'recall', 'retry backoff'], { ENGRAM_NO_SERVE: '1' }));
   });
+
+  it('engram mcp answers the command line too while it runs, and only one process serves a vault', async () => {
+    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'mcp'], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1' } });
+    server = child;
+    let log = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        log += d.toString();
+        if (log.includes('answered here too')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`mcp exited ${code}: ${log}`)));
+    });
+    const socket = path.join(vault, '.engram', 'serve.sock');
+    expect(log).toBe(`engram mcp: recall, context and touch at the command line are answered here too (${socket})\n`);
+    // a second server finds the vault served
+    const second = run(vault, ['serve']);
+    expect([second.status, second.stderr]).toEqual([1, `engram: ${vault} is served already (${socket})\n`]);
+    const args = ['--now', NOW, '--json', 'recall', 'webhook signatures'];
+    expect(run(vault, args)).toEqual(run(vault, args, { ENGRAM_NO_SERVE: '1' }));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.stdin!.end();
+    expect(await exited).toBe(0);
+    server = null;
+    expect(existsSync(socket)).toBe(false);
+  });
 });

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
-import { CliServer } from '../../headless/serve';
+import { WarmVault } from '../../headless/mcp/warm-vault';
+import { CliServer, serveAlongside } from '../../headless/serve';
 import { viaServer, type ClientProcess } from '../../headless/serve-client';
 import { buildStamp, fnv1a, servedCommand, socketPath, SOCKET_PATH_MAX } from '../../headless/serve-protocol';
 import { MACHINE_FOLDER } from '../../headless/vault-root';
@@ -191,6 +192,29 @@ describe('engram serve', () => {
     // a second server for the same vault is refused
     const second = new CliServer({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', idleMs: null, log: () => undefined });
     await expect(second.start()).rejects.toThrow(`${vault} is served already (${path.join(vault, '.engram', 'serve.sock')})`);
+  });
+
+  it('alongside a warm vault of its own (engram mcp): answers the command line, one process a vault, the warm vault left open', async () => {
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, true);
+    const log: string[] = [];
+    try {
+      const alongside = await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', log: (m) => log.push(m), warm });
+      expect(alongside).not.toBeNull();
+      server = alongside!;
+      const argv = ['--now', NOW, '--json', 'recall', 'webhook signatures'];
+      const served = await client(vault, argv);
+      expect([served.status, served.stdout]).toEqual([0, (await here(vault, argv)).stdout]);
+      expect(server.counts).toEqual({ served: 1, fallback: 0 });
+      // a second process finds it served and goes on quietly; ENGRAM_NO_SERVE: none is tried
+      expect(await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', log: (m) => log.push(m), warm })).toBeNull();
+      expect(await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: { ENGRAM_NO_SERVE: '1' } }, build: '', log: (m) => log.push(m), warm })).toBeNull();
+      expect(log).toEqual([`recall, context and touch at the command line are answered here too (${path.join(vault, '.engram', 'serve.sock')})`]);
+      await server.close();
+      expect(existsSync(path.join(vault, '.engram', 'serve.sock'))).toBe(false);
+      expect((await warm.engine()).size).toBe(4); // still the owner's
+    } finally {
+      warm.close();
+    }
   });
 
   it('stops after --idle minutes without a request; each request starts the wait again', async () => {
