@@ -1,4 +1,4 @@
-import { existsSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import * as nodePath from 'node:path';
 import { EngramError } from '../src/core/errors';
@@ -93,6 +93,8 @@ export class CliServer {
       server.once('error', reject);
       server.listen(address, () => {
         server.off('error', reject);
+        // the owner's only: a command run here writes to the vault (touch) with this process's rights
+        if (this.options.platform !== 'win32') chmodSync(this.socket, 0o600);
         resolve();
       });
     });

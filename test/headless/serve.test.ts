@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
 import { WarmVault } from '../../headless/mcp/warm-vault';
@@ -82,7 +82,7 @@ describe('engram serve', () => {
 
   it('recall, context and touch print what they print in their own process, and the server counts them', async () => {
     await start();
-    expect(existsSync(path.join(vault, '.engram', 'serve.sock'))).toBe(true);
+    expect(statSync(path.join(vault, '.engram', 'serve.sock')).mode & 0o777).toBe(0o600);
     for (const argv of [
       ['--now', NOW, '--json', 'recall', 'retry backoff'],
       ['--now', NOW, 'recall', 'deploys', '--limit', '1'],
