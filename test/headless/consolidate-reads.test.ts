@@ -89,6 +89,54 @@ describe('consolidation reads each memory once', () => {
   });
 });
 
+describe('new patterns are written without a look-up of their ids', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeEach(async () => ({ vault, cleanup } = await initVault()));
+  afterEach(() => cleanup());
+
+  /** A file store that counts the listings of episodic/ (each look-up of an id no row holds lists every memory folder). */
+  class ListingStore extends NodeFileStore {
+    listings = 0;
+    override async listStats(rel: string): Promise<Array<import('../../src/core/ports').FileStat & { name: string }>> {
+      if (rel === 'episodic') this.listings++;
+      return super.listStats(rel);
+    }
+  }
+  const GROUPS = ['the session expiry test flaked on CI because its timeout is too short', 'the ledger refund webhook retried twice and posted a duplicate entry', 'the cache warmer job crashed at midnight when redis was restarting'];
+  const episode = (id: string, text: string, created: string) =>
+    `---\nid: ${id}\ncategory: episodic\ncreated_at: "${created}"\nlast_accessed_at: "${created}"\ntier: active\n---\n${text}\n`;
+
+  it('three new patterns: the vault is listed as often as for none, and each is written once, as a run that looks each up writes it', async () => {
+    const ids: string[] = [];
+    GROUPS.forEach((text, g) => {
+      for (let k = 0; k < 3; k++) {
+        const id = `mem-grp${g}ep${k}000000`.slice(0, 16);
+        ids.push(id);
+        const words = text.split(' ');
+        // each copy with one word left out: similar, not identical
+        writeFileSync(path.join(vault, 'episodic', `${id}.md`), episode(id, `${words.filter((_, w) => w !== k + 1).join(' ')}.`, `2026-11-2${k + 1}T10:00:00Z`));
+      }
+    });
+    for (const id of ids) utimesSync(path.join(vault, 'episodic', `${id}.md`), OLD, OLD);
+    const runWith = async (files: NodeFileStore) => {
+      const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+      const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0 });
+      return report.steps.find((s) => s.step === 'cluster')!;
+    };
+    const files = new ListingStore(vault);
+    const cluster = await runWith(files);
+    expect([cluster.count, cluster.note]).toEqual([3, '3 new semantic, 0 reinforced (lexical similarity)']);
+    const semantic = readdirSync(path.join(vault, 'semantic')).sort();
+    expect(semantic).toHaveLength(3);
+    // the load scans each folder (no listStats); a look-up of each new pattern's id listed them all again (3)
+    expect(files.listings).toBe(0);
+    // a second run finds each pattern (reinforces none: nothing new) and writes no other
+    const again = await runWith(new ListingStore(vault));
+    expect([again.count, readdirSync(path.join(vault, 'semantic')).sort()]).toEqual([0, semantic]);
+  });
+});
+
 describe('NodeFileStore.readVersioned and unchanged', () => {
   let vault: string;
   let cleanup: () => void;
