@@ -1,0 +1,57 @@
+import { findDates, findDatesCounting } from '../../../src/core/recall/dates';
+
+/**
+ * findDates skips numbers that begin no date or duration (inertNumber) without trying the
+ * parser on them: the same mentions and durations as trying every form on each number.
+ */
+
+const ANCHOR = Date.parse('2023-06-14T15:00:00Z');
+
+function same(text: string): void {
+  const fast = findDatesCounting(text, ANCHOR, true);
+  const slow = findDatesCounting(text, ANCHOR, false);
+  expect({ text, mentions: fast.mentions, durations: fast.durations }).toEqual({ text, mentions: slow.mentions, durations: slow.durations });
+  expect(findDates(text, ANCHOR)).toEqual({ mentions: slow.mentions, durations: slow.durations });
+}
+
+describe('the inert-number shortcut of findDates', () => {
+  it('hands the parser no number that is no year, has no unit after it and (one or two digits) no month or "of"', () => {
+    // term182, term3o9 (3, 9), 9729: inert; "2 days" is a duration, 2019 a year, "12 of May" and "3 sept" dates
+    const text = 'Observation 9729: term182 term3o9 2 days, 2019, 12 of May, 3 sept, 31 dec, 45 jan, 007 weeks';
+    const fast = findDatesCounting(text, ANCHOR, true);
+    const slow = findDatesCounting(text, ANCHOR, false);
+    expect(fast.mentions.map((m) => text.slice(m.from, m.to))).toEqual(['2019', '12 of May', '3 sept', '31 dec']);
+    expect(fast.durations.map((d) => text.slice(d.from, d.to))).toEqual(['2 days', '007 weeks']);
+    expect(slow).toEqual({ ...fast, attempts: 12 });
+    // the parser sees 2, 2019, 12, 3, 31, 45, jan and 007: not 9729, 182, 3 (of 3o9) or 9, which the slow path tries
+    expect(fast.attempts).toBe(8);
+  });
+
+  it('keeps what the parser makes of numbers beside units, months, "of", years and ordinals', () => {
+    for (const text of [
+      '3 days ago', '10 weeks before 9 June 2023', '12 months later', '2 years earlier', 'for 5 weekends',
+      '1 May, 2022', '08 of December 2023', '99 of May', '1 sept', '7 jan 2020', '32 may', '00 march',
+      'between 3 and 5 May 2022', 'between 2021 and 2022', '1999', '2099', '1899', '20222', '19',
+      '3rd of May', '21st june', '2022-05-01', '2022-05-01x', '123-45', 'term12 months', '12months',
+      'x1 of', '5', '5 of', '5 day', '5 days', '5 the week', 'the 2 weeks before May 3', 'a few days ago',
+      '17 of sep 2021, 18 oct', '3,4 may', '9 Jun', 'on 4 July 1999 and 40 days later',
+    ]) same(text);
+  });
+
+  it('agrees with the slow path on random mixes of numbers, units, months and words', () => {
+    const pieces = ['1', '2', '12', '31', '32', '007', '123', '2019', '1999', '2100', '20230', 'of', 'the', 'and', 'between', 'may',
+      'May', 'sept', 'dec', 'june', 'day', 'days', 'weeks', 'month', 'year', 'ago', 'before', 'after', 'later', 'last', 'this',
+      'next', ',', 'term', 'x', '3rd', '8th', 'a', 'few', 'summer', 'friday', 'on', '2022-05-01', '\u00e9t\u00e9', '\n'];
+    let seed = 23;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    let differ = 0;
+    for (let k = 0; k < 3000; k++) {
+      const words: string[] = [];
+      for (let n = 1 + Math.floor(random() * 10); n > 0; n--) words.push(pieces[Math.floor(random() * pieces.length)]!);
+      const text = words.join(random() < 0.3 ? '' : ' ');
+      same(text);
+      if (findDatesCounting(text, ANCHOR, true).attempts !== findDatesCounting(text, ANCHOR, false).attempts) differ++;
+    }
+    expect(differ).toBeGreaterThan(500); // the shortcut was taken on many of them
+  });
+});
