@@ -130,6 +130,32 @@ export function readFlatFrontmatter(yaml: string): Record<string, unknown> | und
   return data;
 }
 
+/**
+ * readFlatFrontmatter's reading without its object: each field's key and value (what
+ * readFlatFrontmatter would hold under that key), in order, handed to `field`, which returns
+ * false to stop. Returns false when readFlatFrontmatter would give undefined (the YAML parser's
+ * case) or `field` stopped; true when every line was a flat field. Repeated keys are the
+ * caller's to refuse (readFlatFrontmatter refuses them), as is the walk's bound on values.
+ */
+export function eachFlatField(yaml: string, field: (key: string, value: unknown) => boolean): boolean {
+  if (yaml === '' || hasUnusualCharacter(yaml) || yaml.includes('__proto__')) return false;
+  const end = yaml.endsWith('\n') ? yaml.length - 1 : yaml.length;
+  if (end === 0) return false;
+  for (let start = 0; start < end; ) {
+    let stop = yaml.indexOf('\n', start);
+    if (stop < 0 || stop > end) stop = end;
+    const colon = fieldKeyEnd(yaml, start, stop);
+    if (colon < 0) return false;
+    const key = yaml.slice(start, colon);
+    const text = yaml.slice(colon + 2, stop);
+    start = stop + 1;
+    if ((key.length === 4 || key.length === 5) && PLAIN_NOT_STRING.test(key)) return false; // null, true, false in any case
+    const value = flatValue(text);
+    if (value === undefined || !field(key, value)) return false;
+  }
+  return true;
+}
+
 const isKeyStart = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
 const isKeyChar = (c: number) => isKeyStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2d;
 

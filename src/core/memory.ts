@@ -1,5 +1,5 @@
 import { MemoryParseError } from './errors';
-import { FrontmatterLimitError, readFrontmatter, splitFrontmatter } from './frontmatter';
+import { eachFlatField, FRONTMATTER_VALUES, FrontmatterLimitError, readFrontmatter, splitFrontmatter } from './frontmatter';
 import { isMemoryId } from './ids';
 import { LINK_IDS_FIELD, parseLinkIds, parseLinks, withLinks, type MemoryLink } from './links';
 import { CATEGORIES, CONFIDENCES, TIERS, type Category, type Confidence, type EngramSettings, type Tier } from './settings';
@@ -79,6 +79,169 @@ export function decodeNote(path: string, bytes: Uint8Array, maxBytes: number): s
 
 /** Parse and validate a memory note. Throws MemoryParseError naming the path and the reason. */
 export function parseMemory(path: string, text: string, settings: EngramSettings): Memory {
+  return leanMemory(path, text, settings) ?? parseMemoryFully(path, text, settings);
+}
+
+/** A field's value as the lean reader keeps it: absent (undefined) and null are both "not given" to the checks. */
+type Flat = unknown;
+
+const isNumber = (v: Flat): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/**
+ * The memory of a note whose frontmatter has the flat shape Engram writes (readFlatFrontmatter's
+ * lines), read in one pass over its fields without the frontmatter object, the value walk and
+ * the field checker; undefined for anything else, and for anything the checks would refuse:
+ * then parseMemoryFully reads it (and says why it is refused). Whenever it returns a memory,
+ * it is the one parseMemoryFully returns (the tests compare them on crafted and random notes).
+ * Parsing every memory is most of a first recall in a fresh clone, of a `remember` and of a
+ * consolidation.
+ */
+export function leanMemory(path: string, text: string, settings: EngramSettings): Memory | undefined {
+  const split = splitFrontmatter(text);
+  if (!split) return undefined;
+  let id: Flat, category: Flat, created: Flat, accessed: Flat, role: Flat, confidence: Flat, tags: Flat, halfLife: Flat, count: Flat;
+  let isError: Flat, tier: Flat, coAccess: Flat, related: Flat, amplitude: Flat, activation: Flat, activationAt: Flat, hash: Flat;
+  let source: Flat, session: Flat, linkIds: Flat, decaysFrom: Flat;
+  const extra: Record<string, unknown> = {};
+  // readFrontmatter's bound: the mapping, each value, and each element of a list or map
+  let values = 1;
+  const flat = eachFlatField(split.yaml, (key, value) => {
+    values += 1 + (Array.isArray(value) ? value.length : value !== null && typeof value === 'object' ? Object.keys(value).length : 0);
+    // a repeated key is YAML's error (a field seen already holds a value, never undefined): the full reader's case
+    switch (key) {
+      case 'id': if (id !== undefined) return false; id = value; break;
+      case 'category': if (category !== undefined) return false; category = value; break;
+      case 'created_at': if (created !== undefined) return false; created = value; break;
+      case 'last_accessed_at': if (accessed !== undefined) return false; accessed = value; break;
+      case 'agent_role': if (role !== undefined) return false; role = value; break;
+      case 'confidence': if (confidence !== undefined) return false; confidence = value; break;
+      case 'tags': if (tags !== undefined) return false; tags = value; break;
+      case 'half_life_days': if (halfLife !== undefined) return false; halfLife = value; break;
+      case 'access_count': if (count !== undefined) return false; count = value; break;
+      case 'is_error': if (isError !== undefined) return false; isError = value; break;
+      case 'tier': if (tier !== undefined) return false; tier = value; break;
+      case 'co_access': if (coAccess !== undefined) return false; coAccess = value; break;
+      case 'related_paths': if (related !== undefined) return false; related = value; break;
+      case 'amplitude': if (amplitude !== undefined) return false; amplitude = value; break;
+      case 'activation': if (activation !== undefined) return false; activation = value; break;
+      case 'activation_at': if (activationAt !== undefined) return false; activationAt = value; break;
+      case 'content_hash': if (hash !== undefined) return false; hash = value; break;
+      case 'source': if (source !== undefined) return false; source = value; break;
+      case 'session': if (session !== undefined) return false; session = value; break;
+      default:
+        if (Object.prototype.hasOwnProperty.call(extra, key)) return false;
+        extra[key] = value;
+        if (key === LINK_IDS_FIELD) linkIds = value;
+        else if (key === 'decays_from') decaysFrom = value;
+    }
+    return true;
+  });
+  if (!flat || values > FRONTMATTER_VALUES) return undefined;
+  // the field checks; a value they refuse leaves the note to parseMemoryFully
+  if (typeof id !== 'string' || !isMemoryId(id)) return undefined;
+  if (typeof category !== 'string' || !(CATEGORIES as readonly string[]).includes(category)) return undefined;
+  const createdAt = leanTimestamp(created);
+  if (createdAt === undefined || createdAt === null) return undefined;
+  const lastAccessed = leanTimestamp(accessed);
+  const activatedAt = leanTimestamp(activationAt);
+  if (lastAccessed === undefined || activatedAt === undefined) return undefined;
+  const chosenConfidence = leanOneOf(confidence, CONFIDENCES);
+  const chosenTier = leanOneOf(tier, TIERS);
+  if (chosenConfidence === undefined || chosenTier === undefined) return undefined;
+  const tagList = leanStrings(tags);
+  const paths = leanStrings(related);
+  if (tagList === undefined || paths === undefined || paths.some((p) => p.includes('\0') || p.trim() === '')) return undefined;
+  const halfLifeDays = leanNumber(halfLife, Number.MIN_VALUE, false);
+  const accessCount = leanNumber(count, 0, true);
+  const amp = leanNumber(amplitude, 0, false);
+  const act = leanNumber(activation, 0, false);
+  if (halfLifeDays === undefined || accessCount === undefined || amp === undefined || act === undefined) return undefined;
+  if (isError !== undefined && isError !== null && typeof isError !== 'boolean') return undefined;
+  const co = leanCoAccess(coAccess);
+  const agentRole = leanString(role);
+  const contentHash = leanString(hash);
+  const fromSource = leanString(source);
+  const inSession = leanString(session);
+  if (co === undefined || agentRole === undefined || contentHash === undefined || fromSource === undefined || inSession === undefined) return undefined;
+  return {
+    id,
+    path,
+    category: category as Category,
+    created_at: createdAt,
+    last_accessed_at: lastAccessed ?? createdAt,
+    agent_role: agentRole,
+    confidence: (chosenConfidence ?? 'observed') as Confidence,
+    tags: tagList,
+    half_life_days: halfLifeDays ?? settings.halfLifeDays[category as Category],
+    access_count: accessCount ?? 0,
+    is_error: isError ?? false,
+    tier: chosenTier as Tier | null,
+    co_access: co,
+    related_paths: paths,
+    amplitude: amp ?? 1,
+    activation: act ?? 0,
+    activation_at: activatedAt,
+    content_hash: contentHash,
+    source: fromSource,
+    session: inSession,
+    body: split.body,
+    links: withPropertyLinks(withLinks(parseLinkIds(linkIds), parseLinks(split.body)), decaysFrom),
+    extra,
+  };
+}
+
+/** FieldChecker's optionalTimestamp: null when not given, undefined when refused. */
+function leanTimestamp(value: Flat): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' && parseTimestamp(value) !== null ? value : undefined;
+}
+
+/** FieldChecker's optionalOneOf. */
+function leanOneOf(value: Flat, allowed: readonly string[]): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' && allowed.includes(value) ? value : undefined;
+}
+
+/** FieldChecker's stringList. */
+function leanStrings(value: Flat): string[] | undefined {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) return undefined;
+  const out: string[] = [];
+  for (const v of value) {
+    if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+    out.push(String(v));
+  }
+  return out;
+}
+
+/** FieldChecker's number: null when not given. */
+function leanNumber(value: Flat, min: number, integer: boolean): number | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (!isNumber(value) || (integer && !Number.isInteger(value)) || value < min) return undefined;
+  return value;
+}
+
+/** FieldChecker's optionalString. */
+function leanString(value: Flat): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** FieldChecker's coAccess. */
+function leanCoAccess(value: Flat): Record<string, number> | undefined {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const out: Record<string, number> = {};
+  for (const [key, count] of Object.entries(value as Record<string, unknown>)) {
+    if (!isMemoryId(key) || typeof count !== 'number' || !Number.isFinite(count) || count < 0) return undefined;
+    out[key] = count;
+  }
+  return out;
+}
+
+/** parseMemory through the frontmatter reader (js-yaml for what is not flat) and the field checker. Exported for tests. */
+export function parseMemoryFully(path: string, text: string, settings: EngramSettings): Memory {
   const split = splitFrontmatter(text);
   if (!split) {
     const reason = /^\uFEFF?---/.test(text) ? 'frontmatter is not closed (no closing --- line)' : 'no frontmatter (a memory starts with a --- YAML block)';
