@@ -5,7 +5,9 @@ import { EngramError, PathError, UsageError } from '../src/core/errors';
 import { isMemoryId, safeRelativePath } from '../src/core/ids';
 import type { RecallEngine } from '../src/core/recall/recall';
 import { scanMemoryFiles } from '../src/core/memory-files';
+import { CATALOG_PATH } from '../src/core/recall/catalog';
 import { openRecall } from '../src/core/recall/results';
+import { SNAPSHOT_PATH } from '../src/core/recall/snapshot';
 import { MEMORY_FOLDERS, type Vault } from '../src/core/vault';
 import type { CommandContext } from './command';
 import type { Runtime } from './runtime';
@@ -27,7 +29,11 @@ export function warnUnreadable(context: CommandContext, unreadable: number): voi
  * not be read (entries in the memory folders less the engine's documents), from one listing.
  */
 export async function openRecallCounting(vault: Vault): Promise<{ engine: RecallEngine; unreadable: number }> {
-  const scan = await scanMemoryFiles(vault.ports.files, MEMORY_FOLDERS);
+  // without a snapshot or a catalog (a fresh clone: .engram/cache is not in git) every file is
+  // read: each is listed without a stat, and its read tells its size and mtime
+  const files = vault.ports.files;
+  const cached = (await files.stat(SNAPSHOT_PATH).catch(() => null)) ?? (await files.stat(CATALOG_PATH).catch(() => null));
+  const scan = await scanMemoryFiles(files, MEMORY_FOLDERS, cached ? {} : { stat: false });
   const engine = await openRecall(vault, scan.files);
   return { engine, unreadable: Math.max(0, scan.entries - engine.size) };
 }

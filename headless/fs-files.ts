@@ -187,6 +187,17 @@ export class NodeFileStore implements FileStore {
     return stable.bytes;
   }
 
+  /** A plain read, with the size and mtime of the file read (its fstat: what statSync of the path says). */
+  async readWithStat(rel: string): Promise<{ bytes: Uint8Array; size: number; mtimeMs: number } | null> {
+    const open = this.openRegular(this.resolve(rel), rel);
+    if (!open) return null;
+    try {
+      return { bytes: readAll(open.fd, open.stat.size), size: Number(open.stat.size), mtimeMs: plainMtimeMs(open.stat) };
+    } finally {
+      fs.closeSync(open.fd);
+    }
+  }
+
   /**
    * A plain read, and the version read when it is a complete, quiet one (not saved in place
    * within QUIET_MS, not empty, as long as its stat said): what `unchanged` compares later,
@@ -309,7 +320,8 @@ export class NodeFileStore implements FileStore {
    * memory folders once where it read each three times): directories are known from their
    * entry type and not stat'ed; every other entry is stat'ed once, as listStats does.
    */
-  async scan(rel: string): Promise<FolderScan> {
+  async scan(rel: string, options: { stat?: boolean } = {}): Promise<FolderScan> {
+    const stat = options.stat ?? true;
     const dir = this.resolve(`${rel}/.`);
     const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep;
     const out: FolderScan = { files: [], folders: [], others: [] };
@@ -325,6 +337,12 @@ export class NodeFileStore implements FileStore {
       if (entry.isDirectory()) {
         out.folders.push(name);
         if (name.endsWith('.md')) out.others.push(name);
+        continue;
+      }
+      // a regular file by its entry, when stats are not asked for (a first load reads every
+      // file and takes them from the open file); links and unknown types are looked at
+      if (!stat && entry.isFile()) {
+        out.files.push({ name, size: -1, mtimeMs: -1 });
         continue;
       }
       let s: fs.Stats | undefined;
@@ -612,9 +630,13 @@ function markOurs(fd: number): void {
 
 /** A version as `readVersioned` reports it; its mtimeMs is what a plain `fs.statSync` says (seconds x 1000 + nanoseconds / 10^6). */
 function versionOf(stat: fs.BigIntStats): FileVersion {
+  return { size: Number(stat.size), mtimeMs: plainMtimeMs(stat), tag: versionTag(stat) };
+}
+
+/** The mtime in ms as a plain `fs.statSync` says it (seconds x 1000 + nanoseconds / 10^6). */
+function plainMtimeMs(stat: fs.BigIntStats): number {
   const ns = stat.mtimeNs;
-  const mtimeMs = ns >= 0n ? Number(ns / 1_000_000_000n) * 1e3 + Number(ns % 1_000_000_000n) / 1e6 : Number(stat.mtimeMs);
-  return { size: Number(stat.size), mtimeMs, tag: versionTag(stat) };
+  return ns >= 0n ? Number(ns / 1_000_000_000n) * 1e3 + Number(ns % 1_000_000_000n) / 1e6 : Number(stat.mtimeMs);
 }
 
 /** What stays the same while a file's content does (sameVersion's fields); a move (link, unlink) keeps it. */

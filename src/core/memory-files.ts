@@ -79,13 +79,15 @@ export interface MemoryScan {
  * listMemoryStats and the length of listMemoryPaths from one walk: with a store's `scan`, one
  * read of each folder (a cold recall and context list the vault once, where they listed it
  * twice, reading each folder four times); without one, from listStats, folders and list.
+ * `stat: false`: files the store knows regular by their folder entry may come with size and
+ * mtime -1, for a load that reads every file (loadCatalog fills them in from its reads).
  */
-export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY_ROOTS): Promise<MemoryScan> {
+export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY_ROOTS, options: { stat?: boolean } = {}): Promise<MemoryScan> {
   const out: ListedFile[] = [];
   const others: string[] = [];
   let entries = 0;
   const look = async (dir: string): Promise<FolderScan> => {
-    if (files.scan) return files.scan(dir);
+    if (files.scan) return options.stat === false ? files.scan(dir, { stat: false }) : files.scan(dir);
     const [stats, folders, names] = [await files.listStats(dir), files.folders ? await files.folders(dir) : [], await files.list(dir)];
     const regular = new Set(stats.map((s) => s.name));
     return { files: stats, folders, others: names.filter((name) => !regular.has(name)) };

@@ -62,8 +62,16 @@ export interface FileStore {
    * the folder. `others`: the names list gives that are not among `files` (symlinks that do
    * not lead to a regular file, FIFOs, sockets, folders named like notes, entries that could
    * not be looked at). Optional: without it the core asks listStats, folders and list.
+   * With `stat: false`, a store that tells regular files by their entry alone may list them
+   * with size and mtime -1 (unknown) instead of looking at each (readWithStat tells them).
    */
-  scan?(dir: string): Promise<FolderScan>;
+  scan?(dir: string, options?: { stat?: boolean }): Promise<FolderScan>;
+  /**
+   * `read`, with the size and mtime of the version read (from the open file, as `stat` gives
+   * them). Optional: it lets a first load take each file's stats from its one read (a scan
+   * with `stat: false`) instead of a stat of each file before reading it.
+   */
+  readWithStat?(path: string): Promise<{ bytes: Uint8Array; size: number; mtimeMs: number } | null>;
   /**
    * Replace a file atomically (temp file + rename), never writing through a symlink. With
    * `expect`, the write happens only if the file still holds exactly that text, read stable

@@ -204,17 +204,20 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
   const docs: RecallDoc[] = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
-  for (const [path, size, mtimeMs] of options.listing ?? (await listMemoryFiles(vault, options.pause))) {
+  for (const listed of options.listing ?? (await listMemoryFiles(vault, options.pause))) {
     await options.pause?.();
-    let row = cached.get(path);
+    const path = listed[0];
+    // nothing to look up in an empty cache (a first load: each path's hash is work)
+    let row = cached.size > 0 ? cached.get(path) : undefined;
     let doc: RecallDoc | null = null;
-    if (!row || row[1] !== size || row[2] !== mtimeMs) {
+    if (!row || row[1] !== listed[1] || row[2] !== listed[2]) {
       parsed++;
-      const fresh = await parseFile(vault, path);
-      if (fresh instanceof MemoryParseError) row = [path, size, mtimeMs, fresh.reason];
+      // a file listed without its stats (scanMemoryFiles' `stat: false`) gets them from its read
+      const fresh = listed[1] < 0 ? await parseListed(vault, listed) : await parseFile(vault, path);
+      if (fresh instanceof MemoryParseError) row = [path, listed[1], listed[2], fresh.reason];
       else {
         doc = fresh;
-        row = encode(fresh, size, mtimeMs);
+        row = encode(fresh, listed[1], listed[2]);
       }
     }
     rows.push(row);
@@ -251,11 +254,52 @@ export async function parseFile(vault: Vault, path: string): Promise<RecallDoc |
   try {
     const bytes = await vault.ports.files.read(path);
     if (!bytes) return new MemoryParseError(path, 'disappeared while being read');
-    const memory = parseMemory(path, decodeNote(path, bytes, vault.settings.maxFileBytes), vault.settings);
-    return toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
+    return docOf(vault, path, bytes);
   } catch (error) {
-    return error instanceof MemoryParseError ? error : new MemoryParseError(path, error instanceof Error ? error.message : String(error));
+    return parseError(path, error);
   }
+}
+
+/**
+ * parseFile of a file listed without its size and mtime (-1): they are filled in, in `listed`,
+ * from the read (what a stat of the path says of the version read), so that a first load reads
+ * each file once and stats none before; when the read fails, from a stat of the path, as a
+ * listing with stats would have said them (-1 when that fails too: the next load looks again).
+ */
+async function parseListed(vault: Vault, listed: ListedFile): Promise<RecallDoc | MemoryParseError> {
+  const files = vault.ports.files;
+  const path = listed[0];
+  const statInto = async () => {
+    const stat = await files.stat(path).catch(() => null);
+    listed[1] = stat?.size ?? -1;
+    listed[2] = stat?.mtimeMs ?? -1;
+  };
+  if (!files.readWithStat) {
+    await statInto();
+    return parseFile(vault, path);
+  }
+  try {
+    const read = await files.readWithStat(path);
+    if (!read) {
+      await statInto();
+      return new MemoryParseError(path, 'disappeared while being read');
+    }
+    listed[1] = read.size;
+    listed[2] = read.mtimeMs;
+    return docOf(vault, path, read.bytes);
+  } catch (error) {
+    if (listed[1] < 0) await statInto();
+    return parseError(path, error);
+  }
+}
+
+function docOf(vault: Vault, path: string, bytes: Uint8Array): RecallDoc {
+  const memory = parseMemory(path, decodeNote(path, bytes, vault.settings.maxFileBytes), vault.settings);
+  return toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
+}
+
+function parseError(path: string, error: unknown): MemoryParseError {
+  return error instanceof MemoryParseError ? error : new MemoryParseError(path, error instanceof Error ? error.message : String(error));
 }
 
 /** Fill in the text, tags and related paths of documents that came from the cache, from their files. */
