@@ -93,7 +93,8 @@ try {
   rows.push([`load ${files.length} memories (read, parse, validate)`, median(loadRuns), median(readRuns), 'readFileSync of the same files']);
 
   // show and touch in process, and as CLI processes vs an empty node process.
-  const ids = files.slice(0, 200).map((f) => f.replace(/\.md$/, ''));
+  // a memory's id is its frontmatter's (file names are readable titles since issue 21)
+  const ids = texts.slice(0, 200).map((text) => /^id: "?([^"\n]+)"?$/m.exec(text)[1]);
     const showIn = await sample(async () => describeMemory(await vault.resolve(ids[k++ % ids.length]), vault.now(), vault.settings), 200);
   const touchIn = await sample(async () => useMemories(vault, [ids[k++ % ids.length]], { use: 'read', touch: true, coAccess: false }), 200);
   const nodeEmpty = await sample(() => execFileSync(process.execPath, ['-e', '0']), 15);
