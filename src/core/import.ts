@@ -406,8 +406,11 @@ async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }
   const path = plan.path;
   const text = renderMemoryFile(plan.id, plan.memory, vault.settings, vault.now(), plan.title);
   try {
-    const created = await vault.createFile(path, text);
-    if (created.memory) writeIndex?.wrote(created.memory, created.stat, plan.analysis);
+    // a plain new memory's row is made from its plan; one with further fields is parsed back
+    const plain = writeIndex !== undefined && plan.memory.extra === undefined;
+    const created = await vault.createFile(path, text, { parse: !plain });
+    if (plain) writeIndex.created(path, plan.id, plan.memory, text, created.stat, plan.analysis);
+    else if (created.memory) writeIndex?.wrote(created.memory, created.stat, plan.analysis);
   } catch (error) {
     if (error instanceof WriteConflictError) throw new WriteConflictError(`${path} (a file with this name appeared meanwhile)`);
     throw error;

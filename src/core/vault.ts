@@ -426,9 +426,10 @@ export class Vault {
    * would refuse (over the size limit, NUL bytes; for a memory, fields it cannot parse) is
    * never written: Engram does not create what it cannot read back.
    */
-  async createFile(path: string, text: string): Promise<CreatedFile> {
+  /** `parse: false`: the caller rendered the memory and knows it (an import's write index rows): the text is not parsed back. */
+  async createFile(path: string, text: string, options: { parse?: boolean } = {}): Promise<CreatedFile> {
     assertWritable(path, text, this.settings.maxFileBytes, null);
-    const memory = MEMORY_FOLDERS.some((folder) => path.startsWith(`${folder}/`)) ? parseMemory(path, text, this.settings) : null;
+    const memory = options.parse !== false && MEMORY_FOLDERS.some((folder) => path.startsWith(`${folder}/`)) ? parseMemory(path, text, this.settings) : null;
     const stat = await this.ports.files.write(path, text, { expect: null });
     return { memory, stat: stat ?? null };
   }

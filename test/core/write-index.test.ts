@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FileStat } from '../../src/core/ports';
 import { importLines } from '../../src/core/import';
 import { AnalysedText } from '../../src/core/resonance';
-import { loadWriteContext, remember, type RememberResult } from '../../src/core/remember';
+import { CATEGORY_FOLDERS, parseMemory } from '../../src/core/memory';
+import { renderMemoryFile } from '../../src/core/memory-file';
+import { loadWriteContext, normaliseInput, remember, type RememberInput, type RememberResult } from '../../src/core/remember';
+import { Vault } from '../../src/core/vault';
 import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex } from '../../src/core/write-index';
 import { MemoryFileStore, memoryNote, memoryVault } from '../helpers/memory-ports';
 
@@ -252,5 +255,85 @@ describe('write index: the analysis a row keeps', () => {
     });
     expect(WRITE_ANALYSIS_VERSION).toBe(1);
     expect(createHash('sha256').update(JSON.stringify(analysis)).digest('hex').slice(0, 16)).toBe('fe657f5736fe5028');
+  });
+});
+
+describe('write index: the rows of the files an import creates', () => {
+  // An import makes the row of each plain new memory from what it rendered (WriteIndex.created),
+  // without parsing the file back; the row must be the one `wrote` makes of the parsed file.
+  const odd: RememberInput[] = [
+    { text: 'Plain words, nothing odd.' },
+    { text: 'Windows lines\r\nsecond line\r\n\r\nthird paragraph\r\n' },
+    { text: '---\nlooks: like frontmatter\n---\nand a body after it' },
+    { text: 'A body holding a fence\n---\nin its middle, and another\n---' },
+    { text: 'Typed links in the text: [[Some note|related]] and [[other|supersedes]] and [[kept|shown]] [[plain]]' },
+    { text: '   spaces   and\ttabs\t\tand  trailing   ', tags: ['#code review', 'ops/oncall'] },
+    { text: 'Quotes "double" and \'single\', a backslash \\ and a colon: here # not a comment' },
+    { text: 'Ünïcödé wörds, emoji 🚀, CJK 日本語, RTL مرحبا, combining é', agent_role: 'Zoë "the" reviewer' },
+    { text: 'We no longer use pnpm workspaces; switched from pnpm to npm on March 4.', category: 'decision', confidence: 'verified' },
+    { text: 'The staging database is db-staging-3.internal now (was db-staging-2.internal).', category: 'semantic', created_at: '2026-03-04T10:00:00+02:00' },
+    { text: 'null', source: 'true', related_paths: ['src/a.ts', ' src/b.ts '] },
+    { text: '- a list item\n- another\n\n> a quote\n\n# a heading', category: 'semantic', is_error: true },
+    { text: 'key: value\nother: [1, 2]', created_at: '2026-01-01' },
+    { text: 'a' },
+    { text: 'Ends with a link [[x]]' },
+    { text: 'Tab\there, form\ffeed, vertical\vtab, no-break\u00a0space, line\u2028separator' },
+    { text: 'Numbers 1,000 and 3.14 and v2.0.1 and 10:30 and 2026-11-30' },
+  ];
+
+  it('makes from what it rendered the row `wrote` makes of the parsed file', async () => {
+    const { vault, files } = timedVault();
+    const fast = await WriteIndex.load(vault);
+    const parsed = await WriteIndex.load(vault);
+    const now = Date.parse(NOW);
+    for (const [i, input] of odd.entries()) {
+      const memory = normaliseInput(input, now);
+      // the links an import gives a memory of a session, a supersession and a conflict
+      if (i % 3 === 0) memory.links = [{ target: 'mem-00000000000a', kind: 'related', name: 'Neighbour note' }];
+      if (i % 4 === 1) memory.links = [{ target: 'mem-00000000000b', kind: 'supersedes', name: 'Old "note"' }, { target: 'mem-00000000000c', kind: 'contradicts' }];
+      const id = `mem-${String(i).padStart(12, '0')}`;
+      const path = `${CATEGORY_FOLDERS[memory.category]}/note ${i}.md`;
+      const text = renderMemoryFile(id, memory, vault.settings, now);
+      const stat = { size: i + 100, mtimeMs: 1000 + i };
+      const analysis = new AnalysedText(memory.text);
+      fast.created(path, id, memory, text, stat, analysis);
+      parsed.wrote(parseMemory(path, text, vault.settings), stat, analysis);
+    }
+    await fast.save(vault);
+    const fastRows = files.files.get(WRITE_INDEX_PATH);
+    await parsed.save(vault);
+    const parsedRows = files.files.get(WRITE_INDEX_PATH);
+    expect(odd.length).toBeGreaterThanOrEqual(SAVE_AFTER);
+    expect(JSON.parse(fastRows!).rows).toHaveLength(odd.length);
+    expect(fastRows).toBe(parsedRows);
+  });
+
+  it('refuses a memory with further fields (those are parsed back)', async () => {
+    const { vault } = timedVault();
+    const index = await WriteIndex.load(vault);
+    const memory = { ...normaliseInput({ text: 'Superseded already.' }, Date.parse(NOW)), extra: { superseded_by: 'mem-00000000000f' } };
+    const text = renderMemoryFile('mem-00000000000e', memory, vault.settings, Date.parse(NOW));
+    expect(() => index.created('episodic/e.md', 'mem-00000000000e', memory, text, { size: 1, mtimeMs: 1 })).toThrow('not a new memory');
+  });
+
+  it('an import creates its plain memories without parsing them back, and the next load reads none', async () => {
+    const { vault, files } = timedVault();
+    const createFile = jest.spyOn(Vault.prototype, 'createFile');
+    try {
+      await importLines(vault, odd.map((input, i) => ({ ...input, session: `s${i >> 2}` })));
+      expect(createFile.mock.calls.map((call) => call[2])).toEqual(odd.map(() => ({ parse: false })));
+    } finally {
+      createFile.mockRestore();
+    }
+    files.reads = [];
+    const index = await WriteIndex.load(vault);
+    expect([index.parsed, index.memories.length, files.reads.length]).toEqual([0, odd.length, 0]);
+    // the rows the import kept are those a load parsing every file makes
+    const rows = (): unknown[] => (JSON.parse(files.files.get(WRITE_INDEX_PATH)!) as { rows: unknown[][] }).rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+    const kept = rows();
+    files.files.delete(WRITE_INDEX_PATH);
+    const rebuilt = await WriteIndex.load(vault);
+    await rebuilt.save(vault);
+    expect([rebuilt.parsed, rows()]).toEqual([odd.length, kept]);
   });
 });
