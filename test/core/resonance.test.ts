@@ -1,5 +1,5 @@
 import { analyze } from '../../src/core/analyzer';
-import { AnalysedText, ResonanceIndex, reinforcedAmplitude } from '../../src/core/resonance';
+import { AnalysedText, ResonanceIndex, TermIndex, reinforcedAmplitude } from '../../src/core/resonance';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
 
 describe('analyze', () => {
@@ -189,5 +189,26 @@ describe('resonance index with a focus (one text: the postings of its own words)
     const { focused } = both(texts[0]!);
     expect(() => focused.resonate('The nightly backup runs at two.', 'episodic')).toThrow('resonance index built for another text (night is not in its focus)');
     expect(() => focused.resonate(texts[0]!, 'semantic', { id: 'mem-dddddddddddd', similarity: 0.97 })).toThrow('resonate: a vector match needs an index of every memory (no focus)');
+  });
+});
+
+describe('TermIndex.byRarity: the order prefix filtering and the value scan read postings in', () => {
+  it('puts the terms with the fewest postings first, ties by the term, terms without postings before all', () => {
+    const index = new TermIndex();
+    const entry = (i: number) => ({ id: `e${i}` }) as never;
+    const counts: Record<string, number> = { zeta: 3, alpha: 3, mid: 2, beta: 1, gamma: 1, common: 5 };
+    let i = 0;
+    for (const [term, n] of Object.entries(counts)) for (let k = 0; k < n; k++) index.add(entry(i++), [term]);
+    expect(index.byRarity(new Set(['common', 'zeta', 'unknown', 'alpha', 'mid', 'gamma', 'beta', 'absent']))).toEqual(['absent', 'unknown', 'beta', 'gamma', 'mid', 'alpha', 'zeta', 'common']);
+    // the comparator it replaces, on 500 random sets
+    let seed = 3;
+    const next = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed);
+    const vocabulary = Array.from({ length: 60 }, (_, k) => `t${k}`);
+    for (let k = 0; k < 2000; k++) index.add(entry(i++), vocabulary.filter(() => next() % 7 === 0));
+    for (let k = 0; k < 500; k++) {
+      const query = new Set(vocabulary.filter(() => next() % 3 === 0));
+      const expected = [...query].sort((a, b) => (index.postings.get(a)?.length ?? 0) - (index.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
+      expect(index.byRarity(query)).toEqual(expected);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { ResonanceIndex } from '../../src/core/resonance';
-import { changeSignals, mayChange, valueTerms } from '../../src/core/supersession';
+import { asciiValueToken, changeSignals, mayChange, valueTerms, valueTokenByPattern } from '../../src/core/supersession';
 import { DEFAULT_SETTINGS as S, type Category, type Confidence } from '../../src/core/settings';
 
 const DAY = 86_400_000;
@@ -75,5 +75,36 @@ describe('mayChange: what detectChange needs before it looks at a text', () => {
   it('needs two shared terms and a cosine of 0.35', () => {
     // 2/sqrt(32) = 0.354, 2/sqrt(36) = 0.333
     expect([mayChange(1, 1, 1), mayChange(2, 4, 4), mayChange(2, 4, 8), mayChange(2, 4, 9), mayChange(2, 2, 0), mayChange(3, 8, 8)]).toEqual([false, true, true, false, false, true]);
+  });
+});
+
+describe('value tokens: the ASCII cut and the regular expressions', () => {
+  // asciiValueToken is valueTokenByPattern by hand for ASCII tokens (every token of most texts)
+  const crafted = [
+    'term2y', 'Observation', '0:', 'auth.', '(PostgreSQL)', 'iOS', 'edge-gw.harbor.internal', 'a/b', 'x:y', ':x', 'x:', '.x.', 'a..b', 'a.-b',
+    '"quoted"', "it's", '--', '...', '', 'A', 'a', 'Z9', '_under_', 'snake_case', 'kebab-case', 'aB', 'a\nB', 'a\rB', 'a\tB', '(v2.0.1),', 'http://host:8080/path',
+    'caf\u00e9', 'na\u00efve', 'Stra\u00dfe', '\u00c9cole', '\u0661\u0662', 'x\u00b2', '\u2014dash\u2014', 'emoji\u{1f680}',
+  ];
+  const alphabet = 'aZ09.:/-_"\'(),!?#@ \n\tMqx';
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed);
+  const random = Array.from({ length: 20_000 }, () => Array.from({ length: 1 + (next() % 8) }, () => alphabet[next() % alphabet.length]).join(''));
+
+  it('gives what the regular expressions give, for crafted and 20,000 random tokens', () => {
+    for (const raw of [...crafted, ...random]) {
+      const fast = asciiValueToken(raw);
+      expect([raw, fast === undefined ? valueTokenByPattern(raw) : fast]).toEqual([raw, valueTokenByPattern(raw)]);
+    }
+  });
+
+  it('decides every ASCII token itself and leaves the others to the patterns', () => {
+    expect(crafted.filter((raw) => asciiValueToken(raw) === undefined)).toEqual(crafted.filter((raw) => /[^\0-\x7f]/.test(raw)));
+    expect(random.every((raw) => asciiValueToken(raw) !== undefined)).toBe(true);
+    expect([asciiValueToken('(v2.0.1),'), asciiValueToken('Observation'), asciiValueToken('x:y'), asciiValueToken('-.-')]).toEqual([
+      { always: true, capital: false, token: 'v2.0.1', terms: null },
+      { always: false, capital: true, token: 'Observation', terms: null },
+      { always: true, capital: false, token: 'x:y', terms: null },
+      null,
+    ]);
   });
 });
