@@ -104,10 +104,11 @@ export function polarity(text: string): Polarity {
       if (term !== null) (flipped ? negative : positive).add(term);
     }
   }
+  // one side empty (most texts): each is its set as it is, not a copy
   return {
     terms,
-    negated: new Set([...negative].filter((t) => !positive.has(t))),
-    affirmed: new Set([...positive].filter((t) => !negative.has(t))),
+    negated: positive.size === 0 || negative.size === 0 ? negative : new Set([...negative].filter((t) => !positive.has(t))),
+    affirmed: negative.size === 0 || positive.size === 0 ? positive : new Set([...positive].filter((t) => !negative.has(t))),
   };
 }
 

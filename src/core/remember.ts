@@ -98,9 +98,11 @@ export function checkInput(input: RememberInput, maxFileBytes = DEFAULT_SETTINGS
   if (textBytes > textLimit) {
     throw new UsageError(`text: ${textBytes} bytes, over the ${textLimit}-byte limit for a memory's text (a memory file holds at most ${maxFileBytes} bytes)`);
   }
-  for (const [field, value] of Object.entries({ ...input, text })) {
-    const values = Array.isArray(value) ? value : [value];
-    if (values.some((v) => typeof v === 'string' && v.includes('\0'))) throw new UsageError(`${field}: contains a NUL byte`);
+  // each field in the input's order (the first one named); a copy of the input and an array per field cost ~2 % of an import
+  const fields = input as unknown as Record<string, unknown>;
+  for (const field of Object.keys(fields)) {
+    const value = field === 'text' ? text : fields[field];
+    if (typeof value === 'string' ? value.includes('\0') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\0'))) throw new UsageError(`${field}: contains a NUL byte`);
   }
   const category = input.category ?? 'episodic';
   if (!CATEGORIES.includes(category)) throw new UsageError(`category: expected one of ${CATEGORIES.join(', ')}, got ${JSON.stringify(category)}`);
