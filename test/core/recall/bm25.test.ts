@@ -371,3 +371,47 @@ describe('topDocs', () => {
     for (const k of [1, 2, 3, 7, 31, 64, 299, 300]) expect(topDocs(docs, docs.length, (d) => many[d]!, k)).toEqual(sorted.slice(0, k));
   });
 });
+
+describe('Bm25Index.build (a whole index at once, its postings gathered in a plain Map)', () => {
+  const docs: string[][] = [
+    ['retry', 'webhook', 'retry', 'time:said'],
+    ['ledger', 'balance'],
+    ['webhook', 'signature', 'day:2026-11-28', 'webhook'],
+    [],
+    ['retry', 'ledger', 'ledger', 'ledger'],
+  ];
+  const oneByOne = () => {
+    const index = new Bm25Index(P);
+    docs.forEach((d) => index.addLists([d.filter((t) => !t.includes(':')), d.filter((t) => t.includes(':'))], d.filter((t) => !t.includes(':')).length));
+    return index;
+  };
+  const atOnce = () =>
+    Bm25Index.build(P, (index) => docs.forEach((d) => index.addLists([d.filter((t) => !t.includes(':')), d.filter((t) => t.includes(':'))], d.filter((t) => !t.includes(':')).length)));
+
+  it('is the index the same additions one by one make: arrays, scores, and what follows', () => {
+    const [a, b] = [oneByOne(), atOnce()];
+    expect(b.toArrays()).toEqual(a.toArrays());
+    expect(b.toArrays().terms).toEqual(['balance', 'day:2026-11-28', 'ledger', 'retry', 'signature', 'time:said', 'webhook']);
+    const query = new Map([['webhook', 1], ['ledger', 0.5], ['retry', 2]]);
+    expect(scored(b, query)).toEqual(scored(a, query));
+    // the postings are the index's own after the build: removal, addition and updates see them
+    for (const index of [a, b]) {
+      index.remove(2, docs[2]!);
+      index.add(['webhook', 'ledger']);
+    }
+    expect(scored(b, query)).toEqual(scored(a, query));
+    expect([...scored(b, query).keys()].sort()).toEqual([0, 1, 4, 5]);
+  });
+
+  it('keeps what was added before a failure in the index', () => {
+    let index: Bm25Index | null = null;
+    expect(() =>
+      Bm25Index.build(P, (i) => {
+        index = i;
+        i.add(['kept']);
+        throw new Error('stop');
+      }),
+    ).toThrow('stop');
+    expect(index!.toArrays().terms).toEqual(['kept']);
+  });
+});
