@@ -79,6 +79,18 @@ function seasonSpan(year: number, startMonth: number): Span {
  * memory a first run parses). The same tokens as the pattern, which the tests compare.
  */
 export function tokenize(text: string): Token[] {
+  return tokensOf(text, false);
+}
+
+/**
+ * tokenize's tokens, with `opaque`: each word the date finder never looks at (no month, unit,
+ * number word or other word it compares with: DATE_WORDS) as one shared token with no text,
+ * place or value. The finder reads those only as "some other word" (it starts nothing there
+ * and compares them with words they are not), and no mention or duration begins or ends on
+ * one, so it finds the same; a first recall no longer makes a token of each of a vault's words
+ * (tokenize was half of findDates at 10k). Exported for tests.
+ */
+export function tokensOf(text: string, opaque: boolean): Token[] {
   const lower = text.toLowerCase();
   const tokens: Token[] = [];
   const n = lower.length;
@@ -101,7 +113,15 @@ export function tokenize(text: string): Token[] {
     } else if (c >= 97 && c <= 122) {
       const from = i;
       while (i < n && isLowerLetter(lower.charCodeAt(i))) i++;
+      if (opaque && i - from > LONGEST_DATE_WORD) {
+        tokens.push(OTHER_WORD);
+        continue;
+      }
       const raw = lower.slice(from, i);
+      if (opaque && !DATE_WORDS.has(raw)) {
+        tokens.push(OTHER_WORD);
+        continue;
+      }
       tokens.push({ text: raw, from, to: i, value: raw in NUMBER_WORDS ? NUMBER_WORDS[raw]! : null });
     } else {
       if (c === 44) tokens.push({ text: ',', from: i, to: i + 1, value: null });
@@ -477,6 +497,15 @@ const STARTERS = new Set([
 ]);
 const canStart = (t: Token) => t.value !== null || STARTERS.has(t.text);
 
+/** Every word the date finder compares a token with (Parser and findDates): the others are alike to it. */
+const DATE_WORDS: ReadonlySet<string> = new Set([
+  ...STARTERS, ...Object.keys(UNITS), ...DATE_PREPOSITIONS, ...Object.keys(ORDINAL_WORDS), ...Object.keys(NUMBER_WORDS),
+  'ago', 'and', 'after', 'before', 'earlier', 'later', 'night', 'morning', 'afternoon', 'evening', 'of', 'on', 'half', 'fall',
+]);
+const LONGEST_DATE_WORD = Math.max(...[...DATE_WORDS].map((w) => w.length));
+/** A word the finder does not look at (tokensOf with `opaque`): no text, so it equals no date word. */
+const OTHER_WORD: Token = Object.freeze({ text: '', from: -1, to: -1, value: null });
+
 /**
  * A number of digits at i that begins neither a date nor a duration, told from the next token
  * alone: it is no year (19xx, 20xx), no unit follows it ("3 days", "3 weeks ago"), and a day
@@ -498,8 +527,8 @@ function inertNumber(tokens: Token[], i: number): boolean {
 }
 
 /**
- * For the tests: findDates with or without the inertNumber shortcut, and how many tokens it
- * handed to the parser.
+ * For the tests: findDates with or without its shortcuts (inertNumber, and the words it does
+ * not look at as one token), and how many tokens it handed to the parser.
  */
 export function findDatesCounting(text: string, anchor: number, shortcut: boolean): DateFindings & { attempts: number } {
   const counter = { attempts: 0 };
@@ -512,7 +541,7 @@ export function findDates(text: string, anchor: number): DateFindings {
 }
 
 function findDatesWith(text: string, anchor: number, shortcut: boolean, counter?: { attempts: number }): DateFindings {
-  const tokens = tokenize(text);
+  const tokens = tokensOf(text, shortcut);
   const parser = new Parser(tokens, anchor);
   const mentions: DateMention[] = [];
   const durations: DateFindings['durations'] = [];

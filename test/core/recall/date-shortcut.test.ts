@@ -1,4 +1,4 @@
-import { findDates, findDatesCounting } from '../../../src/core/recall/dates';
+import { findDates, findDatesCounting, tokenize, tokensOf } from '../../../src/core/recall/dates';
 
 /**
  * findDates skips numbers that begin no date or duration (inertNumber) without trying the
@@ -13,6 +13,18 @@ function same(text: string): void {
   expect({ text, mentions: fast.mentions, durations: fast.durations }).toEqual({ text, mentions: slow.mentions, durations: slow.durations });
   expect(findDates(text, ANCHOR)).toEqual({ mentions: slow.mentions, durations: slow.durations });
 }
+
+describe('the words findDates does not look at', () => {
+  it('are one shared token without text; date words, numbers and commas keep theirs', () => {
+    const text = 'Observation 12: the ledger balanced last night, 3 weeks ago in mid-May (yesterdays)';
+    const full = tokenize(text);
+    const lean = tokensOf(text, true);
+    const other = lean[0]!;
+    expect(other).toEqual({ text: '', from: -1, to: -1, value: null });
+    expect(lean.map((t, i) => (t === other ? `-${full[i]!.text}` : t))).toEqual(full.map((t) => (['observation', 'ledger', 'balanced', 'yesterdays'].includes(t.text) ? `-${t.text}` : t)));
+    expect(lean.filter((t) => t === other).length).toBe(4);
+  });
+});
 
 describe('the inert-number shortcut of findDates', () => {
   it('hands the parser no number that is no year, has no unit after it and (one or two digits) no month or "of"', () => {
@@ -35,13 +47,21 @@ describe('the inert-number shortcut of findDates', () => {
       '3rd of May', '21st june', '2022-05-01', '2022-05-01x', '123-45', 'term12 months', '12months',
       'x1 of', '5', '5 of', '5 day', '5 days', '5 the week', 'the 2 weeks before May 3', 'a few days ago',
       '17 of sep 2021, 18 oct', '3,4 may', '9 Jun', 'on 4 July 1999 and 40 days later',
+      // every word the parser compares with, in the phrases it reads
+      'the first half of September', 'the second half of may 2021', 'this morning', 'this afternoon', 'this evening', 'last night',
+      'on Friday', 'Friday', 'the day before 9 June 2023', 'the Sunday after October 25, 2022', 'a couple of months ago', 'a few weeks ago',
+      'three days earlier than that', '2 weeks later', 'the beginning of November 2022', 'the end of may', 'the middle of June', 'the start of jan',
+      'early May', 'late june 2020', 'mid-May', 'the third week of November', 'the last week of may', 'between August 11 and 15 2023',
+      'last weekend', 'next weekends', 'past month', 'previous year', 'in the fall', 'the fall of 2019', 'summer of 2021', 'around may',
+      'tonight', 'today', 'tomorrow', 'yesterday', 'thurs', 'tues', 'sept 3', 'through march', 'till june', 'since august', 'during may',
     ]) same(text);
   });
 
   it('agrees with the slow path on random mixes of numbers, units, months and words', () => {
     const pieces = ['1', '2', '12', '31', '32', '007', '123', '2019', '1999', '2100', '20230', 'of', 'the', 'and', 'between', 'may',
       'May', 'sept', 'dec', 'june', 'day', 'days', 'weeks', 'month', 'year', 'ago', 'before', 'after', 'later', 'last', 'this',
-      'next', ',', 'term', 'x', '3rd', '8th', 'a', 'few', 'summer', 'friday', 'on', '2022-05-01', '\u00e9t\u00e9', '\n'];
+      'next', ',', 'term', 'x', '3rd', '8th', 'a', 'few', 'summer', 'friday', 'on', '2022-05-01', '\u00e9t\u00e9', '\n', 'night', 'morning',
+      'ago', 'half', 'week', 'weekend', 'earlier', 'first', 'couple', 'yesterday', 'mid', 'Observation', 'septembers', 'fall', 'in', 'an', 'two', 'tues'];
     let seed = 23;
     const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
     let differ = 0;
