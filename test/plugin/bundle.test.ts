@@ -92,8 +92,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 564.8 KB with an import's write path made lighter (issue 23, import: a created file's
   // write index row from what was rendered, ASCII value tokens by hand, terms put in rarity
   // order with one look-up each, renderMemoryFile without an array of pairs; +1.0 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(564_800);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_356_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 565.4 KB with a whole BM25 index built at once in a plain Map and the words the date finder
+  // never compares with as one token (issue 23, first recall: +0.5 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(565_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_357_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
