@@ -90,12 +90,15 @@ describe('engram serve', () => {
       ['--now', NOW, 'context', 'webhook body'],
       ['--now', NOW, '--json', 'context'],
       ['--now', NOW, 'recall', '--limit', '0', 'retry'],
+      // another clock than the server's: strengths, tiers and decay are the request's
+      ['--now', '2027-06-01T00:00:00Z', '--json', 'recall', 'retry backoff deploys'],
+      ['--now', '2026-11-02T00:00:00Z', '--json', 'context', 'ledger'],
     ]) {
       const served = await client(vault, argv);
       const own = await here(vault, argv);
       expect([argv, served.status, served.stdout, served.stderr]).toEqual([argv, own.code, own.stdout, own.stderr]);
     }
-    expect(server.counts).toEqual({ served: 6, fallback: 0 });
+    expect(server.counts).toEqual({ served: 8, fallback: 0 });
     // a usage error keeps its status and message
     expect((await client(vault, ['recall', '--limit', '0', 'retry'])).status).toBe(2);
   });
