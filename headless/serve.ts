@@ -90,9 +90,12 @@ export class CliServer {
     const server = net.createServer((connection) => this.accept(connection));
     this.server = server;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        // a named pipe (Windows) in use, or a socket made by another server since the check above
+        reject(error.code === 'EADDRINUSE' ? new EngramError(`${this.root} is served already (${this.socket})`) : error),
+      );
       server.listen(address, () => {
-        server.off('error', reject);
+        server.removeAllListeners('error');
         // the owner's only: a command run here writes to the vault (touch) with this process's rights
         if (this.options.platform !== 'win32') chmodSync(this.socket, 0o600);
         resolve();
