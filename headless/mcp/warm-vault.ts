@@ -1,4 +1,4 @@
-import { readdirSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, statSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { opendir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import * as nodePath from 'node:path';
 import { EMBEDDINGS_INDEX, loadVectors, type StoredVectors } from '../../src/core/embeddings/store';
@@ -13,6 +13,7 @@ import { ShardedMap } from '../../src/core/sharded-map';
 import { openRecall } from '../../src/core/recall/results';
 import type { FileStore } from '../../src/core/ports';
 import { LAYOUT, MEMORY_FOLDERS, type Vault } from '../../src/core/vault';
+import { scanMemoryFiles } from '../../src/core/memory-files';
 import { createEmbedder } from '../embedders';
 import { openVault, type Runtime, type RuntimeOptions } from '../runtime';
 
@@ -77,6 +78,12 @@ export class WarmVault {
   private live: LiveIndex | null = null;
   /** Sharded: a JS Map of every file rehashes them all in the one step that takes it past 65,536 or 131,072 (sharded-map.ts). */
   private known = new ShardedMap<Known>();
+  /**
+   * Entries named *.md in the memory folders that are no regular file (a symbolic link loop, a
+   * FIFO, a folder): a command's own process counts them among the files it could not read
+   * (scanMemoryFiles' others), and so does unreadable().
+   */
+  private others = new Set<string>();
   private changed = new Set<string>();
   private folderStamps = '';
   /** One watch per folder, by vault-relative path. */
@@ -223,6 +230,7 @@ export class WarmVault {
         if (!known || known.size !== size || known.mtimeMs !== mtimeMs) paths.add(path);
       }
       for (const path of this.known.keys()) if (!present.has(path)) paths.add(path);
+      for (const path of this.others) paths.add(path);
     }
     return this.apply(vault, [...paths].sort());
   }
@@ -242,7 +250,8 @@ export class WarmVault {
     this.preloadSlices = slicer.slices;
     this.background = (async () => {
       try {
-        const sliced = slicedVault(vault, root, slicer.tick);
+        const others: string[] = [];
+        const sliced = slicedVault(vault, root, slicer.tick, others);
         const listing = await listMemoryFiles(sliced, slicer.tick);
         const catalog = await loadCatalog(sliced, { listing, pause: slicer.tick });
         const live = await LiveIndex.inSlices(catalog.docs, vault.settings, null, slicer.tick);
@@ -253,6 +262,7 @@ export class WarmVault {
         }
         if (this.engineValue !== engine || this.current?.vault !== vault) return; // the vault was reopened meanwhile
         this.known = known;
+        this.others = new Set(others);
         this.live = live;
         this.stats.loaded++;
         this.engineValue = live.engine;
@@ -270,7 +280,9 @@ export class WarmVault {
   /** The documents of every memory (the catalog cache; changed files parsed), and indexes over them. */
   private async loadDocs(vault: Vault): Promise<RecallEngine> {
     this.changed.clear();
-    const listing = await listMemoryFiles(vault);
+    const scan = await scanMemoryFiles(vault.ports.files, MEMORY_FOLDERS);
+    const listing = scan.files;
+    this.others = new Set(scan.others);
     const catalog = await loadCatalog(vault, { listing });
     const known = new ShardedMap<Known>();
     for (const [path, size, mtimeMs] of listing) known.set(path, { size, mtimeMs });
@@ -300,6 +312,8 @@ export class WarmVault {
     const removed: string[] = [];
     for (const path of paths) {
       const stat = statOf(nodePath.join(this.current!.root, path));
+      if (!stat && path.endsWith('.md') && lstatOf(nodePath.join(this.current!.root, path))) this.others.add(path);
+      else this.others.delete(path);
       if (stat && same(this.known.get(path), stat)) continue;
       const doc = stat ? await readDoc(vault, path) : null;
       if (stat) this.known.set(path, stat);
@@ -334,7 +348,7 @@ export class WarmVault {
    * memories), once the documents are loaded (loadNow, the preload, a change); 0 before.
    */
   unreadable(): number {
-    return this.live && this.engineValue ? Math.max(0, this.known.size - this.engineValue.size) : 0;
+    return this.live && this.engineValue ? Math.max(0, this.known.size + this.others.size - this.engineValue.size) : 0;
   }
 
   /** The configured embedder (kept: loading a model is slow), or null. */
@@ -378,7 +392,7 @@ export class WarmVault {
  * loop (a large file, 34 MB at 100,000 memories, which the store reads and writes at once).
  * Everything else is the vault's own.
  */
-function slicedVault(vault: Vault, root: string, tick: () => Promise<void>): Vault {
+function slicedVault(vault: Vault, root: string, tick: () => Promise<void>, others: string[]): Vault {
   const files = vault.ports.files;
   const store = Object.create(files) as FileStore;
   // each folder read a batch of entries at a time (a listing of 100,000 names made at once is a
@@ -390,8 +404,10 @@ function slicedVault(vault: Vault, root: string, tick: () => Promise<void>): Vau
     const subs: string[] = [];
     try {
       for await (const entry of await opendir(dir, { bufferSize: 256 })) {
-        if (entry.isDirectory()) subs.push(entry.name);
-        else names.push(entry.name);
+        if (entry.isDirectory()) {
+          subs.push(entry.name);
+          if (entry.name.endsWith('.md')) others.push(`${rel}/${entry.name}`);
+        } else names.push(entry.name);
         await tick();
       }
     } catch (error) {
@@ -406,9 +422,10 @@ function slicedVault(vault: Vault, root: string, tick: () => Promise<void>): Vau
       try {
         s = statSync(nodePath.join(dir, name), { throwIfNoEntry: false });
       } catch {
-        continue;
+        s = undefined; // a link loop
       }
       if (s?.isFile()) out.push({ name, size: s.size, mtimeMs: s.mtimeMs });
+      else if (name.endsWith('.md')) others.push(`${rel}/${name}`);
     }
     return out;
   };
@@ -454,6 +471,16 @@ async function readDoc(vault: Vault, path: string): Promise<RecallDoc | null> {
     return toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
   } catch {
     return null;
+  }
+}
+
+/** Whether anything is at the path, without following a link. */
+function lstatOf(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
 import { WarmVault } from '../../headless/mcp/warm-vault';
@@ -140,11 +140,21 @@ describe('engram serve', () => {
 
   it('says how many memory files it could not read, as the command does in its own process', async () => {
     writeFileSync(path.join(vault, 'episodic', 'broken.md'), '---\nid: [unclosed\n---\nbody\n');
+    symlinkSync('loop.md', path.join(vault, 'episodic', 'loop.md')); // a symbolic link loop: not a file
     await start();
     const argv = ['--now', NOW, 'recall', 'retry'];
     const served = await client(vault, argv);
-    expect(served.stderr).toBe('engram: 1 memory file could not be read (engram stats lists them)\n');
+    expect(served.stderr).toBe('engram: 2 memory files could not be read (engram stats lists them)\n');
     expect([served.stdout, served.stderr]).toEqual([(await here(vault, argv)).stdout, (await here(vault, argv)).stderr]);
+    // made and removed while it runs: a second loop, a FIFO-like folder named .md, the first loop gone
+    symlinkSync('again.md', path.join(vault, 'semantic', 'again.md'));
+    mkdirSync(path.join(vault, 'decisions', 'folder.md'));
+    rmSync(path.join(vault, 'episodic', 'loop.md'));
+    const later = await client(vault, argv);
+    expect(later.stderr).toBe('engram: 3 memory files could not be read (engram stats lists them)\n');
+    expect(later.stderr).toBe((await here(vault, argv)).stderr);
+    rmSync(path.join(vault, 'semantic', 'again.md'));
+    expect((await client(vault, argv)).stderr).toBe('engram: 2 memory files could not be read (engram stats lists them)\n');
   });
 
   it('context --hook: the client sends the prompt it read on standard input', async () => {
@@ -198,16 +208,23 @@ describe('engram serve', () => {
   });
 
   it('alongside a warm vault of its own (engram mcp): answers the command line, one process a vault, the warm vault left open', async () => {
+    symlinkSync('loop.md', path.join(vault, 'episodic', 'loop.md')); // counted as unreadable by the preload's listing too
     const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, true);
     const log: string[] = [];
     try {
+      await warm.engine();
+      await warm.preloadNow(); // the documents loaded in slices, as engram mcp loads them
       const alongside = await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', log: (m) => log.push(m), warm });
       expect(alongside).not.toBeNull();
       server = alongside!;
       const argv = ['--now', NOW, '--json', 'recall', 'webhook signatures'];
       const served = await client(vault, argv);
       expect([served.status, served.stdout]).toEqual([0, (await here(vault, argv)).stdout]);
-      expect(server.counts).toEqual({ served: 1, fallback: 0 });
+      const plain = ['--now', NOW, 'recall', 'webhook signatures'];
+      const own = await here(vault, plain);
+      expect(own.stderr).toBe('engram: 1 memory file could not be read (engram stats lists them)\n');
+      expect(await client(vault, plain)).toEqual({ status: 0, stdout: own.stdout, stderr: own.stderr, stdin: null });
+      expect(server.counts).toEqual({ served: 2, fallback: 0 });
       // a second process finds it served and goes on quietly; ENGRAM_NO_SERVE: none is tried
       expect(await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', log: (m) => log.push(m), warm })).toBeNull();
       expect(await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: { ENGRAM_NO_SERVE: '1' } }, build: '', log: (m) => log.push(m), warm })).toBeNull();
