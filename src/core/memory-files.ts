@@ -403,8 +403,10 @@ export class IdIndex {
    * A reader listed the memory folders and read every file whole (`listed`: each path in
    * listMemoryPaths' order with the size, mtime and id read): the rows a refresh would make
    * from that listing (a row with the same size and mtime stands; otherwise the id read, or,
-   * none, the one it had), saved when they changed. Returns every id with the files holding it,
-   * as all() would, without listing the folders again.
+   * none, the one it had). Returns every id with the files holding it, as all() would, without
+   * listing the folders again. The rows are written by the caller's saveMoves() (consolidation,
+   * the one reader that adopts, ends its moves and its run with it) or the next refresh: a first
+   * consolidation wrote ids.json here and again after its moves (7.6 MB each at 100k).
    */
   async adopt(listed: Array<[path: string, size: number, mtimeMs: number, id: string | null]>): Promise<Map<string, string[]>> {
     if (!this.rows) await this.loadCache();
@@ -421,11 +423,11 @@ export class IdIndex {
     }
     if (next.size !== previous.size) changed = true;
     this.setRows(next);
-    if (changed || this.unsaved) await this.saveCache();
+    if (changed) this.unsaved = true;
     return new Map(this.byId);
   }
 
-  /** Write the rows moved() changed, if any. */
+  /** Write the rows moved() or adopt() changed, if any. */
   async saveMoves(): Promise<void> {
     if (this.unsaved) await this.saveCache();
   }

@@ -162,7 +162,14 @@ describe('IdIndex from a reader that read the files (consolidation)', () => {
       ['mem-cccccccccccc', ['semantic/c.md', 'archive/mem-cccccccccccc.md']],
       ['mem-dddddddddddd', ['decisions/new.md']],
     ]);
-    // saved: a new index finds the new file from ids.json alone, and a refresh agrees
+    // saved by saveMoves (the caller's, after its moves), not before: a new index then finds
+    // the new file from ids.json alone, and a refresh agrees
+    const before = files.files.get(ID_INDEX_PATH);
+    expect(await new IdIndex(files).find('mem-dddddddddddd')).toBe('decisions/new.md');
+    expect(files.files.get(ID_INDEX_PATH)).not.toBe(before); // that look-up refreshed and saved ids.json itself
+    files.files.set(ID_INDEX_PATH, before!);
+    await index.saveMoves();
+    expect(files.files.get(ID_INDEX_PATH)).not.toBe(before);
     files.reads.length = 0;
     expect(await new IdIndex(files).find('mem-dddddddddddd')).toBe('decisions/new.md');
     expect(files.reads).toEqual([ID_INDEX_PATH]);

@@ -33,6 +33,11 @@ class CountingStore extends NodeFileStore {
     this.reads.push(`versioned ${rel}`);
     return super.readVersioned(rel);
   }
+  readonly writes: string[] = [];
+  override async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileVersion> {
+    this.writes.push(rel);
+    return super.write(rel, data, options);
+  }
 }
 
 describe('consolidation reads each memory once', () => {
@@ -59,6 +64,11 @@ describe('consolidation reads each memory once', () => {
     const files = new CountingStore(vault);
     expect(await run(files)).toEqual({ prune: 3, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 0, tiers: 5, log: 1 });
     expect(files.reads.filter((r) => r.endsWith('.md')).sort()).toEqual([...PRUNED, ...RECENT].map((id) => `versioned episodic/${id}.md`).sort());
+    // the id index's rows (learned at the load, moved with the files) are written once, after the moves
+    expect(files.writes.filter((w) => w.startsWith('.engram/'))).toEqual(['.engram/cache/clusters.json', '.engram/consolidation-plan.json', '.engram/cache/ids.json', '.engram/runs.jsonl']);
+    expect(JSON.parse(readFileSync(path.join(vault, '.engram', 'cache', 'ids.json'), 'utf8')).rows.map((r: unknown[]) => [r[0], r[3]])).toEqual(
+      [...RECENT.map((id) => [`episodic/${id}.md`, id]), ...PRUNED.map((id) => [`archive/${id}.md`, id])],
+    );
     expect(readdirSync(path.join(vault, 'archive')).sort()).toEqual(PRUNED.map((id) => `${id}.md`));
     for (const id of PRUNED) expect(text('archive', id)).toBe(memory(id, '2026-07-01T10:00:00Z', 'archive', `Ancient memory ${id}`));
     for (const id of RECENT) expect(text('episodic', id)).toBe(memory(id, '2026-11-15T10:00:00Z', 'warm', `Recent memory ${id}`));

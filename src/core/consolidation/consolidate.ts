@@ -279,6 +279,8 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     await vault.ports.files.remove(PLAN_PATH);
     steps.push({ step: 'log', count: 1, ms: 0 });
   }
+  // the id index's rows learned at the load (written after the moves, where there were any)
+  await vault.saveIndex();
   if (options.listChanges) for (const step of steps) if (step.changes === undefined) step.changes = planChanges(plan, step.step);
   return report;
 }
