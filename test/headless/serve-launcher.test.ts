@@ -32,17 +32,24 @@ describe('dist/engram.js with engram serve', () => {
     cleanup();
   });
 
-  it('answers recall, context --hook and a usage error as the command does alone, then stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'serve'], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1' } });
+  /** `engram COMMAND` on the vault, once its standard error says `ready`; its stderr so far, and later. */
+  async function started(command: string, ready: string): Promise<{ child: ChildProcess; stderr: () => string }> {
+    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, command], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1' } });
     server = child;
     let log = '';
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (d: Buffer) => {
         log += d.toString();
-        if (log.includes('serving')) resolve();
+        if (log.includes(ready)) resolve();
       });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${log}`)));
+      child.once('exit', (code) => reject(new Error(`${command} exited ${code}: ${log}`)));
     });
+    return { child, stderr: () => log };
+  }
+
+  it('answers recall, context --hook and a usage error as the command does alone, then stops on SIGTERM', async () => {
+    const { child, stderr } = await started('serve', 'serving');
+    let log = stderr();
     expect(log).toBe(`engram serve: serving ${vault} on ${path.join(vault, '.engram', 'serve.sock')}\n`);
     const hook = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'webhook signatures' });
     const cases: Array<[string[], string]> = [
@@ -61,6 +68,7 @@ describe('dist/engram.js with engram serve', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     server = null;
+    log = stderr();
     expect(log.split('\n').slice(1)).toEqual(['engram serve: stopped: 5 commands answered, 0 sent back', '']);
     expect(existsSync(path.join(vault, '.engram', 'serve.sock'))).toBe(false);
     // the commands run in their own process again
@@ -68,16 +76,8 @@ describe('dist/engram.js with engram serve', () => {
   });
 
   it('engram mcp answers the command line too while it runs, and only one process serves a vault', async () => {
-    const child = spawn(process.execPath, [ENGRAM, '--vault', vault, '--now', NOW, 'mcp'], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1' } });
-    server = child;
-    let log = '';
-    await new Promise<void>((resolve, reject) => {
-      child.stderr!.on('data', (d: Buffer) => {
-        log += d.toString();
-        if (log.includes('answered here too')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`mcp exited ${code}: ${log}`)));
-    });
+    const { child, stderr } = await started('mcp', 'answered here too');
+    const log = stderr();
     const socket = path.join(vault, '.engram', 'serve.sock');
     expect(log).toBe(`engram mcp: recall, context and touch at the command line are answered here too (${socket})\n`);
     // a second server finds the vault served
