@@ -125,6 +125,15 @@ export function checkInput(input: RememberInput, maxFileBytes = DEFAULT_SETTINGS
  * "code review" becomes "code-review"), nothing Obsidian refuses in tags.
  */
 export function normaliseTag(tag: string): string {
+  // letters, digits and underscores of ASCII (most tags): nothing below changes them, five replaces spared
+  if (PLAIN_TAG.test(tag)) return tag;
+  return normaliseTagByPattern(tag);
+}
+
+const PLAIN_TAG = /^[A-Za-z0-9_]+$/;
+
+/** normaliseTag without its shortcut (test/core/tags.test.ts compares both). */
+export function normaliseTagByPattern(tag: string): string {
   return tag
     .trim()
     .replace(/^#+/, '')

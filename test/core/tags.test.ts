@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { normaliseTag, remember } from '../../src/core/remember';
+import { normaliseTag, normaliseTagByPattern, remember } from '../../src/core/remember';
 import { openVault } from '../../headless/runtime';
 
 describe('tags are normalised on write (issue 12: Obsidian reads a tag up to the first space)', () => {
@@ -21,5 +21,15 @@ describe('tags are normalised on write (issue 12: Obsidian reads a tag up to the
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('normaliseTag: the plain-tag shortcut', () => {
+  it('returns a tag of ASCII letters, digits and underscores as it is, as the replaces would', () => {
+    const alphabet = 'aZ9_-/# .!\u00e1\t';
+    let seed = 11;
+    const next = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed);
+    const tags = ['auth', 'snake_case', 'A1', '_', 'x-y', 'a/b', '#a', 'a ', ' a', '', '\u00e1rea', ...Array.from({ length: 5000 }, () => Array.from({ length: 1 + (next() % 6) }, () => alphabet[next() % alphabet.length]).join(''))];
+    for (const tag of tags) expect([tag, normaliseTag(tag)]).toEqual([tag, normaliseTagByPattern(tag)]);
   });
 });
