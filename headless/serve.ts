@@ -241,20 +241,52 @@ function answers(net: typeof import('node:net'), path: string): Promise<boolean>
 }
 
 
+/** How often a process that found its vault served by another tries to serve it again (that one may have stopped). */
+export const RETRY_MS = 30_000;
+
+/** The command line's socket as a warm process serves it alongside its own work: the server while it holds it, and a stop. */
+export interface Alongside {
+  readonly current: CliServer | null;
+  close(): Promise<void>;
+}
+
 /**
- * The command line's socket served by a process that holds the vault warm anyway (engram mcp):
- * null, quietly, when another process serves it already or ENGRAM_NO_SERVE is set; a failure to
- * listen is said and the process goes on without it.
+ * The command line's socket served by a process that holds the vault warm anyway (engram mcp).
+ * When another process serves the vault, this one tries again every RETRY_MS and takes over once
+ * that one has stopped (several agents' MCP servers on one vault: the command line stays served
+ * while any of them runs). ENGRAM_NO_SERVE set: nothing is served. A failure to listen other
+ * than "served already" is said once and the process goes on without it.
  */
-export async function serveAlongside(options: Omit<ServeOptions, 'idleMs'> & { warm: WarmVault }): Promise<CliServer | null> {
-  if (options.runtime.env.ENGRAM_NO_SERVE) return null;
-  const server = new CliServer({ ...options, idleMs: null });
-  try {
-    await server.start();
-    options.log(`recall, context and touch at the command line are answered here too (${server.socket})`);
-    return server;
-  } catch (error) {
-    if (!(error instanceof EngramError && error.message.includes('is served already'))) options.log(`not serving the command line: ${error instanceof Error ? error.message : String(error)}`);
-    return null;
-  }
+export async function serveAlongside(options: Omit<ServeOptions, 'idleMs'> & { warm: WarmVault }): Promise<Alongside> {
+  let current: CliServer | null = null;
+  let retry: { cancel(): void } | null = null;
+  let closed = false;
+  const attempt = async (first: boolean): Promise<void> => {
+    retry = null;
+    const server = new CliServer({ ...options, idleMs: null });
+    try {
+      await server.start();
+      if (closed) return void (await server.close());
+      current = server;
+      options.log(`recall, context and touch at the command line are answered here too (${server.socket})`);
+    } catch (error) {
+      const served = error instanceof EngramError && error.message.includes('is served already');
+      if (!served) {
+        if (first) options.log(`not serving the command line: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      if (!closed) retry = (options.timer ?? realTimer)(() => void attempt(false), RETRY_MS);
+    }
+  };
+  if (!options.runtime.env.ENGRAM_NO_SERVE) await attempt(true);
+  return {
+    get current() {
+      return current;
+    },
+    async close() {
+      closed = true;
+      retry?.cancel();
+      await current?.close();
+    },
+  };
 }

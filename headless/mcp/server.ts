@@ -52,7 +52,7 @@ export async function serveStdio(options: McpOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   await server.connect(transport); // the SDK chains its own onerror after ours
   await closed;
-  await cli?.close();
+  await cli.close();
   warm.close();
   await server.close().catch(() => undefined);
 }
@@ -108,7 +108,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     http.listen(options.port, options.host, () => resolve());
   });
   http.on('close', () => {
-    void cli?.close();
+    void cli.close();
     warm.close();
   });
   return http;

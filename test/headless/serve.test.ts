@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, syml
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
 import { WarmVault } from '../../headless/mcp/warm-vault';
-import { CliServer, serveAlongside } from '../../headless/serve';
+import { CliServer, RETRY_MS, serveAlongside } from '../../headless/serve';
 import { viaServer, type ClientProcess } from '../../headless/serve-client';
 import { buildStamp, fnv1a, servedCommand, socketPath, SOCKET_PATH_MAX } from '../../headless/serve-protocol';
 import { MACHINE_FOLDER } from '../../headless/vault-root';
@@ -214,9 +214,16 @@ describe('engram serve', () => {
     try {
       await warm.engine();
       await warm.preloadNow(); // the documents loaded in slices, as engram mcp loads them
-      const alongside = await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', log: (m) => log.push(m), warm });
-      expect(alongside).not.toBeNull();
-      server = alongside!;
+      const timers: Array<{ ms: number; run: () => void; cancelled: boolean }> = [];
+      const timer = (run: () => void, ms: number) => {
+        const t = { ms, run, cancelled: false };
+        timers.push(t);
+        return { cancel: () => (t.cancelled = true) };
+      };
+      const runtime = { vault, now: NOW, cwd: dir, env: {} };
+      const first = await serveAlongside({ runtime, build: '', log: (m) => log.push(m), warm, timer });
+      expect(first.current).not.toBeNull();
+      server = first.current!;
       const argv = ['--now', NOW, '--json', 'recall', 'webhook signatures'];
       const served = await client(vault, argv);
       expect([served.status, served.stdout]).toEqual([0, (await here(vault, argv)).stdout]);
@@ -225,12 +232,30 @@ describe('engram serve', () => {
       expect(own.stderr).toBe('engram: 1 memory file could not be read (engram stats lists them)\n');
       expect(await client(vault, plain)).toEqual({ status: 0, stdout: own.stdout, stderr: own.stderr, stdin: null });
       expect(server.counts).toEqual({ served: 2, fallback: 0 });
-      // a second process finds it served and goes on quietly; ENGRAM_NO_SERVE: none is tried
-      expect(await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: {} }, build: '', log: (m) => log.push(m), warm })).toBeNull();
-      expect(await serveAlongside({ runtime: { vault, now: NOW, cwd: dir, env: { ENGRAM_NO_SERVE: '1' } }, build: '', log: (m) => log.push(m), warm })).toBeNull();
-      expect(log).toEqual([`recall, context and touch at the command line are answered here too (${path.join(vault, '.engram', 'serve.sock')})`]);
-      await server.close();
-      expect(existsSync(path.join(vault, '.engram', 'serve.sock'))).toBe(false);
+      // a second process finds it served, goes on quietly and tries again in RETRY_MS; ENGRAM_NO_SERVE: none is tried
+      const second = await serveAlongside({ runtime, build: '', log: (m) => log.push(m), warm, timer });
+      expect(second.current).toBeNull();
+      expect(timers.map((t) => [t.ms, t.cancelled])).toEqual([[RETRY_MS, false]]);
+      const none = await serveAlongside({ runtime: { ...runtime, env: { ENGRAM_NO_SERVE: '1' } }, build: '', log: (m) => log.push(m), warm, timer });
+      expect([none.current, timers.length]).toEqual([null, 1]);
+      const socket = path.join(vault, '.engram', 'serve.sock');
+      expect(log).toEqual([`recall, context and touch at the command line are answered here too (${socket})`]);
+      // still served at the retry: it waits again
+      timers[0]!.run();
+      await new Promise((resolve) => setImmediate(resolve));
+      while (timers.length < 2) await new Promise((resolve) => setImmediate(resolve));
+      expect([second.current, timers[1]!.ms]).toEqual([null, RETRY_MS]);
+      // the first stops: the second takes the socket over at its next try
+      await first.close();
+      expect(existsSync(socket)).toBe(false);
+      timers[1]!.run();
+      while (!second.current) await new Promise((resolve) => setImmediate(resolve));
+      server = second.current;
+      expect(log).toEqual([`recall, context and touch at the command line are answered here too (${socket})`, `recall, context and touch at the command line are answered here too (${socket})`]);
+      expect((await client(vault, argv)).stdout).toBe(served.stdout);
+      expect(server.counts).toEqual({ served: 1, fallback: 0 });
+      await second.close();
+      expect([existsSync(socket), timers.length]).toEqual([false, 2]);
       expect((await warm.engine()).size).toBe(4); // still the owner's
     } finally {
       warm.close();
