@@ -50,13 +50,6 @@ export class Bm25Index {
    * Map doubling past 65,536 rehashes them all inside one `add` (~30 ms of one preload slice).
    */
   private readonly postings = new ShardedMap<PostingList>();
-  /**
-   * While a whole index is built at once (`build`): its postings, gathered in one plain Map and
-   * moved into the sharded one at the end. Hashing each term's end to find its shard at each of
-   * the 400,000 additions of a first recall at 10k was a tenth of the index build; the one step
-   * that moves them rehashes nothing a slice would wait for (the sliced builds do not use it).
-   */
-  private staged: Map<string, PostingList> | null = null;
   /** Set for an index read from a snapshot: read-only. */
   private frozen: Bm25Arrays | null = null;
   private totalLength = 0;
@@ -155,23 +148,6 @@ export class Bm25Index {
   }
 
   /**
-   * An index of documents added by `fill` in one go (what adding them one by one gives): their
-   * postings are gathered in a plain Map and given to the sharded one at the end.
-   */
-  static build(params: Bm25Params, fill: (index: Bm25Index) => void): Bm25Index {
-    const index = new Bm25Index(params);
-    const staged = new Map<string, PostingList>();
-    index.staged = staged;
-    try {
-      fill(index);
-    } finally {
-      index.staged = null;
-      for (const [term, list] of staged) index.postings.set(term, list);
-    }
-    return index;
-  }
-
-  /**
    * Add a document; returns its number. `length` is what length normalisation counts (default:
    * every term); index terms that are not words (time terms) are left out of it.
    */
@@ -190,11 +166,10 @@ export class Bm25Index {
     lengths.push(length);
     this.totalLength += length;
     this.live++;
-    const postings = this.staged ?? this.postings;
     for (const terms of lists) {
       for (const term of terms) {
-        let list = postings.get(term);
-        if (!list) postings.set(term, (list = { docs: [], tfs: [] }));
+        let list = this.postings.get(term);
+        if (!list) this.postings.set(term, (list = { docs: [], tfs: [] }));
         const docs = list.docs as number[];
         const tfs = list.tfs as number[];
         const last = docs.length - 1;

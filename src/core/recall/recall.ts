@@ -164,9 +164,9 @@ export async function partsFromDocsInSlices(docs: readonly RecallDoc[], settings
 
 /** The word index of documents, one entry per document in order. */
 export function lexicalFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Bm25Index {
-  return Bm25Index.build(bm25Params(settings).lexical, (lexical) => {
-    for (const doc of docs) addToLexical(lexical, doc);
-  });
+  const lexical = new Bm25Index(bm25Params(settings).lexical);
+  for (const doc of docs) addToLexical(lexical, doc);
+  return lexical;
 }
 
 function addToLexical(lexical: Bm25Index, doc: RecallDoc): void {
@@ -179,16 +179,10 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
 /** The same in slices (`tick` after each document, twice, and each episode). */
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>>;
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: () => Promise<void>): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
+  const steps = episodeSteps(docs, settings);
   if (!tick) {
-    // at once: the index's postings gathered in a plain Map (Bm25Index.build)
-    let result: Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | undefined;
-    Bm25Index.build(bm25Params(settings).episodes, (episodes) => {
-      const steps = episodeSteps(docs, episodes);
-      for (let step = steps.next(); ; step = steps.next()) if (step.done) return void (result = step.value);
-    });
-    return result!;
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
   }
-  const steps = episodeSteps(docs, new Bm25Index(bm25Params(settings).episodes));
   return (async () => {
     for (let step = steps.next(); ; step = steps.next()) {
       if (step.done) return step.value;
@@ -198,7 +192,8 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
 }
 
 /** episodesFromDocs as steps: a yield per document (twice: members, then episode numbers) and per episode. */
-function* episodeSteps(docs: readonly RecallDoc[], episodes: Bm25Index): Generator<void, Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
+function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Generator<void, Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
+  const episodes = new Bm25Index(bm25Params(settings).episodes);
   const episodeOf = new Int32Array(docs.length).fill(-1);
   const episodeTerms = new Map<string, { words: string[][]; facets: string[][] }>();
   for (const doc of docs) {
