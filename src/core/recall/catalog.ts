@@ -10,6 +10,7 @@ import { memoryTimeTerms } from './time-terms';
 import { supersededBy } from '../supersession';
 import { recallCount } from '../touch';
 import { listMemoryStats } from '../memory-files';
+import { signatureOf } from './engine-update';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
 import { ShardedMap } from '../sharded-map';
 import type { ListedFile } from './snapshot';
@@ -167,6 +168,8 @@ export interface Catalog {
   problems: MemoryParseError[];
   /** Files parsed in this load (the rest came from the cache). */
   parsed: number;
+  /** Each document's indexSignature, in order, from its row's joined terms and facets. */
+  signatures(): Float64Array;
 }
 
 
@@ -202,6 +205,7 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
   }
   const rows: Array<Row | ErrorRow> = [];
   const docs: RecallDoc[] = [];
+  const docRows: Row[] = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
   for (const listed of options.listing ?? (await listMemoryFiles(vault, options.pause))) {
@@ -222,10 +226,18 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
     }
     rows.push(row);
     if (row.length === 4) problems.push(new MemoryParseError(path, row[3]));
-    else docs.push(doc ?? decode(row));
+    else {
+      docs.push(doc ?? decode(row));
+      docRows.push(row);
+    }
   }
   if (useCache && (parsed > 0 || rows.length !== cached.size)) await writeCache(vault, { format: FORMAT, fingerprint: print, rows }, options.pause);
-  return { docs, problems, parsed };
+  const signatures = () => {
+    const out = new Float64Array(docRows.length);
+    for (let i = 0; i < docRows.length; i++) out[i] = signatureOf(docRows[i]![17], docRows[i]![20], docRows[i]![16]);
+    return out;
+  };
+  return { docs, problems, parsed, signatures };
 }
 
 /**

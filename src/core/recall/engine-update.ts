@@ -19,7 +19,15 @@ export function indexesAlike(before: RecallDoc, after: RecallDoc): boolean {
  * FNV-1a twice, with two offset bases and primes (a false match: about 1 in 2^53).
  */
 export function indexSignature(doc: RecallDoc): number {
-  const text = `${doc.terms.join(' ')}\n${(doc.facets ?? []).join(' ')}\n${doc.session === null ? '\u0000' : doc.session}`;
+  return signatureOf(doc.terms.join(' '), (doc.facets ?? []).join(' '), doc.session);
+}
+
+/**
+ * indexSignature from a document's terms and facets joined by spaces (as a catalog row holds
+ * them: a first load hashes those and joins nothing again) and its session.
+ */
+export function signatureOf(terms: string, facets: string, session: string | null): number {
+  const text = `${terms}\n${facets}\n${session === null ? '\u0000' : session}`;
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
   for (let i = 0; i < text.length; i++) {

@@ -110,15 +110,8 @@ export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<R
   }
   const catalog = await loadCatalog(vault, { listing });
   const parts = partsFromDocs(catalog.docs, vault.settings);
-  await saveSnapshot(vault, encodeSnapshot(parts, listing, fingerprint, signaturesOf(catalog.docs)));
+  await saveSnapshot(vault, encodeSnapshot(parts, listing, fingerprint, catalog.signatures()));
   return new RecallEngine(parts, vault.settings);
-}
-
-/** Each document's indexSignature, in order (a loop: Float64Array.from calls back through an iterator). */
-function signaturesOf(docs: readonly RecallDoc[]): Float64Array {
-  const out = new Float64Array(docs.length);
-  for (let i = 0; i < docs.length; i++) out[i] = indexSignature(docs[i]!);
-  return out;
 }
 
 /** Past this share of the vault changed, parsing the changed files costs about what a rebuild does. */

@@ -102,3 +102,24 @@ describe('recall snapshot', () => {
     expect(store.files.has(CATALOG_PATH)).toBe(true);
   });
 });
+
+describe('the signatures a first load writes', () => {
+  it('are each document\'s indexSignature, from its catalog row', async () => {
+    const { MemoryFileStore } = await import('../../helpers/memory-ports');
+    const { Vault } = await import('../../../src/core/vault');
+    const { loadCatalog } = await import('../../../src/core/recall/catalog');
+    const { indexSignature, signatureOf } = await import('../../../src/core/recall/engine-update');
+    const { resolveSettings } = await import('../../../src/core/settings');
+    const files = new MemoryFileStore();
+    const note = (id: string, body: string, session: string | null) =>
+      `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-05-01T10:00:00Z"\n${session ? `session: ${session}\n` : ''}---\n${body}\n`;
+    files.files.set('episodic/a.md', note('mem-aaaaaaaaaaaa', 'Retry the webhook on 3 May 2026 with Alice', 's1'));
+    files.files.set('episodic/b.md', note('mem-bbbbbbbbbbbb', 'the', null));
+    files.files.set('episodic/c.md', 'not a memory');
+    const vault = new Vault({ files, locks: { withLock: (_k, fn) => fn(), tryLock: async () => ({ release: async () => {} }) }, clock: { now: () => 0 }, random: Math.random } as never, resolveSettings(undefined));
+    const catalog = await loadCatalog(vault, { useCache: false });
+    expect(Array.from(catalog.signatures())).toEqual(catalog.docs.map(indexSignature));
+    expect(catalog.docs.map((d) => d.terms.length)).toEqual([6, 0]); // words, and none: an empty row string
+    expect(signatureOf('', '', null)).toBe(indexSignature({ terms: [], facets: [], session: null } as never));
+  });
+});
