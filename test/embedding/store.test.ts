@@ -1,4 +1,4 @@
-import { EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, updateVectors } from '../../src/core/embeddings/store';
+import { EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, updateVectors, updateVectorsFrom } from '../../src/core/embeddings/store';
 import { loadCatalog } from '../../src/core/recall/catalog';
 import { naiveSearch, searchVectors } from '../../src/core/embeddings/vector-search';
 import type { Embedder } from '../../src/core/ports';
@@ -139,5 +139,70 @@ describe('re-embedding from the catalog (issue 21: only what changed is read)', 
     // another model: everything is read and embedded again
     const other = await refreshVectors(vault, await docs(), fakeEmbedder('fake:v2'));
     expect([other.embedded, other.read]).toEqual([3, 3]);
+  });
+});
+
+describe('vectors held by the process that wrote them (updateVectorsFrom)', () => {
+  /** An embedder whose vectors hold values a float32 round trip must keep bit for bit: -0, NaN, subnormals, large. */
+  const oddEmbedder = (model = 'odd:v1'): Embedder => ({
+    model,
+    async embed(texts) {
+      return texts.map((t, k) => Float32Array.from([-0, Number.NaN, 1e-40 * (k + 1), 3.4e38, t.length, -t.charCodeAt(0)]));
+    },
+  });
+  const same = async (vault: import('../../src/core/vault').Vault, stored: Awaited<ReturnType<typeof loadVectors>>) => {
+    const loaded = await loadVectors(vault);
+    const view = (r: typeof loaded) => (r.vectors ? { ...r.vectors, vectors: Buffer.from(r.vectors.vectors.buffer, r.vectors.vectors.byteOffset, r.vectors.vectors.byteLength).toString('hex') } : null);
+    expect([view(stored), stored.problem]).toEqual([view(loaded), loaded.problem]);
+  };
+
+  it('gives back exactly what a load reads: written, unchanged, compacted, another model, an id twice', async () => {
+    const { vault, files } = memoryVault('2026-01-01T00:00:00Z');
+    const reads: string[] = [];
+    const read = files.read.bind(files);
+    files.read = async (path: string) => (reads.push(path), read(path));
+    let { report, stored } = await updateVectorsFrom(vault, null, sources({ a: 'alpha', b: 'beta', c: 'gamma' }), oddEmbedder());
+    expect([report.embedded, stored.vectors!.ids]).toEqual([3, ['a', 'b', 'c']]);
+    await same(vault, stored);
+    // from what it holds: the bin is not read again, nothing written when nothing changed
+    reads.length = 0;
+    const writes = files.writes;
+    ({ report, stored } = await updateVectorsFrom(vault, stored, sources({ a: 'alpha', b: 'beta', c: 'gamma' }), oddEmbedder()));
+    expect([reads, files.writes, report.kept]).toEqual([[], writes, 3]);
+    await same(vault, stored);
+    reads.length = 0;
+    ({ stored } = await updateVectorsFrom(vault, stored, sources({ c: 'gamma', a: 'alpha changed' }), oddEmbedder()));
+    expect(reads).toEqual([]);
+    await same(vault, stored);
+    ({ stored } = await updateVectorsFrom(vault, stored, sources({ a: 'alpha' }), oddEmbedder('odd:v2')));
+    await same(vault, stored);
+    // an id given twice: the index keeps one row of it, and a load finds the bin damaged: so does this
+    ({ stored } = await updateVectorsFrom(vault, stored, [...sources({ a: 'alpha', b: 'beta' }), { id: 'a', text: 'again' }], oddEmbedder('odd:v2')));
+    expect(stored.problem).toBe(`${EMBEDDINGS_INDEX} lists 2 vectors for 72 bytes: the embeddings will be rebuilt`);
+    await same(vault, stored);
+  });
+});
+
+describe('a consolidation with an embedder', () => {
+  it('reads the vectors once: the clusters and the update after them use what its own update wrote', async () => {
+    const { consolidate } = await import('../../src/core/consolidation/consolidate');
+    const { memoryNote } = await import('../helpers/memory-ports');
+    const { vault, files } = memoryVault('2026-11-30T00:00:00Z');
+    const texts = ['The nightly deploy failed on the migration step.', 'The nightly deploy failed on the migration step again.', 'The nightly deploy failed at the migration step.', 'Redis was restarted at noon.'];
+    texts.forEach((text, k) => files.files.set(`episodic/m${k}.md`, memoryNote({ id: `mem-00000000000${k}`, category: 'episodic', created_at: `2026-11-2${k}T10:00:00Z` }, `${text}\n`)));
+    // one direction for the deploy texts, another for the rest: a pattern of three is made, and embedded after
+    const embedder: Embedder = { model: 'fake:v1', embed: async (ts) => ts.map((t) => normalise(t.includes('deploy') ? [1, 0.01 * t.length, 0] : [0, 0, 1])) };
+    const reads: string[] = [];
+    const read = files.read.bind(files);
+    files.read = async (path: string) => (reads.push(path), read(path));
+    const report = await consolidate(vault, { dryRun: false, holder: 'test', elapsed: () => 0, embedder });
+    expect(report.steps.filter((s) => s.step === 'embed' || s.step === 'cluster').map((s) => [s.step, s.count, s.total ?? null])).toEqual([['embed', 5, 5], ['cluster', 1, null]]);
+    expect(reads.filter((p) => p === EMBEDDINGS_BIN)).toEqual([]); // none stored yet: the first load finds no index
+    expect(reads.filter((p) => p === EMBEDDINGS_INDEX)).toEqual([EMBEDDINGS_INDEX]);
+    // the next run reads them once (it had: once to update, once to cluster, once to update after)
+    reads.length = 0;
+    await consolidate(vault, { dryRun: false, holder: 'test', elapsed: () => 0, embedder });
+    expect(reads.filter((p) => p === EMBEDDINGS_BIN)).toEqual([EMBEDDINGS_BIN]);
+    expect((await loadVectors(vault)).vectors!.ids).toHaveLength(5);
   });
 });

@@ -1,4 +1,4 @@
-import { loadVectors, updateVectors } from '../embeddings/store';
+import { loadVectors, updateVectorsFrom, type LoadResult } from '../embeddings/store';
 import { renderMemoryFile, type NewMemory } from '../memory-file';
 import { PATTERN_TITLE_CHARS, planClusters, type ClusterAction, type ClusterMemo } from './semantic';
 import type { AbstractiveReport } from './abstractive';
@@ -188,9 +188,12 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   // Embedding comes before the plan is saved: clusters are planned on the fresh vectors.
   t = options.elapsed();
   let embedStep: StepReport;
+  // the vectors as this run wrote them (what a load reads back), for the clusters and the update after them
+  let vectorsNow: LoadResult | null = null;
   if (options.embedder && !options.dryRun) {
     try {
-      const report = await updateVectors(vault, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
+      const { report, stored } = await updateVectorsFrom(vault, null, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
+      vectorsNow = stored;
       embedStep = { step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) };
     } catch (error) {
       // an embedder that fails tonight (a server down) leaves the vectors as they were
@@ -200,7 +203,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     embedStep = { step: 'embed', count: 0, ms: 0, note: options.embedder ? 'dry run' : 'no embedder configured' };
   }
   t = options.elapsed();
-  const stored = options.embedder ? (await loadVectors(vault)).vectors : null;
+  const stored = options.embedder ? (vectorsNow ?? (await loadVectors(vault))).vectors : null;
   const vectors = stored && stored.model === options.embedder?.model ? stored : null;
   // the groups of the last run, valid for the same similarity (the vector model, or words) and threshold
   const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
@@ -240,7 +243,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
       if (written) texts.set(cluster.id, memoryText(written));
     }
     try {
-      const report = await updateVectors(vault, [...texts].map(([id, text]) => ({ id, text })), options.embedder);
+      const { report } = await updateVectorsFrom(vault, vectorsNow, [...texts].map(([id, text]) => ({ id, text })), options.embedder);
       embedStep.count += report.embedded;
       embedStep.total = report.total;
     } catch (error) {
