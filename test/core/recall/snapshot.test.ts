@@ -116,7 +116,7 @@ describe('the signatures a first load writes', () => {
     files.files.set('episodic/a.md', note('mem-aaaaaaaaaaaa', 'Retry the webhook on 3 May 2026 with Alice', 's1'));
     files.files.set('episodic/b.md', note('mem-bbbbbbbbbbbb', 'the', null));
     files.files.set('episodic/c.md', 'not a memory');
-    const vault = new Vault({ files, locks: { withLock: (_k, fn) => fn(), tryLock: async () => ({ release: async () => {} }) }, clock: { now: () => 0 }, random: Math.random } as never, resolveSettings(undefined));
+    const vault = new Vault({ files, locks: { withLock: <T>(_k: string, fn: () => Promise<T>) => fn(), tryLock: async () => ({ release: async () => {} }) }, clock: { now: () => 0 }, random: Math.random } as never, resolveSettings(undefined));
     const catalog = await loadCatalog(vault, { useCache: false });
     expect(Array.from(catalog.signatures())).toEqual(catalog.docs.map(indexSignature));
     expect(catalog.docs.map((d) => d.terms.length)).toEqual([6, 0]); // words, and none: an empty row string
