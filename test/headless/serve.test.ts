@@ -176,11 +176,20 @@ describe('engram serve', () => {
     expect(await server.handle('{"protocol": 1, "build": "", "root": 3')).toEqual([{ fallback: 'not a request' }]);
     expect(await server.handle(line([], { argv: ['recall', 7] }))).toEqual([{ fallback: 'not a request' }]);
     expect(server.counts).toEqual({ served: 0, fallback: 5 });
-    // another vault, with no server of its own: the client finds none
+    // a request naming this vault but another in its arguments: run there, with that vault's own engine
     const other = path.join(dir, 'other');
     await engram(other, ['init']);
+    await engram(other, ['--now', NOW, 'remember', 'The other vault keeps its backups in Lisbon.']);
+    const crossed = await server.handle(line(['--vault', other, '--now', NOW, '--json', 'recall', 'backups lisbon'], { argv: ['--vault', other, '--now', NOW, '--json', 'recall', 'backups lisbon'] }));
+    expect(crossed).toEqual([{ out: (await here(other, ['--now', NOW, '--json', 'recall', 'backups lisbon'])).stdout }, { exit: 0 }]);
+    expect(JSON.parse((crossed[0] as { out: string }).out)).toHaveLength(1);
+    // another vault, with no server of its own: the client finds none
     expect((await client(other, ['recall', 'retry'])).status).toBeNull();
+    expect(server.counts).toEqual({ served: 1, fallback: 5 });
     // a client of another build: sent back, and the server stops (its code is out of date)
+    expect(await server.handle(line(['recall', 'retry'], { build: '1:2' }))).toEqual([{ fallback: 'another build' }]);
+    await server.stopped();
+    await start();
     writeFileSync(path.join(dir, 'engram-cli.js'), 'x');
     const rebuilt = await client(vault, ['--now', NOW, 'recall', 'retry'], { bundle: path.join(dir, 'engram-cli.js') });
     expect(rebuilt).toEqual({ status: null, stdout: '', stderr: '', stdin: null });
@@ -188,6 +197,55 @@ describe('engram serve', () => {
     expect(logs).toEqual(['engram was rebuilt or upgraded since this server started: stopping (start it again)']);
     expect(existsSync(path.join(vault, '.engram', 'serve.sock'))).toBe(false);
     expect((await client(vault, ['recall', 'retry'])).status).toBeNull();
+  });
+
+  it("the client reads the server's replies as they come: a request in pieces, output then a broken connection, a garbled or missing reply", async () => {
+    const net = await import('node:net');
+    const socket = path.join(vault, '.engram', 'serve.sock');
+    // a server of its own that answers each connection with `replies`, split at `cut`
+    const fake = async (replies: string, cut = replies.length) => {
+      const raw = net.createServer((c) => {
+        c.once('data', () => {
+          c.write(replies.slice(0, cut));
+          setImmediate(() => c.end(replies.slice(cut)));
+        });
+      });
+      await new Promise<void>((resolve) => raw.listen(socket, resolve));
+      return raw;
+    };
+    const cases: Array<[string, number | undefined, Ran]> = [
+      ['{"err":"first "}\n{"out":"a"}\n{"out":"b\\n"}\n{"err":"then"}\n{"exit":3}\n', 20, { status: 3, stdout: 'ab\n', stderr: 'first then', stdin: null }],
+      // a fallback once output has come is not one: what came stands
+      ['{"out":"a"}\n{"fallback":"late"}\n{"exit":0}\n', undefined, { status: 0, stdout: 'a', stderr: '', stdin: null }],
+      // the server went away mid-command: what came, and a failure
+      ['{"out":"partial"}\n', undefined, { status: 1, stdout: 'partial', stderr: 'engram: the server (engram serve) stopped before the command finished\n', stdin: null }],
+      // nothing, or nothing readable, before it closed: nothing was done, the client runs it
+      ['', undefined, { status: null, stdout: '', stderr: '', stdin: null }],
+      ['not json\n{"exit":0}\n', undefined, { status: null, stdout: '', stderr: '', stdin: null }],
+    ];
+    for (const [replies, cut, expected] of cases) {
+      const raw = await fake(replies, cut);
+      try {
+        expect([replies, await client(vault, ['--now', NOW, 'recall', 'retry'])]).toEqual([replies, expected]);
+      } finally {
+        await new Promise((resolve) => raw.close(resolve));
+      }
+    }
+    // and the real server reads a request that comes in pieces
+    await start();
+    const request = JSON.stringify({ protocol: 1, build: '', root: vault, argv: ['--vault', vault, '--now', NOW, '--json', 'recall', 'ledger'], cwd: dir, env: {}, stdin: null, stdinIsTTY: false, stdoutIsTTY: false });
+    const replies = await new Promise<string>((resolve) => {
+      const c = net.connect(socket);
+      let got = '';
+      c.setEncoding('utf8');
+      c.on('data', (d: string) => (got += d));
+      c.on('close', () => resolve(got));
+      c.on('connect', () => {
+        c.write(request.slice(0, 40));
+        setImmediate(() => c.write(`${request.slice(40)}\n{"ignored": true}\n`));
+      });
+    });
+    expect(replies).toBe(`${JSON.stringify({ out: (await here(vault, ['--now', NOW, '--json', 'recall', 'ledger'])).stdout })}\n{"exit":0}\n`);
   });
 
   it('no server, a stale socket, ENGRAM_NO_SERVE, a command it does not run: the client returns null at once', async () => {
@@ -254,8 +312,25 @@ describe('engram serve', () => {
       expect(log).toEqual([`recall, context and touch at the command line are answered here too (${socket})`, `recall, context and touch at the command line are answered here too (${socket})`]);
       expect((await client(vault, argv)).stdout).toBe(served.stdout);
       expect(server.counts).toEqual({ served: 1, fallback: 0 });
+      // a third finds it served; closed before its retry comes, the retry does nothing and asks for no other
+      const third = await serveAlongside({ runtime, build: '', log: (m) => log.push(m), warm, timer });
+      expect(timers.length).toBe(3);
+      await third.close();
+      expect(timers[2]!.cancelled).toBe(true);
+      timers[2]!.run();
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect([third.current, timers.length]).toEqual([null, 3]);
       await second.close();
-      expect([existsSync(socket), timers.length]).toEqual([false, 2]);
+      expect([existsSync(socket), timers.length]).toEqual([false, 3]);
+      // a folder that is no vault: said once, no retry
+      const nowhere = await serveAlongside({ runtime: { ...runtime, vault: path.join(dir, 'nowhere') }, build: '', log: (m) => log.push(m), warm, timer });
+      expect([nowhere.current, timers.length, log.length]).toEqual([null, 3, 3]);
+      expect(log[2]).toBe(`not serving the command line: ${path.join(dir, 'nowhere')}: no such folder (run engram init)`);
+      // the warm vault is its owner's still: it follows a save in place
+      const ledger = path.join(vault, fileOf(vault, (await here(vault, ['--json', '--now', NOW, 'recall', 'ledger'])).stdout.match(/"id": ?"([^"]+)"/)![1]!));
+      writeFileSync(ledger, `${readFileSync(ledger, 'utf8')}Audited by the quokka team.\n`);
+      const engine = await warm.engine();
+      expect(engine.recall('quokka', { limit: 3 }, Date.parse(NOW)).map((h) => h.doc.path)).toEqual([path.relative(vault, ledger)]);
       expect((await warm.engine()).size).toBe(4); // still the owner's
     } finally {
       warm.close();
