@@ -3,6 +3,7 @@ import { EngramError, UsageError } from '../src/core/errors';
 import { COMMAND_GROUPS, type CliIO, type Command, type CommandContext, type CommandGroup, type OptionSpec } from './command';
 import { packageVersion } from './command-kit';
 import { COMMANDS } from './commands';
+import { commandIndex } from './serve-protocol';
 
 export type { CliIO } from './command';
 
@@ -55,19 +56,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-/** The command is the first word that is not a global option or its value (and not after `--`). */
+/** The command (serve-protocol.ts commandIndex) and the rest of the line. */
 function splitCommand(argv: string[]): { name: string | null; rest: string[] } {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') break;
-    if (arg === '--vault' || arg === '--now') {
-      i++;
-      continue;
-    }
-    if (arg.startsWith('-')) continue;
-    return { name: arg, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
-  }
-  return { name: null, rest: argv };
+  const at = commandIndex(argv);
+  return at < 0 ? { name: null, rest: argv } : { name: argv[at]!, rest: [...argv.slice(0, at), ...argv.slice(at + 1)] };
 }
 
 async function dispatch(argv: string[], io: CliIO): Promise<number> {

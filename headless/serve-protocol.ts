@@ -39,29 +39,42 @@ export interface Request {
 export type Reply = { fallback: string } | { out: string } | { err: string } | { exit: number };
 
 /**
- * The command and the options the launcher needs, from the command line as the CLI reads it
- * (headless/cli.ts's splitCommand; `--vault=DIR` as parseArgs takes it too): null when no command
- * a server runs is given, or when the line asks for help or the version.
+ * Where the command is in a command line: the first word that is not a global option or its
+ * value (and not after `--`); -1 when there is none. The CLI (headless/cli.ts) and the launcher
+ * find it the same way.
  */
-export function servedCommand(argv: readonly string[]): { name: string; vault: string | undefined; readsStdin: boolean } | null {
-  let name: string | null = null;
-  let vault: string | undefined;
-  let hook = false;
+export function commandIndex(argv: readonly string[]): number {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
-    if (arg === '--help' || arg === '-h' || arg === '--version') return null;
     if (arg === '--vault' || arg === '--now') {
-      if (arg === '--vault') vault = argv[i + 1];
       i++;
       continue;
     }
-    if (arg.startsWith('--vault=')) vault = arg.slice('--vault='.length);
-    else if (arg === '--hook') hook = true;
-    else if (name === null && !arg.startsWith('-')) name = arg;
+    if (!arg.startsWith('-')) return i;
   }
+  return -1;
+}
+
+/**
+ * The command and the options the launcher needs, from the command line as the CLI reads it
+ * (`--vault=DIR` as parseArgs takes it too): null when no command a server runs is given, or when
+ * the line asks for help or the version.
+ */
+export function servedCommand(argv: readonly string[]): { name: string; vault: string | undefined; readsStdin: boolean } | null {
+  const at = commandIndex(argv);
+  const name = at < 0 ? null : argv[at]!;
   if (name === null || !SERVED_COMMANDS.has(name)) return null;
-  return { name, vault, readsStdin: hook && name === 'context' };
+  const options = argv.indexOf('--') < 0 ? argv : argv.slice(0, argv.indexOf('--'));
+  let vault: string | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const arg = options[i]!;
+    if (arg === '--help' || arg === '-h' || arg === '--version') return null;
+    if (arg === '--vault') vault = options[++i];
+    else if (arg === '--now') i++;
+    else if (arg.startsWith('--vault=')) vault = arg.slice('--vault='.length);
+  }
+  return { name, vault, readsStdin: name === 'context' && options.includes('--hook') };
 }
 
 /** Where the server of a vault listens: `.engram/serve.sock` in it; on Windows a named pipe named after the vault's path. */
