@@ -108,26 +108,14 @@ function hasUnusualCharacter(text: string): boolean {
  * 60 % of parsing a memory file.
  */
 export function readFlatFrontmatter(yaml: string): Record<string, unknown> | undefined {
-  if (yaml === '' || hasUnusualCharacter(yaml) || yaml.includes('__proto__')) return undefined;
   const data: Record<string, unknown> = {};
-  const end = yaml.endsWith('\n') ? yaml.length - 1 : yaml.length;
-  if (end === 0) return undefined;
-  for (let start = 0; start < end; ) {
-    let stop = yaml.indexOf('\n', start);
-    if (stop < 0 || stop > end) stop = end;
-    // FIELD_LINE by hand: a key ([A-Za-z_][\w-]*), ": ", a value of at least one character
-    const colon = fieldKeyEnd(yaml, start, stop);
-    if (colon < 0) return undefined;
-    const key = yaml.slice(start, colon);
-    const text = yaml.slice(colon + 2, stop);
-    start = stop + 1;
-    // a repeated key is an error to YAML; a key such as NULL is read as null, then "null"
-    if (Object.prototype.hasOwnProperty.call(data, key) || PLAIN_NOT_STRING.test(key)) return undefined;
-    const value = flatValue(text);
-    if (value === undefined) return undefined;
+  // a repeated key is an error to YAML
+  const flat = eachFlatField(yaml, (key, value) => {
+    if (Object.prototype.hasOwnProperty.call(data, key)) return false;
     data[key] = value;
-  }
-  return data;
+    return true;
+  });
+  return flat ? data : undefined;
 }
 
 /**
@@ -149,6 +137,7 @@ export function eachFlatField(yaml: string, field: (key: string, value: unknown)
     const key = yaml.slice(start, colon);
     const text = yaml.slice(colon + 2, stop);
     start = stop + 1;
+    // a key such as NULL is read by YAML as null, then "null"
     if ((key.length === 4 || key.length === 5) && PLAIN_NOT_STRING.test(key)) return false; // null, true, false in any case
     const value = flatValue(text);
     if (value === undefined || !field(key, value)) return false;
