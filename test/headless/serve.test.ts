@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../headless/cli';
 import { WarmVault } from '../../headless/mcp/warm-vault';
@@ -150,6 +150,10 @@ describe('engram serve', () => {
     symlinkSync('again.md', path.join(vault, 'semantic', 'again.md'));
     mkdirSync(path.join(vault, 'decisions', 'folder.md'));
     rmSync(path.join(vault, 'episodic', 'loop.md'));
+    // not counted: a link loop not named .md, a memory saved in place
+    symlinkSync('notes.txt', path.join(vault, 'semantic', 'notes.txt'));
+    const saved = path.join(vault, 'episodic', readdirSync(path.join(vault, 'episodic')).find((f) => f.startsWith('Retries'))!);
+    writeFileSync(saved, `${readFileSync(saved, 'utf8')}Saved again.\n`);
     const later = await client(vault, argv);
     expect(later.stderr).toBe('engram: 3 memory files could not be read (engram stats lists them)\n');
     expect(later.stderr).toBe((await here(vault, argv)).stderr);
@@ -267,6 +271,8 @@ describe('engram serve', () => {
 
   it('alongside a warm vault of its own (engram mcp): answers the command line, one process a vault, the warm vault left open', async () => {
     symlinkSync('loop.md', path.join(vault, 'episodic', 'loop.md')); // counted as unreadable by the preload's listing too
+    mkdirSync(path.join(vault, 'decisions', 'folder.md')); // and a folder named .md; not a loop named .txt
+    symlinkSync('notes.txt', path.join(vault, 'semantic', 'notes.txt'));
     const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, true);
     const log: string[] = [];
     try {
@@ -287,7 +293,7 @@ describe('engram serve', () => {
       expect([served.status, served.stdout]).toEqual([0, (await here(vault, argv)).stdout]);
       const plain = ['--now', NOW, 'recall', 'webhook signatures'];
       const own = await here(vault, plain);
-      expect(own.stderr).toBe('engram: 1 memory file could not be read (engram stats lists them)\n');
+      expect(own.stderr).toBe('engram: 2 memory files could not be read (engram stats lists them)\n');
       expect(await client(vault, plain)).toEqual({ status: 0, stdout: own.stdout, stderr: own.stderr, stdin: null });
       expect(server.counts).toEqual({ served: 2, fallback: 0 });
       // a second process finds it served, goes on quietly and tries again in RETRY_MS; ENGRAM_NO_SERVE: none is tried
