@@ -17,11 +17,12 @@
 //   bench-graph.mjs       the graph view (this build)
 // Each prints its own tables; a bench that fails is named at the end and the run exits 1.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { collected, table } from './bench-targets.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const { values } = parseArgs({ options: { compare: { type: 'string', multiple: true, default: [] }, size: { type: 'string' }, quick: { type: 'boolean', default: false }, readme: { type: 'boolean', default: false } } });
@@ -60,12 +61,20 @@ const benches = [
 
 console.log(`Engram benchmarks: this checkout${others.length ? ` against ${others.map((o) => `${o.name} (${o.checkout})`).join(', ')}` : ''}; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 const failed = [];
+// each bench appends the issue-23 targets it measured to this file (scripts/bench-targets.mjs)
+const scratch = mkdtempSync(path.join(tmpdir(), 'engram-bench-all-'));
+const targetsFile = path.join(scratch, 'targets.jsonl');
+const started = Date.now();
 for (const [script, args] of benches) {
   console.log(`\n## ${script} ${args.join(' ')}\n`);
-  const res = spawnSync(process.execPath, [path.join(root, 'scripts', script), ...args], { stdio: 'inherit', cwd: root });
+  const res = spawnSync(process.execPath, [path.join(root, 'scripts', script), ...args], { stdio: 'inherit', cwd: root, env: { ...process.env, ENGRAM_BENCH_TARGETS: targetsFile } });
   if (res.status !== 0) failed.push(`${script} (exit ${res.status ?? res.signal})`);
 }
-console.log(`\nload average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const targets = collected(targetsFile);
+rmSync(scratch, { recursive: true, force: true });
+console.log(`\n## Issue 23's targets, this run (${targets.filter((t) => t.value <= t.goal).length} of ${targets.length} met)\n`);
+console.log(targets.length ? table(targets) : '(no bench reported a target)');
+console.log(`\n${Math.round((Date.now() - started) / 1000)} s in all; load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 if (failed.length) {
   console.error(`bench: failed: ${failed.join(', ')}`);
   process.exit(1);
