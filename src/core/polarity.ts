@@ -128,7 +128,7 @@ export function opposedTerms(a: Polarity, b: Polarity): string[] {
  */
 let labelWords: Set<string> | undefined;
 
-function isLabelWord(term: string): boolean {
+export function isLabelWord(term: string): boolean {
   labelWords ??= new Set(
     'decided decision decisions agreed note noted remember reminder important fyi really actually basically definitely always indeed please'
       .split(' ')

@@ -1,6 +1,7 @@
 import { analyze } from '../../src/core/analyzer';
 import { AnalysedText, ResonanceIndex, TermIndex, reinforcedAmplitude } from '../../src/core/resonance';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
+import { whatItAdds } from '../../src/core/polarity';
 
 describe('analyze', () => {
   it('lowercases, drops stop words, stems, and counts negations apart', () => {
@@ -209,6 +210,82 @@ describe('TermIndex.byRarity: the order prefix filtering and the value scan read
       const query = new Set(vocabulary.filter(() => next() % 3 === 0));
       const expected = [...query].sort((a, b) => (index.postings.get(a)?.length ?? 0) - (index.postings.get(b)?.length ?? 0) || (a < b ? -1 : 1));
       expect(index.byRarity(query)).toEqual(expected);
+    }
+  });
+});
+
+describe('the reinforcement look-up: the shortest posting list of a term that is not a label word', () => {
+  // the prefix scan over every memory it read before (TermIndex.best), as the reference
+  const byPrefixScan = (index: ResonanceIndex, text: string, category: 'episodic' | 'semantic') => {
+    const incoming = new AnalysedText(text).polarity;
+    const terms = (index as unknown as { index: TermIndex }).index;
+    return terms.best(incoming.terms, S.resonance.lexicalThreshold, 1, (e) => {
+      if (e.category !== category) return false;
+      const { added, opposed } = whatItAdds(incoming, e.polarity);
+      return added.length === 0 && opposed.length === 0;
+    });
+  };
+
+  it('finds what the prefix scan finds over random texts with label words, negations, copies and both categories', () => {
+    let seed = 23;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const vocabulary = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
+    const extras = ['decided', 'important', 'note', 'really', 'not', 'never', 'stop', 'instead of', 'the', 'and', '42', 'v2.1'];
+    const texts: string[] = [];
+    for (let k = 0; k < 700; k++) {
+      const copy = k > 0 && rand() < 0.5;
+      const base = copy ? pick(texts).split(' ') : Array.from({ length: 1 + Math.floor(rand() * 8) }, () => pick(vocabulary));
+      // a copy loses or gains a word now and then: a label word, a negation, a common word
+      const words = base.filter(() => rand() > 0.1);
+      if (rand() < 0.4) words.splice(Math.floor(rand() * (words.length + 1)), 0, pick(rand() < 0.7 ? extras : vocabulary));
+      texts.push(words.length > 0 ? words.join(' ') : pick(extras));
+    }
+    const index = new ResonanceIndex(S);
+    const best = jest.spyOn(TermIndex.prototype, 'best');
+    const kinds = { reinforce: 0, other: 0, scanned: 0 };
+    try {
+      texts.forEach((text, k) => {
+        const category = rand() < 0.8 ? 'episodic' : 'semantic';
+        const expected = byPrefixScan(index, text, category);
+        best.mockClear();
+        const got = index.resonate(text, category);
+        kinds.scanned += best.mock.calls.length;
+        expect([k, text, got.kind === 'reinforce' ? { id: got.id, similarity: got.similarity } : null]).toEqual([k, text, expected]);
+        if (expected) kinds.reinforce++;
+        else kinds.other++;
+        index.add(`mem-${String(k).padStart(12, '0')}`, text, category);
+      });
+    } finally {
+      best.mockRestore();
+    }
+    expect(kinds.reinforce).toBeGreaterThan(150);
+    expect(kinds.other).toBeGreaterThan(150);
+    // only a text of label words alone (here: "decided", "important", "note", "really") scans the prefix postings
+    expect(kinds.scanned).toBeLessThan(30);
+  });
+
+  it('reads only the shortest list: the prefix scan is not run for a text with a term that is not a label word', () => {
+    const index = new ResonanceIndex(S);
+    for (let k = 0; k < 50; k++) index.add(`mem-${String(k).padStart(12, '0')}`, `common words everywhere item${k}`, 'episodic');
+    index.add('mem-zzzzzzzzzzzz', 'common words everywhere rare alpha bravo charlie delta echo foxtrot', 'episodic');
+    const text = new AnalysedText('Decided: common words everywhere rare alpha bravo charlie delta echo foxtrot');
+    void text.polarity; // analysed (and the label words stemmed) before counting
+    expect(index.resonate('Decided: note', 'episodic')).toEqual({ kind: 'new' });
+    const best = jest.spyOn(TermIndex.prototype, 'best');
+    const shared = jest.spyOn(Set.prototype, 'has');
+    try {
+      expect(index.resonate(text, 'episodic')).toEqual({ kind: 'reinforce', id: 'mem-zzzzzzzzzzzz', similarity: 10 / Math.sqrt(110) });
+      // 11 label-word checks, then one candidate (the memory holding "rare") compared: its 10 required terms, its cosine (11),
+      // what it adds and opposes (12 + 11); not the 51 memories holding "common", "word" or "everywher"
+      expect(shared.mock.calls.length).toBe(55);
+      expect(index.resonate('common words everywhere unknown', 'episodic')).toEqual({ kind: 'new' });
+      expect(best).not.toHaveBeenCalled();
+      expect(index.resonate('Decided: important note', 'episodic')).toEqual({ kind: 'new' });
+      expect(best).toHaveBeenCalledTimes(1);
+    } finally {
+      best.mockRestore();
+      shared.mockRestore();
     }
   });
 });

@@ -98,8 +98,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // normalising and a first load's signatures hashed from its catalog rows (issue 23, first recall: +0.1 KB).
   // 565.7 KB with a consolidation's vectors read once (its update returns what it wrote) and its new
   // patterns written without a look-up of their ids (issue 23, consolidation at 100k: +0.1 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(565_700);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_357_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 566.0 KB with a reinforcement looked up in the shortest posting list of a term that is not a
+  // label word (issue 23, import: +0.3 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(566_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_357_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
