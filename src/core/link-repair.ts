@@ -63,7 +63,10 @@ async function names(vault: Vault, renamed: Map<string, string>, given: LinkRepa
   for (const [id, paths] of given.ids ?? (await vault.idPaths())) nameOf.set(id, renamed.get(id) ?? noteName(preferredPath(paths)));
   const others = await listMemoryPaths(vault.ports.files, [LAYOUT.conflicts, 'review', LAYOUT.daily]);
   for (const path of others) byName.set(noteName(path).toLowerCase(), null);
-  for (const path of given.loaded?.paths ?? (await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS))) if (!byName.has(noteName(path).toLowerCase())) byName.set(noteName(path).toLowerCase(), null);
+  for (const path of given.loaded?.paths ?? (await listMemoryPaths(vault.ports.files, MEMORY_FOLDERS))) {
+    const key = noteName(path).toLowerCase();
+    if (!byName.has(key)) byName.set(key, null);
+  }
   for (const [id, name] of nameOf) byName.set(name.toLowerCase(), id);
   // a renamed file's old name no longer resolves
   if (renamed.size > 0) for (const id of renamed.keys()) byName.delete(id.toLowerCase());
@@ -87,21 +90,26 @@ interface Rewritten {
  * them (same kind) that no link of the note reaches.
  */
 function rewriteLinks(text: string, expected: MemoryLink[], n: Names, kindOf: (label: string | undefined) => LinkKind | null, pairAny = false): Rewritten {
+  // one scan of the text: the links are found once, then the text is put together again only
+  // when one of them changes (a String.replace with the same pattern made a second scan and a
+  // new string of every memory's body; consolidation repairs all 10,000 of them each night)
+  const links = [...text.matchAll(WIKILINK)];
+  if (links.length === 0) return { text, rewrites: [], found: [] };
   const reached = new Set<string>();
   const seen: Array<{ base: string; id: string | null; resolves: boolean }> = [];
-  for (const m of text.matchAll(WIKILINK)) {
+  for (const m of links) {
     const base = baseOf(m[1]!);
-    const id = isMemoryId(base) && n.nameOf.has(base) ? base : (n.byName.get(base.toLowerCase()) ?? null);
-    const resolves = n.byName.has(base.toLowerCase()) || (isMemoryId(base) && n.nameOf.has(base));
+    const lower = base.toLowerCase();
+    const id = isMemoryId(base) && n.nameOf.has(base) ? base : (n.byName.get(lower) ?? null);
+    const resolves = n.byName.has(lower) || (isMemoryId(base) && n.nameOf.has(base));
     if (id) reached.add(id);
     seen.push({ base, id, resolves });
   }
   const waiting = expected.filter((l) => !reached.has(l.target) && n.nameOf.has(l.target));
   const rewrites: Rewritten['rewrites'] = [];
   const found: MemoryLink[] = [];
-  let i = 0;
-  const out = text.replace(WIKILINK, (link, target: string, sub: string | undefined, label: string | undefined) => {
-    const { id, resolves } = seen[i++]!;
+  const rewrite = (i: number, link: string, target: string, sub: string | undefined, label: string | undefined): string => {
+    const { id, resolves } = seen[i]!;
     const kind = kindOf(label);
     let to = id;
     if (!resolves) {
@@ -116,8 +124,16 @@ function rewriteLinks(text: string, expected: MemoryLink[], n: Names, kindOf: (l
     const next = `[[${name}${sub ?? ''}${label !== undefined ? `|${label}` : ''}]]`;
     rewrites.push({ from: link, to: next });
     return next;
+  };
+  let out = '';
+  let last = 0;
+  links.forEach((m, i) => {
+    const next = rewrite(i, m[0], m[1]!, m[2], m[3]);
+    if (next === m[0]) return;
+    out += text.slice(last, m.index) + next;
+    last = m.index + m[0].length;
   });
-  return { text: out, rewrites, found };
+  return { text: last === 0 ? text : out + text.slice(last), rewrites, found };
 }
 
 const memoryKind = (label: string | undefined): LinkKind | null => {
@@ -180,6 +196,16 @@ async function repairMemory(vault: Vault, memory: Memory, n: Names, apply: boole
   if (known === null) {
     const probe = safePlan(() => plan(memory, null), memory.path, report);
     if (!probe || (rewritesOnly && probe.rewrites.length === 0)) return;
+  } else if (known !== undefined && rewritesOnly) {
+    // nothing to do (nearly every memory, every night) is known without splitting the text;
+    // anything else, even a failure, is planned from the text as before
+    let probe: ReturnType<typeof plan> | undefined;
+    try {
+      probe = plan(memory, null);
+    } catch {
+      probe = undefined;
+    }
+    if (probe === null) return;
   }
   const first = known ?? (await vault.readExact(memory.path));
   if (first === null) return;

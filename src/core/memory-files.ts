@@ -167,6 +167,8 @@ export function looksLikeCopy(name: string, names: Set<string> = new Set()): boo
  * copies) uses this rule, so they agree.
  */
 export function preferredPath(paths: string[]): string {
+  // one file (nearly every id): the sort below would pick it after ranking it
+  if (paths.length === 1) return paths[0]!;
   const names = new Set(paths.map((p) => p.slice(p.lastIndexOf('/') + 1)));
   const rank = (path: string): number[] => [
     isArchivePath(path) ? 1 : 0,
