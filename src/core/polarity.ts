@@ -57,6 +57,52 @@ function termOf(word: string): string | null {
   return wordOf(word).term;
 }
 
+/** The words of each clause of a lower-cased text: its clauses (CLAUSE_BREAK) cut into runs of letters and digits. */
+export function clauseWordsByPattern(lower: string): string[][] {
+  return lower.split(CLAUSE_BREAK).map((clause) => clause.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0));
+}
+
+/** \s below 0x80: tab, line feed, vertical tab, form feed, carriage return, space. */
+const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+
+/**
+ * clauseWordsByPattern of an ASCII text, by hand (null: a character above 0x7f, the patterns
+ * decide), leaving out the clauses without a word: polarity() split every import line twice
+ * with regular expressions, into clauses and each clause into words. A clause break is never a
+ * letter or a digit, so what matters is whether the gap between two words holds one: `.,;:!?`
+ * before white space or the end, a bracket or a line break, or a hyphen between white spaces.
+ */
+export function asciiClauseWords(lower: string): string[][] | null {
+  const clauses: string[][] = [];
+  let words: string[] = [];
+  const n = lower.length;
+  let i = 0;
+  while (i < n) {
+    const c = lower.charCodeAt(i);
+    if (c >= 0x80) return null;
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a)) {
+      const start = i;
+      for (i++; i < n; i++) {
+        const d = lower.charCodeAt(i);
+        if (!((d >= 0x61 && d <= 0x7a) || (d >= 0x30 && d <= 0x39) || (d >= 0x41 && d <= 0x5a))) break;
+      }
+      words.push(lower.slice(start, i));
+      continue;
+    }
+    let breaks: boolean;
+    if (c === 0x2e || c === 0x2c || c === 0x3b || c === 0x3a || c === 0x21 || c === 0x3f) breaks = i + 1 === n || isSpace(lower.charCodeAt(i + 1)); // . , ; : ! ?
+    else if (c === 0x28 || c === 0x29 || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x0a || c === 0x0d) breaks = true; // ( ) [ ] { } \n \r
+    else breaks = isSpace(c) && lower.charCodeAt(i + 1) === 0x2d && i + 2 < n && isSpace(lower.charCodeAt(i + 2)); // \s-\s
+    if (breaks && words.length > 0) {
+      clauses.push(words);
+      words = [];
+    }
+    i++;
+  }
+  if (words.length > 0) clauses.push(words);
+  return clauses;
+}
+
 export function polarity(text: string): Polarity {
   const positive = new Set<string>();
   const negative = new Set<string>();
@@ -64,8 +110,7 @@ export function polarity(text: string): Polarity {
   // clause break is never a letter or a digit), and a word's term is analyze's for that word
   const terms = new Set<string>();
   const normalised = expandNegations(text);
-  for (const clause of normalised.split(CLAUSE_BREAK)) {
-    const words = clause.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  for (const words of asciiClauseWords(normalised) ?? clauseWordsByPattern(normalised)) {
     const analysed = words.map(wordOf);
     for (const w of analysed) if (w.term !== null) terms.add(w.term);
     let flipped = false;

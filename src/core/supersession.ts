@@ -159,6 +159,54 @@ export function asciiValueToken(raw: string): ValueToken | null | undefined {
 
 /** Value terms: the terms of tokens with a digit, and of capitalised words that do not open a sentence. */
 export function valueTerms(text: string): Set<string> {
+  return asciiValueTerms(text) ?? valueTermsByPattern(text);
+}
+
+/** \s below 0x80: tab, line feed, vertical tab, form feed, carriage return, space. */
+const isSpace = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+
+/**
+ * valueTermsByPattern of an ASCII text, by hand (null: a character above 0x7f, the patterns
+ * decide): its tokens are the runs between white space, a sentence starts after a token ending
+ * in `.!?:;` or at a line feed, and only a token holding a digit, a capital, `.`, `/` or `:` can
+ * be a value (the others are not looked up). Every import line was cut into sentences and
+ * tokens by three regular expressions, and each token looked up in the token cache.
+ */
+export function asciiValueTerms(text: string): Set<string> | null {
+  const values = new Set<string>();
+  const n = text.length;
+  let place = 0; // the token's place in its sentence
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return null;
+    if (isSpace(c)) {
+      if (c === 0x0a) place = 0;
+      i++;
+      continue;
+    }
+    const start = i;
+    let maybe = false;
+    for (; i < n; i++) {
+      const d = text.charCodeAt(i);
+      if (d >= 0x80) return null;
+      if (isSpace(d)) break;
+      // a digit or ':' (0x30-0x3a), a capital, '.', '/'
+      if ((d >= 0x30 && d <= 0x3a) || (d >= 0x41 && d <= 0x5a) || d === 0x2e || d === 0x2f) maybe = true;
+    }
+    if (maybe) {
+      const value = valueToken(text.slice(start, i));
+      if (value !== null && (value.always || (place > 0 && value.capital))) for (const t of (value.terms ??= analyze(value.token).terms)) values.add(t);
+    }
+    place++;
+    const last = text.charCodeAt(i - 1);
+    if (last === 0x2e || last === 0x21 || last === 0x3f || last === 0x3a || last === 0x3b) place = 0; // . ! ? : ; then white space (or the end)
+  }
+  return values;
+}
+
+/** valueTerms by its regular expressions (any text). */
+export function valueTermsByPattern(text: string): Set<string> {
   const values = new Set<string>();
   for (const sentence of text.replace(/([.!?:;])\s+/gu, '$1\n').split(/\n+/u)) {
     const tokens = sentence.split(/\s+/u).filter((t) => t !== '');

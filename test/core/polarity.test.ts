@@ -1,4 +1,4 @@
-import { opposedTerms, polarity, whatItAdds } from '../../src/core/polarity';
+import { asciiClauseWords, clauseWordsByPattern, opposedTerms, polarity, whatItAdds } from '../../src/core/polarity';
 import { ResonanceIndex } from '../../src/core/resonance';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
 
@@ -90,5 +90,47 @@ describe('resonance never folds a reversal or an addition into a memory', () => 
     expect(i.resonate('The monorepo is built on pnpm workspaces', 'decision', vector)).toEqual({ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 0.97 });
     expect(i.resonate('The monorepo is not built on pnpm workspaces', 'decision', vector)).toEqual({ kind: 'conflict', id: 'mem-aaaaaaaaaaaa', similarity: 0.97 });
     expect(i.resonate('The monorepo is built on pnpm 9 workspaces', 'decision', vector)).toEqual({ kind: 'new' });
+  });
+});
+
+describe('the clauses of an ASCII text cut by hand (asciiClauseWords) and by the patterns', () => {
+  const byPattern = (lower: string) => clauseWordsByPattern(lower).filter((clause) => clause.length > 0);
+
+  it('agree on crafted texts: clause punctuation before a space or the end, inside words and numbers, brackets, line breaks, hyphens', () => {
+    const texts = [
+      '', ' ', 'one', 'a.b c', 'a. b', 'a.', 'a .b', 'a..b', 'a.. b', 'x,y, z', '1,000 and 2', 'end!', 'what? now', 'k: v', 'k:v',
+      'a - b', 'a-b', 'a -b', 'a- b', 'a -- b', 'a - - b', 'a\t-\tb', 'a\n-\nb', 'a \u000b- b', '- a -', ' - ', 'a(b)c', '[x]{y}', 'a\r\nb', 'a\rb',
+      'no longer use yarn; use pnpm', "don't stop using pnpm", 'use yarn instead of pnpm, not npm.', 'db.internal:5432/x y', '...', 'a;;;b', '; ; ;',
+      'a.\u000cb', 'a.\tb', 'e.g. this', 'v1.2.3 - v2', 'x--y', 'a,', ',a', 'A.B C', 'MiXeD. Case',
+    ];
+    for (const text of texts) expect([text, asciiClauseWords(text)]).toEqual([text, byPattern(text)]);
+    expect(asciiClauseWords('café. ok')).toBeNull();
+    expect(asciiClauseWords('a \u2014 b')).toBeNull();
+  });
+
+  it('agree on 20,000 random texts of letters, digits, spaces, punctuation, brackets and line breaks', () => {
+    let seed = 5;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const alphabet = ['a', 'b', 'z', 'q', '0', '7', 'A', ' ', ' ', ' ', '\t', '\n', '\r', '\u000b', '\u000c', '.', ',', ';', ':', '!', '?', '-', '-', '(', ')', '[', ']', '{', '}', "'", '/', '_', '#', 'not ', 'no longer ', ' - '];
+    let cut = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const text = Array.from({ length: Math.floor(rand() * 24) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+      const expected = byPattern(text);
+      expect([text, asciiClauseWords(text)]).toEqual([text, expected]);
+      if (expected.length > 1) cut++;
+    }
+    expect(cut).toBeGreaterThan(5000);
+  });
+
+  it('polarity of an ASCII text splits nothing with a regular expression (the hand cut is used)', () => {
+    polarity('Warm the word cache: use pnpm, not yarn (for now) - really.');
+    const split = jest.spyOn(String.prototype, 'split');
+    try {
+      const p = polarity('Warm the word cache: use pnpm, not yarn (for now) - really.');
+      expect([sorted(p.affirmed), sorted(p.negated)]).toEqual([['cach', 'now', 'pnpm', 'realli', 'use', 'warm', 'word'], ['yarn']]);
+      expect(split).not.toHaveBeenCalled();
+    } finally {
+      split.mockRestore();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { ResonanceIndex } from '../../src/core/resonance';
-import { asciiValueToken, changeSignals, mayChange, valueTerms, valueTokenByPattern } from '../../src/core/supersession';
+import { asciiValueTerms, asciiValueToken, changeSignals, mayChange, valueTerms, valueTermsByPattern, valueTokenByPattern } from '../../src/core/supersession';
 import { DEFAULT_SETTINGS as S, type Category, type Confidence } from '../../src/core/settings';
 
 const DAY = 86_400_000;
@@ -106,5 +106,47 @@ describe('value tokens: the ASCII cut and the regular expressions', () => {
       { always: true, capital: false, token: 'x:y', terms: null },
       null,
     ]);
+  });
+});
+
+describe('value terms: the ASCII cut into sentences and tokens and the regular expressions', () => {
+  const inOrder = (s: Set<string> | null) => (s === null ? null : [...s]);
+
+  it('agree, in order, on crafted texts: sentence ends before white space, line feeds, capitals first and later, hosts, versions', () => {
+    const texts = [
+      '', 'Observation 12: term2y auth Redis retry.', 'The staging database is db-staging-2.internal, owned by Priya.', 'Moved to Postgres. Kafka stays; Redis goes? Yes! Done: Ok',
+      'a.B c', 'a. B c', 'x:\tY', 'x:Y', 'one\nTwo three\r\nFour', 'one\rTwo', 'one\u000bTwo', 'one\u000cTwo', '  Lead spaces', 'trail Caps  ', '(PostgreSQL) iOS v2.0.1,',
+      'http://host:8080/path and a/b', 'e.g. Alice met Bob', 'end.', '... Capital', '.Capital', '; Semi', 'A', 'A B', '1 2 3', 'x.y', 'x/ y', '--Dash Word',
+    ];
+    for (const text of texts) expect([text, inOrder(asciiValueTerms(text))]).toEqual([text, inOrder(valueTermsByPattern(text))]);
+    expect(asciiValueTerms('Caf\u00e9 Name')).toBeNull();
+    expect(inOrder(valueTerms('Caf\u00e9 Name 3'))).toEqual(inOrder(valueTermsByPattern('Caf\u00e9 Name 3')));
+  });
+
+  it('agree, in order, on 20,000 random texts', () => {
+    let seed = 9;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const pieces = ['a', 'q', 'Z', 'M', '0', '7', ' ', ' ', ' ', '\t', '\n', '\r', '.', ':', ';', '!', '?', '/', '-', ',', '(', ')', "'", 'Alice ', 'term2y ', 'v1.2 ', 'db.internal '];
+    let found = 0;
+    for (let k = 0; k < 20_000; k++) {
+      const text = Array.from({ length: Math.floor(rand() * 20) }, () => pieces[Math.floor(rand() * pieces.length)]).join('');
+      const expected = inOrder(valueTermsByPattern(text));
+      expect([text, inOrder(asciiValueTerms(text))]).toEqual([text, expected]);
+      if (expected!.length > 1) found++;
+    }
+    expect(found).toBeGreaterThan(5000);
+  });
+
+  it('cuts an ASCII text without regular expressions (the hand cut is used)', () => {
+    valueTerms('Warm: Redis 7 on db.internal, Alice said.');
+    const split = jest.spyOn(String.prototype, 'split');
+    const replace = jest.spyOn(String.prototype, 'replace');
+    try {
+      expect([...valueTerms('Warm: Redis 7 on db.internal, Alice said.')]).toEqual(['7', 'db', 'intern', 'alic']); // "Redis" opens a sentence
+      expect([split.mock.calls.length, replace.mock.calls.length]).toEqual([0, 0]);
+    } finally {
+      split.mockRestore();
+      replace.mockRestore();
+    }
   });
 });
