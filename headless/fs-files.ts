@@ -79,12 +79,14 @@ export class NodeFileStore implements FileStore {
   /**
    * Fault injection for the tests: `beforeRename` runs between a compare-and-swap's compare
    * and its rename (a person's save lands there), `afterLink` between a move's link and its
-   * unlink (a touch arrives there; the move waits for what it returns), `whileWaiting` each time a read waits for a file to
+   * unlink (a touch arrives there; the move waits for what it returns; moveRewriting's between
+   * its link of the target and its rename of the source), `afterTake` once moveRewriting has
+   * renamed the source away (before it checks it), `whileWaiting` each time a read waits for a file to
    * settle (a save in progress completes there).
    */
   constructor(
     root: string,
-    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void | Promise<void>; whileWaiting?: (full: string) => void } = {},
+    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void | Promise<void>; afterTake?: (taken: string) => void; whileWaiting?: (full: string) => void } = {},
   ) {
     this.root = nodePath.resolve(root);
   }
@@ -542,6 +544,65 @@ export class NodeFileStore implements FileStore {
     }
     await this.faults.afterLink?.(target);
     fs.unlinkSync(source);
+  }
+
+  /**
+   * FileStore.moveRewriting: `data` is written to a temp file beside `to` and linked there
+   * (link(2) fails on an existing name: an exclusive create of a complete file), then `from` is
+   * renamed to a temp name beside it and removed when that is still the version `tag` names.
+   * A save in place that reached `from` before the rename shows in its mtime: the file is given
+   * its name back (kept beside as a conflict copy when the name was taken meanwhile) and the
+   * file at `to` removed, as if nothing was done. A crash leaves `from` and `to` (the caller
+   * settles them), or `to` and the renamed source, a temp file the next sweep removes.
+   */
+  async moveRewriting(from: string, to: string, tag: string, data: string): Promise<FileVersion | null> {
+    const source = this.resolve(from);
+    const target = this.resolve(to);
+    if (!(await this.unchanged(from, tag))) return null;
+    const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
+    let temp: string;
+    try {
+      temp = this.writeTemp(target, Buffer.from(data, 'utf8'), written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      fs.mkdirSync(nodePath.dirname(target), { recursive: true });
+      temp = this.writeTemp(target, Buffer.from(data, 'utf8'), written);
+    }
+    try {
+      fs.linkSync(temp, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
+      throw error;
+    } finally {
+      unlinkQuietly(temp);
+    }
+    await this.faults.afterLink?.(target);
+    const taken = nodePath.join(nodePath.dirname(source), `.${nodePath.basename(source)}.${process.pid}.${++tempCounter}.tmp`);
+    try {
+      fs.renameSync(source, taken);
+    } catch (error) {
+      // gone meanwhile (a person moved or deleted it): what it held is at `to`
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return written;
+      throw error;
+    }
+    this.faults.afterTake?.(taken);
+    const st = fs.lstatSync(taken, { bigint: true, throwIfNoEntry: false });
+    if (st !== undefined && versionTag(st) === tag) {
+      fs.unlinkSync(taken);
+      return written;
+    }
+    // saved in place since it was checked: theirs goes back, ours goes
+    if (st !== undefined) {
+      try {
+        fs.linkSync(taken, source);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        keepAside(source, taken);
+      }
+      fs.unlinkSync(taken);
+    }
+    unlinkQuietly(target);
+    return null;
   }
 
   /**

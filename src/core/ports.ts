@@ -86,6 +86,16 @@ export interface FileStore {
   write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<FileStat | FileVersion | void>;
   /** Move a file; fails when the target exists. */
   move(from: string, to: string): Promise<void>;
+  /**
+   * Move the file at `from`, still the version `tag` names, to `to` with `data` for its content
+   * (consolidation archives a memory and writes its new tier in one step): `to` is created
+   * whole (an exclusive create, WriteConflictError when it exists), then `from` is taken away
+   * only if it is still that version. Null, with nothing left changed, when `from` is not that
+   * version (before, or once it is taken: a save in place meanwhile is put back). A crash in
+   * between leaves both files, `to` being `from` with the new content: the caller completes the
+   * move from that. The version written is returned.
+   */
+  moveRewriting?(from: string, to: string, tag: string, data: string): Promise<FileVersion | null>;
   /** Delete a file (machine data only: memories are moved, never deleted); no error if absent. */
   remove(path: string): Promise<void>;
   mkdir(path: string): Promise<void>;

@@ -206,6 +206,22 @@ export class Vault {
     await this.index.moved(from, to, known);
   }
 
+  /**
+   * moveMemoryFile with new content (FileStore.moveRewriting; consolidation archives a memory and
+   * writes its tier in one step): `known` is the version the caller read `text` from. Null: not
+   * done (a store without it, or the file changed since); otherwise the memory as written
+   * (null when it cannot be kept as a memory-cache row). The id index's row follows as in
+   * moveMemoryFile.
+   */
+  async moveMemoryRewriting(from: string, to: string, known: FileVersion, text: string): Promise<{ written: WrittenMemory | null } | null> {
+    const files = this.ports.files;
+    if (!files.moveRewriting) return null;
+    const version = await files.moveRewriting(from, to, known.tag, text);
+    if (version === null) return null;
+    await this.index.moved(from, to, known);
+    return { written: writtenMemory(to, text, version, null, this.settings) };
+  }
+
   async saveIndex(): Promise<void> {
     await this.index.saveMoves();
   }

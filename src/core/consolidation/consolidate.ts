@@ -3,7 +3,7 @@ import { renderMemoryFile, type NewMemory } from '../memory-file';
 import { PATTERN_TITLE_CHARS, planClusters, type ClusterAction, type ClusterMemo } from './semantic';
 import type { AbstractiveReport } from './abstractive';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
-import type { FieldValue } from '../frontmatter';
+import { setFrontmatterFields, type FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
 import { isMemoryId } from '../ids';
 import type { Embedder, FileVersion, Git } from '../ports';
@@ -17,7 +17,7 @@ import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
 import { memoryTitle } from '../title';
 import { repairLinks } from '../link-repair';
 import type { MemoryCache } from '../memory-cache';
-import { LAYOUT, MEMORY_FOLDERS, type LoadedVault, type ReadNote, type Vault } from '../vault';
+import { assertWritable, LAYOUT, MEMORY_FOLDERS, type LoadedVault, type ReadNote, type Vault, type WrittenMemory } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
 import { findSameText, mergeAllSameText, MERGED_FOLDER } from '../merge/same-text';
@@ -219,9 +219,12 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   at('plan-written');
 
   t = options.elapsed();
-  if (!options.dryRun) await applyMoves(vault, plan, skipped, at, known, cache);
   // what the next steps write before strengthen and tiers: read again there
-  for (const id of [...plan.stale.map((s) => s.id), ...(plan.volatility ?? []).map((v) => v.id), ...plan.clusters.flatMap((c) => [c.id, ...c.new_members]), ...plan.conflicts.map((c) => c.loser)]) known.delete(id);
+  const writtenLater = new Set([...plan.stale.map((s) => s.id), ...(plan.volatility ?? []).map((v) => v.id), ...plan.clusters.flatMap((c) => [c.id, ...c.new_members]), ...plan.conflicts.map((c) => c.loser)]);
+  // memories archived with their new tier in the move (none of the steps between writes them)
+  const tiered = new Set<string>();
+  if (!options.dryRun) await applyMoves(vault, plan, skipped, at, known, cache, { writtenLater, tiered });
+  for (const id of writtenLater) known.delete(id);
   at('pruned');
   const revived = plan.revive?.length ?? 0;
   steps.push({ step: 'prune', count: plan.prune.length, ms: round1(options.elapsed() - t), ...(revived > 0 ? { note: `${revived} brought back from archive/ (touched since it was archived)` } : {}) });
@@ -269,7 +272,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   steps.push({ step: 'conflicts', count: plan.conflicts.length, ms: round1(options.elapsed() - t), note: `${open} left open for a person` });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known, cache);
+  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known, cache, tiered);
   at('tiers-written');
   steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
 
@@ -397,16 +400,26 @@ async function sweepTemp(vault: Vault): Promise<number> {
  * then finds the memory where it went), exactly once: a move already done is skipped, and a
  * memory used since the plan was made stays where it is.
  */
-async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void, known: Map<string, Known> = new Map(), cache?: MemoryCache): Promise<void> {
+async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void, known: Map<string, Known> = new Map(), cache?: MemoryCache, tiers?: { writtenLater: Set<string>; tiered: Set<string> }): Promise<void> {
+  // the tier each pruned memory gets in archive/ (its tier step's write; the move can carry it)
+  const archiveTier = new Map(plan.tiers.filter((t) => t.to === 'archive').map((t) => [t.id, t]));
   for (const move of [...(plan.revive ?? []), ...plan.prune]) {
+    const tier = move.from.startsWith(`${ARCHIVE_FOLDER}/`) ? undefined : archiveTier.get(move.id);
     await skipped.guard('prune', move.from, () =>
       vault.ports.locks.withLock(move.id, async () => {
         const memory = known.get(move.id);
         known.delete(move.id);
-        if (memory && (await movedAsPlanned(vault, move, memory))) {
-          known.set(move.id, { ...memory, memory: { ...memory.memory, path: move.to } });
+        const carried = tiers && tier && tier.seen === move.seen && !tiers.writtenLater.has(move.id) ? tier : undefined;
+        const done = memory ? await movedAsPlanned(vault, move, memory, carried) : false;
+        if (done) {
+          known.set(move.id, { ...memory!, memory: { ...memory!.memory, path: move.to } });
           cache?.moved(move.from, move.to);
-        } else await moveOne(vault, move);
+          if (done !== true) {
+            // the tier step's write, done: its row is the file written (as that step would keep)
+            tiers!.tiered.add(move.id);
+            if (done.written) cache?.keep(done.written.memory, done.written.version, done.written.id);
+          }
+        } else await moveOne(vault, move, tier);
       }),
     );
     at?.('moved-one');
@@ -441,10 +454,20 @@ function knownMemories(memories: Memory[], read: Map<string, ReadNote> | undefin
  * the target (the move's link fails otherwise, and nothing has happened). False: nothing done,
  * moveOne decides from the files.
  */
-async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][number], known: Known): Promise<boolean> {
+async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][number], known: Known, tier?: ConsolidationPlan['tiers'][number]): Promise<boolean | { written: WrittenMemory | null }> {
   const { files } = vault.ports;
   const { version } = known;
   if (version === null || !files.unchanged || known.memory.path !== move.from || known.memory.last_accessed_at !== move.seen) return false;
+  // archived with its new tier: the text the tier step would write, written in the move
+  const text = tier && known.text !== null && files.moveRewriting && known.memory.tier !== tier.to ? tieredText(known, move.to, tier.to, vault.settings.maxFileBytes) : null;
+  if (text !== null) {
+    try {
+      return (await vault.moveMemoryRewriting(move.from, move.to, version, text)) ?? false;
+    } catch (error) {
+      if (error instanceof WriteConflictError) return false; // the target exists: moveOne settles it
+      throw error;
+    }
+  }
   if (!(await files.unchanged(move.from, version.tag))) return false;
   try {
     // the id index's row follows with the size and mtime just checked (a link keeps them)
@@ -456,12 +479,26 @@ async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][num
   }
 }
 
-async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): Promise<void> {
+/** The memory's text with `tier` set, as the tier step's write makes it (updateKnown); null when it would refuse it. */
+function tieredText(known: Known, path: string, tier: string, maxBytes: number): string | null {
+  try {
+    const text = setFrontmatterFields(known.text!, { tier });
+    assertWritable(path, text, maxBytes, known.memory.body);
+    return text === known.text ? null : text;
+  } catch {
+    return null; // the tier step reports it, from the file as it is then
+  }
+}
+
+async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number], tier?: ConsolidationPlan['tiers'][number]): Promise<void> {
   const source = await vault.readExact(move.from);
   if (source === null) return; // done, or gone
   let to = move.to;
   const target = await vault.readExact(to);
   if (target !== null && frontmatterId(target) === move.id) {
+    // a move that carried the tier, cut before the source went: the target is the source with
+    // that tier and nothing else changed, so the move is completed
+    if (tier && carriedTier(source, target, tier.to)) return void (await vault.ports.files.remove(move.from));
     // the copy outside archive/ is the one `locate` finds, where a touch since the cut went
     const [written, other] = move.from.startsWith(`${ARCHIVE_FOLDER}/`) ? [move.to, move.from] : [move.from, move.to];
     return void (await settlePair(vault, move.id, written, other, move.from));
@@ -479,6 +516,14 @@ async function moveOne(vault: Vault, move: ConsolidationPlan['prune'][number]): 
  *   memory, and `other` goes if its body says the same; copies whose bodies differ are both
  *   kept and reported.
  */
+function carriedTier(source: string, target: string, tier: string): boolean {
+  try {
+    return setFrontmatterFields(source, { tier }) === target;
+  } catch {
+    return false;
+  }
+}
+
 async function settlePair(vault: Vault, id: string, written: string, other: string, identicalDrop: string): Promise<void> {
   const [a, b] = [await vault.readExact(written), await vault.readExact(other)];
   if (a === null || b === null) return;
@@ -673,7 +718,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
  * a memory used since the plan was made (another last_accessed_at) is left for the next run;
  * a strengthening applies only to the half-life it was computed from.
  */
-async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map(), cache?: MemoryCache): Promise<void> {
+async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map(), cache?: MemoryCache, done: Set<string> = new Set()): Promise<void> {
   const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue; from?: FieldValue; seen?: string }> =
     which === 'strengthen'
       ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days, from: s.from, seen: s.seen }))
@@ -689,6 +734,7 @@ async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'streng
     const memory = known.get(id);
     // once written, the text read is no longer the file's
     known.delete(id);
+    if (done.has(id)) continue; // written by its move to archive/
     await skipped.guard(which, id, async () => {
       if (!memory) return vault.update(id, change);
       // the file written, as the next run would read it: its row (the next night reads nothing it wrote)
