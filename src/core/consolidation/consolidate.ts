@@ -615,11 +615,13 @@ export const KEPT_PATHS = 100;
  * file), not the title.
  */
 function nameNewPatterns(clusters: ClusterAction[], memories: Memory[], others: string[]): void {
-  const taken = takenNames([...memories.map((m) => m.path), ...others]);
+  // the names of the whole vault, made when a pattern needs a name (none, most nights)
+  let taken: Set<string> | null = null;
   for (const cluster of clusters) {
     const title = cluster.title ?? memoryTitle(cluster.text, PATTERN_TITLE_CHARS);
     delete cluster.title;
     if (cluster.action !== 'create' || cluster.path) continue;
+    taken ??= takenNames([...memories.map((m) => m.path), ...others]);
     cluster.path = `${CATEGORY_FOLDERS.semantic}/${claimFileName(title ? `${title} (pattern)` : '', cluster.id, taken)}.md`;
   }
 }
