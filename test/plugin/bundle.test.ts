@@ -103,8 +103,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 567.2 KB with a text's clauses and value tokens cut by hand when it is ASCII (issue 23, import:
   // +1.2 KB; the patterns stay for other texts), and link repair's one scan a memory (issue 23,
   // consolidation: +0.25 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(567_500);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_359_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 568.6 KB with a pruned memory archived with its new tier in one step (Vault.moveMemoryRewriting,
+  // the move's settling of a pair cut short; issue 23, consolidation: +1.1 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(568_600);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_360_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
