@@ -1,4 +1,4 @@
-import stem from 'wink-porter2-stemmer';
+import { stem } from './porter2';
 
 /**
  * Text analysis for lexical similarity: lowercase, split on anything that is not a letter
@@ -87,7 +87,111 @@ export function words(lower: string): string[] {
   return out;
 }
 
+/**
+ * The words analysis has met, looked up by their characters in the text: a word is hashed and
+ * compared where it stands, so the ~400,000 words of a 10,000-memory first run make no
+ * substring, no string hash and no Map look-up each; only a word met for the first time is
+ * cut out, lower-cased and stemmed. Each entry is a word (lower case) and what analysis makes
+ * of it: its term (the stem, or the word cut to TOKEN_LIMIT), or STOP / NEGATION. Open
+ * addressing over a power-of-two slot array; emptied when full (what it holds is a function
+ * of the word alone, as the stem cache is).
+ */
+const STOP = 0;
+const NEGATION = 1;
+let slotBits = 16;
+const tableWords: string[] = [];
+const tableValues: Array<string | typeof STOP | typeof NEGATION> = [];
+/** Entry + 1 of each slot (0: empty); half of them at most are filled. */
+let tableSlots = new Int32Array(1 << slotBits);
+
+/** The word table emptied, with 2^bits slots (the tests fill a small one). */
+export function resetWordTable(bits = 16): void {
+  slotBits = bits;
+  tableWords.length = 0;
+  tableValues.length = 0;
+  tableSlots = new Int32Array(1 << bits);
+}
+
+/** How often analyzeAscii found a word in the table and how often it added one (for the tests). */
+export const wordTableCounts = { found: 0, added: 0 };
+
+/** The table's entry for the word text[from, to) (ASCII; letters compared in lower case), added when new. */
+function tableEntry(text: string, from: number, to: number, hash: number): number {
+  const mask = tableSlots.length - 1;
+  // Fibonacci hashing: the top bits of the product (similar words, "term38" and "term39", have
+  // near hashes, which linear probing piled up in runs: 1.3 million probes for 15,000 words)
+  let slot = Math.imul(hash, 0x9e3779b1) >>> (32 - slotBits);
+  for (;;) {
+    const e = tableSlots[slot]! - 1;
+    if (e < 0) break;
+    const word = tableWords[e]!;
+    if (word.length === to - from) {
+      let k = 0;
+      for (; k < word.length; k++) {
+        const c = text.charCodeAt(from + k);
+        if (word.charCodeAt(k) !== (c >= 0x41 && c <= 0x5a ? c + 32 : c)) break;
+      }
+      if (k === word.length) {
+        wordTableCounts.found++;
+        return e;
+      }
+    }
+    slot = (slot + 1) & mask;
+  }
+  if (tableWords.length >= tableSlots.length / 2) {
+    resetWordTable(slotBits);
+    return tableEntry(text, from, to, hash);
+  }
+  const word = text.slice(from, to).toLowerCase();
+  const e = tableWords.length;
+  tableWords.push(word);
+  tableValues.push(NEGATIONS.has(word) ? NEGATION : STOP_WORDS.has(word) ? STOP : stem(word));
+  tableSlots[slot] = e + 1;
+  wordTableCounts.added++;
+  return e;
+}
+
+/**
+ * analyze() of a text of ASCII characters without an apostrophe or backquote (nothing for
+ * expandNegations to replace: its lower case is all it does), scanned once by hand: each
+ * maximal run of letters and digits is a word (words()), looked up in the word table where it
+ * stands. Null for any other text (analyze then takes the general path). Exported for tests.
+ */
+export function analyzeAscii(text: string): Analysis | null {
+  const terms: string[] = [];
+  let negations = 0;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a))) {
+      if (c >= 0x80 || c === 0x27 || c === 0x60) return null;
+      i++;
+      continue;
+    }
+    const from = i;
+    let hash = 0;
+    do {
+      hash = (Math.imul(hash, 31) + (c >= 0x41 && c <= 0x5a ? c + 32 : c)) | 0;
+      c = ++i < n ? text.charCodeAt(i) : 0;
+    } while ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a));
+    if (i - from > STEM_LIMIT) {
+      terms.push(text.slice(from, Math.min(i, from + TOKEN_LIMIT)).toLowerCase());
+      continue;
+    }
+    const value = tableValues[tableEntry(text, from, i, hash)]!;
+    if (value === NEGATION) negations++;
+    else if (value !== STOP) terms.push(value);
+  }
+  return { terms, negated: negations % 2 === 1 };
+}
+
 export function analyze(text: string): Analysis {
+  return analyzeAscii(text) ?? analyzeAnyText(text);
+}
+
+/** analyze() of any text: lower case, negations spelled out, words(), the stem cache. Exported for tests. */
+export function analyzeAnyText(text: string): Analysis {
   const terms: string[] = [];
   let negations = 0;
   for (const word of words(expandNegations(text))) {

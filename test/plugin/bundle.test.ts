@@ -105,8 +105,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // consolidation: +0.25 KB).
   // 568.6 KB with a pruned memory archived with its new tier in one step (Vault.moveMemoryRewriting,
   // the move's settling of a pair cut short; issue 23, consolidation: +1.1 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(568_600);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_360_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 570.0 KB with analysis's word table (ASCII words looked up where they stand) and Porter2 kept
+  // here with its regions computed only when a suffix is found (issue 23, first recall: +1.4 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(570_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_361_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
