@@ -587,20 +587,19 @@ export class NodeFileStore implements FileStore {
     }
     this.faults.afterTake?.(taken);
     const st = fs.lstatSync(taken, { bigint: true, throwIfNoEntry: false });
-    if (st !== undefined && versionTag(st) === tag) {
-      fs.unlinkSync(taken);
+    // the version read (or nothing there to compare, removed by someone: the memory is at `to`)
+    if (st === undefined || versionTag(st) === tag) {
+      unlinkQuietly(taken);
       return written;
     }
     // saved in place since it was checked: theirs goes back, ours goes
-    if (st !== undefined) {
-      try {
-        fs.linkSync(taken, source);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        keepAside(source, taken);
-      }
-      fs.unlinkSync(taken);
+    try {
+      fs.linkSync(taken, source);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      keepAside(source, taken);
     }
+    fs.unlinkSync(taken);
     unlinkQuietly(target);
     return null;
   }

@@ -159,6 +159,12 @@ describe('NodeFileStore.moveRewriting', () => {
     expect(temps()).toEqual([]);
   });
 
+  it('a source removed by someone once renamed away: the moved file is the memory, kept', async () => {
+    const files = new NodeFileStore(vault, { afterTake: (taken) => rmSync(taken) });
+    const version = await files.moveRewriting(rel, to, await tagOf(files), 'new text\n');
+    expect([version, read(vault, to), existsSync(path.join(vault, rel)), temps()]).toEqual([(await files.readVersioned(to))!.version, 'new text\n', false, []]);
+  });
+
   it('a save that lands after the rename is put back; with the name taken meanwhile, kept beside as a conflict copy', async () => {
     // the save reaches the renamed file (opened before the rename); nothing new at the name
     let files = new NodeFileStore(vault, { afterTake: (taken) => writeFileSync(taken, 'their save\n') });
