@@ -8,8 +8,9 @@ import { namedLinks, noteName, type MemoryLink } from './links';
 import { CATEGORY_FOLDERS, bodyText, memoryText, type Memory } from './memory';
 import { renderMemoryFile, type NewMemory } from './memory-file';
 import type { Embedder } from './ports';
-import { checkInput, loadWriteContext, normaliseInput, noteSameTextUnreadable, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
+import { checkInput, loadWriteContext, type CheckedInput, normaliseInput, noteSameTextUnreadable, planChanges, reinforcementFields, vectorMatches, type RememberInput, type RememberResult, type WriteContext } from './remember';
 import { COUNTED_BY, machineId } from './machine';
+import { DEFAULT_SETTINGS } from './settings';
 import { isArchived, reviveFromArchive, touchFields } from './touch';
 import { AnalysedText } from './resonance';
 import { supersededBy } from './supersession';
@@ -89,12 +90,31 @@ function checkLine(raw: string, maxFileBytes: number | undefined, lineNumber: nu
   if (record.is_error !== undefined && typeof record.is_error !== 'boolean') return 'field "is_error" must be true or false';
   if (record.session !== undefined && typeof record.session !== 'string' && typeof record.session !== 'number') return 'field "session" must be a string or a number';
   const line = { ...record, session: record.session === undefined ? undefined : String(record.session), line: lineNumber } as ImportLine;
+  let checked: CheckedInput;
   try {
-    checkInput(line, maxFileBytes);
+    checked = checkInput(line, maxFileBytes);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
+  // what the check found is kept for importLines, which normalises the line without checking it
+  // again: frozen, the line cannot change in between (its lists too)
+  if (Array.isArray(line.tags)) Object.freeze(line.tags);
+  if (Array.isArray(line.related_paths)) Object.freeze(line.related_paths);
+  CHECKED.set(Object.freeze(line), { maxFileBytes, checked });
   return line;
+}
+
+/**
+ * The check of each line parseImport returned (checkInput's result, for the file-size limit it
+ * was checked against): importLines normalises such a line without running the check again
+ * (every line was checked twice). A line made otherwise is checked by normaliseInput.
+ */
+const CHECKED = new WeakMap<ImportLine, { maxFileBytes: number | undefined; checked: CheckedInput }>();
+
+/** checkInput's result for `line` when parseImport checked it against `maxFileBytes` (undefined: check it). Exported for tests. */
+export function checkedBefore(line: ImportLine, maxFileBytes: number): CheckedInput | undefined {
+  const known = CHECKED.get(line);
+  return known !== undefined && (known.maxFileBytes ?? DEFAULT_SETTINGS.maxFileBytes) === maxFileBytes ? known.checked : undefined;
 }
 
 /** Parse and check JSONL. Throws ImportError listing every bad line; nothing is decided before all are good. */
@@ -180,7 +200,8 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
   const opts: ImportOptions = options && 'embed' in options ? { embedder: options } : ((options) ?? {});
   const context = await loadWriteContext(vault, opts.embedder);
   const now = vault.now();
-  const memories = lines.map((line) => normaliseInput(line, now, vault.settings.maxFileBytes));
+  const maxFileBytes = vault.settings.maxFileBytes;
+  const memories = lines.map((line) => normaliseInput(line, now, maxFileBytes, checkedBefore(line, maxFileBytes)));
   // a text an unreadable memory holds: the new memory names it, to be merged once it is repaired
   for (const memory of memories) noteSameTextUnreadable(context, memory);
   const planner = await importPlanner(vault, context, lines, memories, opts);

@@ -69,8 +69,8 @@ export const FRONTMATTER_ALLOWANCE = 8 * 1024;
  * refuse is refused here, at the door: a text too large for a memory file (`maxFileBytes`),
  * and NUL bytes in any field.
  */
-export function normaliseInput(input: RememberInput, now: number, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes): NewMemory {
-  const { text, category, confidence, createdMs } = checkInput(input, maxFileBytes);
+export function normaliseInput(input: RememberInput, now: number, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes, checked: CheckedInput = checkInput(input, maxFileBytes)): NewMemory {
+  const { text, category, confidence, createdMs } = checked;
   return {
     text,
     category,
@@ -86,11 +86,21 @@ export function normaliseInput(input: RememberInput, now: number, maxFileBytes =
   };
 }
 
+/** What checkInput found: the trimmed text and the fields normaliseInput completes. */
+export interface CheckedInput {
+  text: string;
+  category: Category;
+  confidence: Confidence;
+  createdMs: number | null;
+}
+
 /**
  * normaliseInput's checks, in its order, with the same errors, and nothing built: `import`
- * checks every line before it plans any (parseImport), then normalises each line once.
+ * checks every line before it plans any (parseImport), then normalises each line once, with
+ * what this check found.
  */
-export function checkInput(input: RememberInput, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes): { text: string; category: Category; confidence: Confidence; createdMs: number | null } {
+
+export function checkInput(input: RememberInput, maxFileBytes = DEFAULT_SETTINGS.maxFileBytes): CheckedInput {
   const text = typeof input.text === 'string' ? input.text.trim() : '';
   if (text === '') throw new UsageError('text: nothing to remember (empty text)');
   const textLimit = maxFileBytes - FRONTMATTER_ALLOWANCE;

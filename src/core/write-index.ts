@@ -89,8 +89,8 @@ const words = (s: string): string[] => (s === '' ? [] : s.split(' '));
 type RowSource = Pick<Memory, 'path' | 'id' | 'category' | 'confidence' | 'created_at' | 'body'> & { extra: Record<string, unknown> };
 
 /** The row of a parsed memory. `analysis`, when it analysed exactly the memory's text, is used instead of analysing it again. */
-function memoryRow(memory: RowSource, stat: FileStat, analysis?: AnalysedText): MemoryRow {
-  const text = memoryText(memory);
+function memoryRow(memory: RowSource, stat: FileStat, analysis?: AnalysedText, known?: string): MemoryRow {
+  const text = known ?? memoryText(memory);
   const a = analysis && analysis.text === text ? analysis : new AnalysedText(text);
   const { terms, negated, affirmed } = a.polarity;
   const signals = a.signals;
@@ -156,6 +156,37 @@ function countWords(s: string): number {
 function problemOf(path: string, text: string | null): WriteProblem {
   const body = text === null ? undefined : splitFrontmatter(text)?.body;
   return { path, id: text === null ? null : frontmatterId(text), text: body === undefined ? null : bodyText(body) };
+}
+
+/** The link kinds bodyText takes out of a body (memory.ts). */
+const TYPED_KINDS = new Set(['related', 'decays_from', 'supersedes', 'contradicts']);
+
+/**
+ * memoryText of the body renderMemoryFile writes for `memory` (its text, then its links' line),
+ * without the body, when it is the text itself: a text already folded (no white space but
+ * single spaces, none at its ends, renderMemoryFile's trim changes nothing), holding no `[`, and
+ * links that bodyText takes out whole (typed, a name without `]`). null: work it out from the
+ * body. An import's rows split each file it rendered and ran bodyText's replaces over its body.
+ * Exported for tests.
+ */
+export function renderedBodyText(memory: Pick<NewMemory, 'text' | 'links'>): string | null {
+  for (const link of memory.links) if (!TYPED_KINDS.has(link.kind) || (link.name ?? link.target).includes(']')) return null;
+  const text = memory.text;
+  const n = text.length;
+  if (n === 0) return null;
+  let space = true; // before the first character: a space there is one at an end
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20) {
+      if (space) return null;
+      space = true;
+      continue;
+    }
+    space = false;
+    // [, other white space (\s: ASCII's and Unicode's), and what is not known not to be white space
+    if (c === 0x5b || (c >= 0x09 && c <= 0x0d) || (c >= 0x80 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff))) return null;
+  }
+  return space ? null : text;
 }
 
 export class WriteIndex {
@@ -302,9 +333,17 @@ export class WriteIndex {
    */
   created(path: string, id: string, memory: NewMemory, text: string, stat: FileStat | null, analysis?: AnalysedText): void {
     if (!stat) return;
-    const split = memory.extra === undefined ? splitFrontmatter(text) : null;
-    if (!split) throw new Error(`${path}: not a new memory's plain rendering`);
-    this.rows.set(path, memoryRow({ path, id, category: memory.category, confidence: memory.confidence, created_at: memory.created_at, body: split.body, extra: {} }, stat, analysis));
+    const source = { path, id, category: memory.category, confidence: memory.confidence, created_at: memory.created_at, body: '', extra: {} };
+    // the body follows the closing fence: the text, then the links' line
+    const fence = memory.extra === undefined ? text.indexOf('\n---\n') : -1;
+    const known = fence > 0 && text.startsWith(memory.text, fence + 5) ? renderedBodyText(memory) : null;
+    if (known !== null) {
+      this.rows.set(path, memoryRow(source, stat, analysis, known));
+    } else {
+      const split = memory.extra === undefined ? splitFrontmatter(text) : null;
+      if (!split) throw new Error(`${path}: not a new memory's plain rendering`);
+      this.rows.set(path, memoryRow({ ...source, body: split.body }, stat, analysis));
+    }
     this.pending++;
   }
 

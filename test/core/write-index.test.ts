@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import type { FileStat } from '../../src/core/ports';
 import { importLines } from '../../src/core/import';
 import { AnalysedText } from '../../src/core/resonance';
-import { CATEGORY_FOLDERS, parseMemory } from '../../src/core/memory';
+import { CATEGORY_FOLDERS, memoryText, parseMemory } from '../../src/core/memory';
 import { renderMemoryFile } from '../../src/core/memory-file';
+import type { MemoryLink } from '../../src/core/links';
 import { loadWriteContext, normaliseInput, remember, type RememberInput, type RememberResult } from '../../src/core/remember';
 import { Vault } from '../../src/core/vault';
-import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex } from '../../src/core/write-index';
+import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, renderedBodyText } from '../../src/core/write-index';
 import { MemoryFileStore, memoryNote, memoryVault } from '../helpers/memory-ports';
 
 /**
@@ -306,6 +307,57 @@ describe('write index: the rows of the files an import creates', () => {
     expect(odd.length).toBeGreaterThanOrEqual(SAVE_AFTER);
     expect(JSON.parse(fastRows!).rows).toHaveLength(odd.length);
     expect(fastRows).toBe(parsedRows);
+  });
+
+  it('reads the text of a rendered body without the body where it is the text itself, and agrees with the parsed file', async () => {
+    let seed = 17;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const pieces = ['word', 'x', '7', ' ', ' ', ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', '[', ']', '[[a|related]]', '[[b]]', '|', 'é', '🚀', '-', '---', ':', '"'];
+    const names = ['Neighbour', 'with ] bracket', 'with [ bracket', 'pipe | name', undefined];
+    // a kind bodyText would keep (none is written today): the body is worked out
+    const kinds: Array<MemoryLink['kind']> = ['related', 'supersedes', 'contradicts', 'decays_from', 'shown' as MemoryLink['kind']];
+    const { vault, files } = timedVault();
+    const fast = await WriteIndex.load(vault);
+    const parsed = await WriteIndex.load(vault);
+    const now = Date.parse(NOW);
+    let known = 0;
+    for (let i = 0; i < 600; i++) {
+      const raw = Array.from({ length: 1 + Math.floor(rand() * 10) }, () => pieces[Math.floor(rand() * pieces.length)]).join('');
+      if (raw.trim() === '') continue;
+      const memory = normaliseInput({ text: raw }, now);
+      memory.links = Array.from({ length: Math.floor(rand() * 3) }, (_, k) => ({ target: `mem-00000000000${k}`, kind: kinds[Math.floor(rand() * (rand() < 0.8 ? 4 : 5))]!, name: names[Math.floor(rand() * names.length)] }));
+      const id = `mem-${String(i).padStart(12, '0')}`;
+      const path = `episodic/n${i}.md`;
+      const text = renderMemoryFile(id, memory, vault.settings, now);
+      const parsedMemory = parseMemory(path, text, vault.settings);
+      const fromBody = renderedBodyText(memory);
+      if (fromBody !== null) {
+        expect([raw, fromBody]).toEqual([raw, memoryText(parsedMemory)]);
+        known++;
+      }
+      const stat = { size: i, mtimeMs: i };
+      fast.created(path, id, memory, text, stat, new AnalysedText(memory.text));
+      parsed.wrote(parsedMemory, stat, new AnalysedText(memory.text));
+    }
+    await fast.save(vault);
+    const fastRows = files.files.get(WRITE_INDEX_PATH);
+    await parsed.save(vault);
+    expect(fastRows).toBe(files.files.get(WRITE_INDEX_PATH));
+    expect(known).toBeGreaterThan(60);
+    // the plain text of an import line and its session link: no body split, no replace
+    expect(renderedBodyText({ text: 'Observation 1: auth retry.', links: [{ target: 'mem-000000000001', kind: 'related', name: 'Observation 0' }] })).toBe('Observation 1: auth retry.');
+    const memory = normaliseInput({ text: 'Observation 1: auth retry.' }, now);
+    memory.links = [{ target: 'mem-000000000001', kind: 'related', name: 'Observation 0' }];
+    const text = renderMemoryFile('mem-000000000002', memory, vault.settings, now);
+    const analysis = new AnalysedText(memory.text);
+    void [analysis.polarity, analysis.signals]; // analysed while planning
+    const replace = jest.spyOn(String.prototype, 'replace');
+    try {
+      fast.created('episodic/o.md', 'mem-000000000002', memory, text, { size: 1, mtimeMs: 1 }, analysis);
+      expect(replace).not.toHaveBeenCalled();
+    } finally {
+      replace.mockRestore();
+    }
   });
 
   it('refuses a memory with further fields (those are parsed back)', async () => {

@@ -107,8 +107,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // the move's settling of a pair cut short; issue 23, consolidation: +1.1 KB).
   // 570.0 KB with analysis's word table (ASCII words looked up where they stand) and Porter2 kept
   // here with its regions computed only when a suffix is found (issue 23, first recall: +1.4 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(570_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_361_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 570.6 KB with an import line checked once and a created file's row read from its text when
+  // that is the body's text (issue 23, import: +0.6 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(570_600);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_362_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
