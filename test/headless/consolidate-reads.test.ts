@@ -145,6 +145,46 @@ describe('new patterns are written without a look-up of their ids', () => {
     const again = await runWith(new ListingStore(vault));
     expect([again.count, readdirSync(path.join(vault, 'semantic')).sort()]).toEqual([0, semantic]);
   });
+
+  it('with an embedder, the new patterns are embedded the same night without listing the vault: the id index is told the files it writes', async () => {
+    const ids: string[] = [];
+    GROUPS.forEach((text, g) => {
+      for (let k = 0; k < 3; k++) {
+        const id = `mem-grp${g}ep${k}000000`.slice(0, 16);
+        ids.push(id);
+        writeFileSync(path.join(vault, 'episodic', `${id}.md`), episode(id, `${text} (copy ${k}).`, `2026-11-2${k + 1}T10:00:00Z`));
+      }
+    });
+    for (const id of ids) utimesSync(path.join(vault, 'episodic', `${id}.md`), OLD, OLD);
+    // one direction per group (its text before " (copy"), the patterns another each: unit vectors
+    const embedder = {
+      model: 'test-groups',
+      async embed(texts: string[]): Promise<Float32Array[]> {
+        return texts.map((t) => {
+          const v = new Float32Array(8);
+          const g = GROUPS.findIndex((text) => t.startsWith(text));
+          v[g >= 0 ? g : 3 + (t.length % 5)] = 1;
+          return v;
+        });
+      },
+    };
+    const files = new ListingStore(vault);
+    const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, embedder });
+    const steps = Object.fromEntries(report.steps.map((s) => [s.step, [s.count, s.total]]));
+    // 9 episodes embedded before the clusters, the 3 patterns after them (12 vectors in all)
+    expect([steps.cluster![0], steps.embed]).toEqual([3, [12, 12]]);
+    // each pattern's look-up after it was written found it by its row (a refresh listed them all: 1)
+    expect(files.listings).toBe(0);
+    const semantic = readdirSync(path.join(vault, 'semantic')).sort();
+    expect(semantic).toHaveLength(3);
+    const rows = JSON.parse(readFileSync(path.join(vault, '.engram', 'cache', 'ids.json'), 'utf8')).rows as Array<[string, number, number, string]>;
+    for (const name of semantic) {
+      const row = rows.find((r) => r[0] === `semantic/${name}`)!;
+      const stat = statSync(path.join(vault, 'semantic', name));
+      expect([row[1], row[2], row[3]]).toEqual([stat.size, stat.mtimeMs, readFileSync(path.join(vault, 'semantic', name), 'utf8').match(/^id: (.*)$/m)![1]]);
+    }
+  });
 });
 
 describe('NodeFileStore.readVersioned and unchanged', () => {

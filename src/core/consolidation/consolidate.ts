@@ -682,7 +682,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
           },
         };
         try {
-          await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!));
+          await vault.createFile(path, renderMemoryFile(cluster.id, memory, vault.settings, parseTimestamp(plan.started_at)!), { learn: true });
         } catch (error) {
           if (error instanceof WriteConflictError) return;
           ready = false;
