@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
 import { NodeLocks } from '../../headless/locks';
 import { consolidate } from '../../src/core/consolidation/consolidate';
+import { decodeSketches, SKETCH_CACHE_PATH } from '../../src/core/consolidation/sketch-cache';
 import type { FileVersion } from '../../src/core/ports';
 import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
@@ -184,6 +185,9 @@ describe('new patterns are written without a look-up of their ids', () => {
       const stat = statSync(path.join(vault, 'semantic', name));
       expect([row[1], row[2], row[3]]).toEqual([stat.size, stat.mtimeMs, readFileSync(path.join(vault, 'semantic', name), 'utf8').match(/^id: (.*)$/m)![1]]);
     }
+    // the 9 episodes' sketches, kept for the next night
+    const sketches = decodeSketches(readFileSync(path.join(vault, SKETCH_CACHE_PATH)))!;
+    expect([sketches.dimensions, sketches.sketches.length]).toEqual([8, 18]);
   });
 });
 

@@ -298,6 +298,47 @@ export interface VectorClusterOptions {
   previous?: Map<string, string> | null;
   /** How many nearest pivots each vector is filed under when blocking. */
   probes?: number;
+  /**
+   * Sketches made by an earlier run (see SketchCache): a row whose vector has a fingerprint
+   * found there takes that sketch instead of computing it (64 products of d columns per row:
+   * at 100k rows, 2 s of every nightly run). With it (null too), the result carries every
+   * row's sketch for the next run, when sketches were needed.
+   */
+  known?: SketchCache | null;
+}
+
+/**
+ * Rows' sketches by the fingerprint of the vector they were made from, kept between runs: a
+ * sketch is a function of the vector's bytes alone (fixed planes), so a row whose vector has
+ * the same two 32-bit fingerprints (FNV-1a and a multiply-xorshift hash of its words) has the
+ * same sketch. Keyed by the vector, not by the memory: a vector embedded again under the same
+ * key (a forced re-embed) is sketched again.
+ */
+export interface SketchCache {
+  dimensions: number;
+  /** Two words per row: the fingerprints of its vector. */
+  fingerprints: Uint32Array;
+  /** Two words per row: its sketch (low and high 32 bits). */
+  sketches: Int32Array;
+}
+
+/** Two 32-bit hashes of each row's words (see SketchCache). */
+export function rowFingerprints(packed: Float32Array, d: number, n: number): Uint32Array {
+  const words = new Uint32Array(packed.buffer, packed.byteOffset, n * d);
+  const out = new Uint32Array(n * 2);
+  for (let r = 0; r < n; r++) {
+    let f = 0x811c9dc5;
+    let g = 0x9e3779b9 ^ d;
+    for (let j = r * d, end = j + d; j < end; j++) {
+      const w = words[j]!;
+      f = imul(f ^ w, 0x01000193);
+      g = imul(g ^ w, 0x5bd1e995);
+      g ^= g >>> 15;
+    }
+    out[r * 2] = f >>> 0;
+    out[r * 2 + 1] = g >>> 0;
+  }
+  return out;
 }
 
 export interface VectorClusters {
@@ -310,6 +351,10 @@ export interface VectorClusters {
   sketched: number;
   /** Pairs whose vectors were compared (passed the sketch filter). */
   compared: number;
+  /** With `known` (null too), when any pair was sketched: every row's sketch, for the next run's `known`. */
+  sketchCache?: SketchCache;
+  /** Rows whose sketch came from `known`. */
+  sketchesKept?: number;
 }
 
 const SKETCH_BITS = 64;
@@ -328,11 +373,11 @@ function gaussians(count: number, seed: number): Float32Array {
   return out;
 }
 
-/** 64-bit SimHash of every row (two int32 words): bit k is the side of random hyperplane k. */
-function sketches(packed: Float32Array, d: number, n: number): Int32Array {
+/** 64-bit SimHash of every row (two int32 words): bit k is the side of random hyperplane k. `skip`: rows whose sketch is in `out` already. */
+function sketches(packed: Float32Array, d: number, n: number, out: Int32Array<ArrayBufferLike> = new Int32Array(n * 2), skip?: Uint8Array): Int32Array<ArrayBufferLike> {
   const planes = gaussians(SKETCH_BITS * d, 0x5eed);
-  const out = new Int32Array(n * 2);
   for (let r = 0; r < n; r++) {
+    if (skip?.[r]) continue;
     let lo = 0;
     let hi = 0;
     const v = r * d;
@@ -363,6 +408,33 @@ function sketches(packed: Float32Array, d: number, n: number): Int32Array {
   return out;
 }
 
+/**
+ * For fresh rows rows[x .. x+group) (group ≤ 4), the old rows (by position in `oldSketch`, two
+ * words each) whose sketch differs from theirs in at most `maxBits` bits: into passed[g], count[g].
+ */
+function passSketches(sketch: Int32Array<ArrayBufferLike>, rows: Int32Array<ArrayBufferLike>, x: number, group: number, oldSketch: Int32Array<ArrayBufferLike>, m: number, maxBits: number, passed: Int32Array[], count: Int32Array): void {
+  const at = (g: number, word: number) => (g < group ? sketch[rows[x + g]! * 2 + word]! : 0);
+  const [l0, h0, l1, h1, l2, h2, l3, h3] = [at(0, 0), at(0, 1), at(1, 0), at(1, 1), at(2, 0), at(2, 1), at(3, 0), at(3, 1)];
+  const [p0, p1, p2, p3] = passed as [Int32Array, Int32Array, Int32Array, Int32Array];
+  let k0 = 0;
+  let k1 = 0;
+  let k2 = 0;
+  let k3 = 0;
+  // rows past `group` test against zero sketches; what they find is not used
+  for (let y = 0; y < m; y++) {
+    const lo = oldSketch[y * 2]!;
+    const hi = oldSketch[y * 2 + 1]!;
+    if (popcount(l0 ^ lo) + popcount(h0 ^ hi) <= maxBits) p0[k0++] = y;
+    if (popcount(l1 ^ lo) + popcount(h1 ^ hi) <= maxBits) p1[k1++] = y;
+    if (popcount(l2 ^ lo) + popcount(h2 ^ hi) <= maxBits) p2[k2++] = y;
+    if (popcount(l3 ^ lo) + popcount(h3 ^ hi) <= maxBits) p3[k3++] = y;
+  }
+  count[0] = k0;
+  count[1] = k1;
+  count[2] = k2;
+  count[3] = k3;
+}
+
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
@@ -391,11 +463,36 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
   // computed on the first comparison: a run that finds nothing new compares nothing
   let tail: Float32Array = new Float32Array(0);
   let sketch: Int32Array = new Int32Array(0);
+  let sketchCache: SketchCache | undefined;
+  let sketchesKept = 0;
   const prepare = (): void => {
     if (sketch.length > 0 || n === 0) return;
     tail = new Float32Array(n);
     for (let r = 0; r < n; r++) tail[r] = sqrt(max(0, dotRows(packed, r * d, r * d, h, d)));
-    sketch = sketches(packed, d, n);
+    if (options.known === undefined) {
+      sketch = sketches(packed, d, n);
+      return;
+    }
+    const fingerprints = rowFingerprints(packed, d, n);
+    sketch = new Int32Array(n * 2);
+    const kept = new Uint8Array(n);
+    const known = options.known;
+    if (known && known.dimensions === d) {
+      // fingerprint → its row in `known` (the first 53 bits as a number key; both words checked)
+      const at = new Map<number, number>();
+      const kf = known.fingerprints;
+      for (let k = 0; k * 2 < kf.length; k++) at.set((kf[k * 2 + 1]! & 0x1fffff) * 4294967296 + kf[k * 2]!, k);
+      for (let r = 0; r < n; r++) {
+        const k = at.get((fingerprints[r * 2 + 1]! & 0x1fffff) * 4294967296 + fingerprints[r * 2]!);
+        if (k === undefined || kf[k * 2 + 1] !== fingerprints[r * 2 + 1]) continue;
+        sketch[r * 2] = known.sketches[k * 2]!;
+        sketch[r * 2 + 1] = known.sketches[k * 2 + 1]!;
+        kept[r] = 1;
+        sketchesKept++;
+      }
+    }
+    sketches(packed, d, n, sketch, kept);
+    sketchCache = { dimensions: d, fingerprints, sketches: sketch };
   };
   const q = Math.acos(max(-1, min(1, threshold))) / Math.PI;
   const maxBits = min(SKETCH_BITS, Math.floor(SKETCH_BITS * q + 4 * sqrt(SKETCH_BITS * q * (1 - q))));
@@ -418,7 +515,14 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       if (head + dotRows(packed, a * d, b * d, h, d) >= threshold) uf.union(a, b);
     }
   };
-  const finish = (fresh: number): VectorClusters => ({ clusters: uf.groups(minSize), labels: options.keys ? groupLabels(uf, options.keys) : null, fresh, sketched, compared });
+  const finish = (fresh: number): VectorClusters => ({
+    clusters: uf.groups(minSize),
+    labels: options.keys ? groupLabels(uf, options.keys) : null,
+    fresh,
+    sketched,
+    compared,
+    ...(sketchCache ? { sketchCache, sketchesKept } : {}),
+  });
   const all = Int32Array.from({ length: n }, (_, i) => i);
   if (options.keys && options.previous && options.previous.size > 0) {
     const fresh = carryGroups(uf, options.keys, options.previous);
@@ -427,9 +531,38 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       for (const r of fresh) isFresh[r] = 1;
       const old = all.filter((r) => !isFresh[r]);
       const rows = Int32Array.from(fresh).sort();
-      for (let x = 0; x < rows.length; x++) {
-        scan(rows[x]!, old, 0, old.length);
-        scan(rows[x]!, rows, x + 1, rows.length);
+      if (rows.length > 0 && old.length > 0) prepare();
+      // The sketch test of a fresh row against every old row, four fresh rows per pass over the
+      // old rows' sketches (copied side by side): the rows that pass, in the old rows' order, are
+      // then linked exactly as scan() would, row after row. Which pairs pass does not depend on
+      // the links made meanwhile, so the pairs compared, their order and the groups are scan()'s.
+      const m = old.length;
+      const oldSketch = new Int32Array(m * 2);
+      for (let y = 0; y < m; y++) {
+        oldSketch[y * 2] = sketch[old[y]! * 2]!;
+        oldSketch[y * 2 + 1] = sketch[old[y]! * 2 + 1]!;
+      }
+      const passed = [new Int32Array(m), new Int32Array(m), new Int32Array(m), new Int32Array(m)];
+      const count = new Int32Array(4);
+      const link = (a: number, list: Int32Array, c: number): void => {
+        sketched += m;
+        for (let k = 0; k < c; k++) {
+          const b = old[list[k]!]!;
+          if (uf.find(a) === uf.find(b)) continue;
+          compared++;
+          const head = dotRows(packed, a * d, b * d, 0, h);
+          if (head + tail[a]! * tail[b]! < threshold) continue;
+          if (head + dotRows(packed, a * d, b * d, h, d) >= threshold) uf.union(a, b);
+        }
+      };
+      for (let x = 0; x < rows.length; x += 4) {
+        const group = min(4, rows.length - x);
+        if (m > 0) passSketches(sketch, rows, x, group, oldSketch, m, maxBits, passed, count);
+        for (let g = 0; g < group; g++) {
+          const a = rows[x + g]!;
+          if (m > 0) link(a, passed[g]!, count[g]!);
+          scan(a, rows, x + g + 1, rows.length);
+        }
       }
       return finish(rows.length);
     }

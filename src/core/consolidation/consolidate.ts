@@ -2,6 +2,7 @@ import { loadVectors, updateVectorsFrom, type LoadResult } from '../embeddings/s
 import { renderMemoryFile, type NewMemory } from '../memory-file';
 import { PATTERN_TITLE_CHARS, planClusters, type ClusterAction, type ClusterMemo } from './semantic';
 import type { AbstractiveReport } from './abstractive';
+import { loadSketches, saveSketches } from './sketch-cache';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import { setFrontmatterFields, type FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
@@ -207,11 +208,12 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const vectors = stored && stored.model === options.embedder?.model ? stored : null;
   // the groups of the last run, valid for the same similarity (the vector model, or words) and threshold
   const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
-  const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis) };
+  const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis), ...(vectors ? { sketches: await loadSketches(vault) } : {}) };
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
   nameNewPatterns(plan.clusters, memories, problems.map((p) => p.path));
   const abstractive = options.abstractive ? await options.abstractive(plan.clusters, memories, options.dryRun) : null;
   if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
+  if (memo.nextSketches && !options.dryRun) await saveSketches(vault, memo.nextSketches);
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories, skipped);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);

@@ -3,7 +3,7 @@ import type { StoredVectors } from '../embeddings/store';
 import { contentHash, sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
-import { lexicalClusters, lexicalMedoid, vectorClusters, vectorMedoid } from './cluster';
+import { lexicalClusters, lexicalMedoid, vectorClusters, vectorMedoid, type SketchCache } from './cluster';
 import { summarisePattern } from './pattern-summary';
 import { memoryTitle } from '../title';
 
@@ -59,6 +59,10 @@ export interface ClusterMemo {
   previous: Map<string, string> | null;
   /** Filled with this run's groups when vectors were used. */
   next?: Map<string, string>;
+  /** The sketches the last run left (sketch-cache.ts; null: none); absent: none kept between runs. */
+  sketches?: SketchCache | null;
+  /** Filled with every episode's sketch when `sketches` was given and any was needed. */
+  nextSketches?: SketchCache;
 }
 
 export function planClusters(all: Memory[], live: Memory[], vectors: StoredVectors | null, settings: EngramSettings, memo: ClusterMemo = { previous: null }): ClusterAction[] {
@@ -73,8 +77,13 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     const packed = new Float32Array(episodes.length * d);
     episodes.forEach((m, i) => packed.set(vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d), i * d));
     const keys = episodes.map((m) => `${m.id}:${vectors.hashes[rowOf.get(m.id)!]}`);
-    const { clusters, labels } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize, { keys, previous: memo.previous });
+    const { clusters, labels, sketchCache } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize, {
+      keys,
+      previous: memo.previous,
+      ...(memo.sketches !== undefined ? { known: memo.sketches } : {}),
+    });
     memo.next = labels!;
+    if (sketchCache) memo.nextSketches = sketchCache;
     groups = clusters.map((group) => ({ group, medoid: vectorMedoid(packed, d, group) }));
   } else {
     const sets = episodes.map((m) => new Set(analyze(memoryText(m)).terms));

@@ -1,4 +1,4 @@
-import { clustersOf, exhaustivePairs, lexicalClusters, lexicalLinks, lexicalMedoid, lexicalPairs, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
+import { clustersOf, exhaustivePairs, lexicalClusters, lexicalLinks, lexicalMedoid, lexicalPairs, rowFingerprints, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
 
 describe('clustering (SPEC §8)', () => {
   function corpus(n: number, seed: number): Array<Set<string>> {
@@ -118,6 +118,44 @@ describe('clustering (SPEC §8)', () => {
     expect(again.fresh).toBe(0);
     expect(again.sketched).toBe(0);
     expect(again.clusters).toEqual(full);
+  });
+
+  it('keeps sketches between runs by their vectors\' fingerprints: the same groups and pairs compared, a vector embedded again sketched again', () => {
+    let s = 9;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const d = 40;
+    const unit = (v: Float32Array) => {
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const centres = Array.from({ length: 120 }, () => unit(Float32Array.from({ length: d }, rand)));
+    const rows = Array.from({ length: 2600 }, (_, i) => unit(Float32Array.from(centres[i % 120]!, (x) => x + rand() * (i % 4 === 0 ? 0.55 : 0.1))));
+    const pack = (vs: Float32Array[]) => {
+      const packed = new Float32Array(vs.length * d);
+      vs.forEach((v, i) => packed.set(v, i * d));
+      return packed;
+    };
+    const first = rows.slice(0, 2400);
+    const night1 = vectorClusters(pack(first), d, 0.82, 3, { keys: first.map((_, i) => `k${i}`), known: null });
+    // every row's sketch, none kept (there were none)
+    expect([night1.sketchCache!.fingerprints.length, night1.sketchCache!.sketches.length, night1.sketchesKept]).toEqual([4800, 4800, 0]);
+    expect(Array.from(night1.sketchCache!.fingerprints.slice(0, 2))).toEqual(Array.from(rowFingerprints(pack([first[0]!]), d, 1)));
+    // night 2: 200 new rows, row 5 embedded again (the same key, another vector)
+    const vs = rows.map((v, i) => (i === 5 ? unit(Float32Array.from(v, (x, j) => x + (j === 0 ? 0.3 : 0))) : v));
+    const keys = vs.map((_, i) => `k${i}`);
+    const full = clustersOf(vs.length, vectorPairs(vs, 0.82), 3);
+    const without = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels });
+    const kept = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: night1.sketchCache! });
+    expect(without.clusters).toEqual(full);
+    expect(kept.clusters).toEqual(full);
+    // the same pairs sketched and compared as without the cache: 2,399 rows' sketches kept, row 5 and the 200 new ones made
+    expect([kept.sketched, kept.compared, kept.sketchesKept]).toEqual([without.sketched, without.compared, 2399]);
+    expect(kept.sketchCache!.sketches).toEqual(vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: null }).sketchCache!.sketches);
+    // a cache of another dimension is not used
+    expect(vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: { ...night1.sketchCache!, dimensions: d + 1 } }).sketchesKept).toBe(0);
+    // a sketch found by its fingerprint is used as it is: zeroed ones change what is compared (a damaged file is refused by its checksum: sketch-cache)
+    const zeroed = { ...night1.sketchCache!, sketches: new Int32Array(night1.sketchCache!.sketches.length) };
+    expect(vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: zeroed }).compared).not.toBe(without.compared);
   });
 
   it('carries lexical groups from one run to the next with the same result as comparing every pair', () => {
