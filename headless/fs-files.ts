@@ -82,11 +82,17 @@ export class NodeFileStore implements FileStore {
    * unlink (a touch arrives there; the move waits for what it returns; moveRewriting's between
    * its link of the target and its rename of the source), `afterTake` once moveRewriting has
    * renamed the source away (before it checks it), `whileWaiting` each time a read waits for a file to
-   * settle (a save in progress completes there).
+   * settle (a save in progress completes there), `appending` after an append cut the file and before it writes (a crash there).
    */
   constructor(
     root: string,
-    private readonly faults: { beforeRename?: (full: string) => void; afterLink?: (target: string) => void | Promise<void>; afterTake?: (taken: string) => void; whileWaiting?: (full: string) => void } = {},
+    private readonly faults: {
+      beforeRename?: (full: string) => void;
+      afterLink?: (target: string) => void | Promise<void>;
+      afterTake?: (taken: string) => void;
+      whileWaiting?: (full: string) => void;
+      appending?: (full: string, fd: number) => void;
+    } = {},
   ) {
     this.root = nodePath.resolve(root);
   }
@@ -511,6 +517,30 @@ export class NodeFileStore implements FileStore {
     }
     fs.closeSync(fd);
     return temp;
+  }
+
+  async append(rel: string, data: Uint8Array, at: number): Promise<boolean> {
+    const full = this.resolve(rel);
+    let fd: number;
+    try {
+      fd = fs.openSync(full, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile()) throw new PathError(`${rel}: not a regular file`);
+      if (stat.size < at) return false;
+      if (stat.size > at) fs.ftruncateSync(fd, at);
+      this.faults.appending?.(full, fd);
+      let offset = 0;
+      while (offset < data.length) offset += fs.writeSync(fd, data, offset, data.length - offset, at + offset);
+      fs.fdatasyncSync(fd);
+      return true;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   async remove(rel: string): Promise<void> {

@@ -101,6 +101,13 @@ export interface FileStore {
   mkdir(path: string): Promise<void>;
   /** Remove temp files that killed writers left in a folder; returns their names. */
   sweepTemp?(dir: string): Promise<string[]>;
+  /**
+   * Write `data` at byte `at` of an existing file, in place, first cutting whatever follows `at`
+   * (a torn earlier append), and flush it to the disk before returning true. False, changing
+   * nothing, when the file is missing or shorter than `at`. Not atomic: for files whose reader
+   * knows how many bytes are complete (embeddings.bin: its index). Optional.
+   */
+  append?(path: string, data: Uint8Array, at: number): Promise<boolean>;
 }
 
 /** Mutual exclusion between processes (and Obsidian) for one key, e.g. a memory id. */

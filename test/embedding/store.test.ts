@@ -178,7 +178,7 @@ describe('vectors held by the process that wrote them (updateVectorsFrom)', () =
     await same(vault, stored);
     // an id given twice: the index keeps one row of it, and a load finds the bin damaged: so does this
     ({ stored } = await updateVectorsFrom(vault, stored, [...sources({ a: 'alpha', b: 'beta' }), { id: 'a', text: 'again' }], oddEmbedder('odd:v2')));
-    expect(stored.problem).toBe(`${EMBEDDINGS_INDEX} lists 2 vectors for 72 bytes: the embeddings will be rebuilt`);
+    expect(stored.problem).toBe(`${EMBEDDINGS_INDEX} lists 3 vectors, not one row each of the 3 in 72 bytes: the embeddings will be rebuilt`);
     await same(vault, stored);
   });
 });

@@ -4,16 +4,29 @@ import type { Embedder } from '../ports';
 import type { Vault } from '../vault';
 
 /**
- * Stored vectors (SPEC §12): `.engram/embeddings.bin` is one packed Float32Array (a row per
- * memory), `.engram/embeddings.index.json` maps id → row and content hash, with the model,
- * the dimensions, the byte length and a checksum of the bin. Both are written atomically, the
- * bin first; a bin that does not match its index (truncated, from another run, damaged) is
- * detected on load and rebuilt, with a message. Only memories whose content hash changed are
- * embedded again; deleted memories are compacted away; another model means a full re-embed.
+ * Stored vectors (SPEC §12): `.engram/embeddings.bin` is packed Float32 rows, and
+ * `.engram/embeddings.index.json` says which row holds which memory's vector (with its content
+ * hash), the model, the dimensions, how many bytes of the bin it covers and their checksum.
+ * Only memories whose content hash changed are embedded again; another model means a full
+ * re-embed.
+ *
+ * Format 2 (written now): the index lists the memories in their order (`rows`: id, row, hash);
+ * a row may be anywhere in the bin, and rows no memory holds any more are left until they are a
+ * quarter of the bin. An update that only adds vectors (a night's new episodes) appends their
+ * rows at the end of the bytes the index covers, flushes them, then writes the index atomically:
+ * the 153 MB bin of 100k memories was rewritten and checksummed twice a night. The checksum
+ * (FNV-1a over the words) is carried on from the index's over the appended words. Otherwise
+ * the bin is written whole (compacted: row i is the i-th memory), atomically, then the index.
+ * Format 1 (read, and appended to: its rows are in the index's order) maps id → [row, hash].
+ *
+ * A crash during an append leaves the index as it was, covering the bytes it did: what follows
+ * them (a torn append) is never read, and the next append cuts it. A bin that does not match
+ * its index (shorter, from another run, damaged) is detected on load and rebuilt, with a
+ * message.
  */
 export const EMBEDDINGS_BIN = '.engram/embeddings.bin';
 export const EMBEDDINGS_INDEX = '.engram/embeddings.index.json';
-const FORMAT = 1;
+const FORMAT = 2;
 
 export interface EmbeddingIndexFile {
   format: number;
@@ -21,8 +34,19 @@ export interface EmbeddingIndexFile {
   dimensions: number;
   bytes: number;
   checksum: number;
-  /** id → [row, content hash] */
-  entries: Record<string, [number, string]>;
+  /** Format 1: id → [row, content hash] */
+  entries?: Record<string, [number, string]>;
+  /** Format 2: the memories in order, each [id, row, content hash]. */
+  rows?: Array<[string, number, string]>;
+}
+
+/** Where each memory's row is in the bin, and what the index covers: what an append continues. */
+export interface VectorsLayout {
+  /** The bin row of the i-th memory (StoredVectors' row i). */
+  rows: Int32Array;
+  /** Rows the index covers (bytes / 4 / dimensions), held or not. */
+  binRows: number;
+  checksum: number;
 }
 
 export interface StoredVectors {
@@ -34,15 +58,62 @@ export interface StoredVectors {
   vectors: Float32Array;
 }
 
-/** FNV-1a over the bin's 32-bit words: detects a bin that is not the one the index describes. */
-export function checksum(vectors: Float32Array): number {
+/** FNV-1a over the bin's 32-bit words: detects a bin that is not the one the index describes. `from`: the checksum of the words before these. */
+export function checksum(vectors: Float32Array, from = 0x811c9dc5): number {
   const words = new Uint32Array(vectors.buffer, vectors.byteOffset, vectors.length);
-  let hash = 0x811c9dc5;
+  let hash = from;
   for (let i = 0; i < words.length; i++) hash = Math.imul(hash ^ words[i]!, 0x01000193) >>> 0;
   return hash;
 }
 
-export type LoadResult = { vectors: StoredVectors | null; problem: string | null };
+/** `layout`: with vectors, where their rows are in the bin (what the next update appends to). */
+export type LoadResult = { vectors: StoredVectors | null; problem: string | null; layout?: VectorsLayout };
+
+/** The vectors of an index and the bin's bytes it covers (aligned), or the problem. */
+function readIndexed(index: EmbeddingIndexFile, covered: Uint8Array): LoadResult {
+  const rebuilt = (what: string): LoadResult => ({ vectors: null, problem: `${what}: the embeddings will be rebuilt` });
+  const binVectors = new Float32Array(covered.buffer, covered.byteOffset, covered.length / 4);
+  if (checksum(binVectors) !== index.checksum) return rebuilt(`${EMBEDDINGS_BIN} does not match its index (checksum)`);
+  const d = index.dimensions;
+  if (index.format === 1) {
+    const count = Object.keys(index.entries ?? {}).length;
+    if (count * d * 4 !== index.bytes) return rebuilt(`${EMBEDDINGS_INDEX} lists ${count} vectors for ${index.bytes} bytes`);
+    const ids = new Array<string>(count);
+    const hashes = new Array<string>(count);
+    for (const [id, [row, hash]] of Object.entries(index.entries!)) {
+      ids[row] = id;
+      hashes[row] = hash;
+    }
+    return { vectors: { model: index.model, dimensions: d, ids, hashes, vectors: binVectors }, problem: null, layout: { rows: Int32Array.from(ids, (_, i) => i), binRows: count, checksum: index.checksum } };
+  }
+  const listed = index.rows ?? [];
+  const binRows = index.bytes / 4 / d;
+  const count = listed.length;
+  const ids = new Array<string>(count);
+  const hashes = new Array<string>(count);
+  const rows = new Int32Array(count);
+  const seen = new Set<string>();
+  const used = new Uint8Array(binRows);
+  let inOrder = count === binRows;
+  for (let i = 0; i < count; i++) {
+    const [id, row, hash] = listed[i]!;
+    if (typeof id !== 'string' || typeof hash !== 'string' || !Number.isInteger(row) || row < 0 || row >= binRows || used[row] || seen.has(id)) {
+      return rebuilt(`${EMBEDDINGS_INDEX} lists ${count} vectors, not one row each of the ${binRows} in ${index.bytes} bytes`);
+    }
+    seen.add(id);
+    used[row] = 1;
+    ids[i] = id;
+    hashes[i] = hash;
+    rows[i] = row;
+    if (row !== i) inOrder = false;
+  }
+  let vectors = binVectors;
+  if (!inOrder) {
+    vectors = new Float32Array(count * d);
+    for (let i = 0; i < count; i++) vectors.set(binVectors.subarray(rows[i]! * d, (rows[i]! + 1) * d), i * d);
+  }
+  return { vectors: { model: index.model, dimensions: d, ids, hashes, vectors }, problem: null, layout: { rows, binRows, checksum: index.checksum } };
+}
 
 export async function loadVectors(vault: Vault): Promise<LoadResult> {
   const { files } = vault.ports;
@@ -51,42 +122,74 @@ export async function loadVectors(vault: Vault): Promise<LoadResult> {
   let index: EmbeddingIndexFile;
   try {
     index = JSON.parse(new TextDecoder().decode(indexBytes)) as EmbeddingIndexFile;
-    if (index.format !== FORMAT || typeof index.model !== 'string' || !(index.dimensions > 0)) throw new Error('unknown format');
+    if ((index.format !== 1 && index.format !== FORMAT) || typeof index.model !== 'string' || !(index.dimensions > 0)) throw new Error('unknown format');
+    if (index.format === 1 ? typeof index.entries !== 'object' || index.entries === null : !Array.isArray(index.rows)) throw new Error('no rows');
+    if (!Number.isInteger(index.bytes) || index.bytes < 0 || index.bytes % (4 * index.dimensions) !== 0) throw new Error(`${index.bytes} bytes`);
   } catch (error) {
     return { vectors: null, problem: `${EMBEDDINGS_INDEX} is unreadable (${error instanceof Error ? error.message : String(error)}): the embeddings will be rebuilt` };
   }
   const bin = await files.read(EMBEDDINGS_BIN);
-  if (!bin || bin.length !== index.bytes) {
+  // longer than the index says: an append the index was never written for (a crash), not read
+  if (!bin || bin.length < index.bytes) {
     return { vectors: null, problem: `${EMBEDDINGS_BIN} has ${bin?.length ?? 0} bytes where its index says ${index.bytes}: the embeddings will be rebuilt` };
   }
-  const aligned = bin.byteOffset % 4 === 0 ? bin : bin.slice();
-  const vectors = new Float32Array(aligned.buffer, aligned.byteOffset, aligned.length / 4);
-  if (checksum(vectors) !== index.checksum) return { vectors: null, problem: `${EMBEDDINGS_BIN} does not match its index (checksum): the embeddings will be rebuilt` };
-  const count = Object.keys(index.entries).length;
-  if (count * index.dimensions * 4 !== index.bytes) return { vectors: null, problem: `${EMBEDDINGS_INDEX} lists ${count} vectors for ${index.bytes} bytes: the embeddings will be rebuilt` };
-  const ids = new Array<string>(count);
-  const hashes = new Array<string>(count);
-  for (const [id, [row, hash]] of Object.entries(index.entries)) {
-    ids[row] = id;
-    hashes[row] = hash;
-  }
-  return { vectors: { model: index.model, dimensions: index.dimensions, ids, hashes, vectors }, problem: null };
+  const covered = bin.subarray(0, index.bytes);
+  return readIndexed(index, covered.byteOffset % 4 === 0 ? covered : covered.slice());
 }
 
-export async function saveVectors(vault: Vault, stored: StoredVectors): Promise<void> {
+/** The whole bin (row i: the i-th memory), then its index; returns the layout written. */
+export async function saveVectors(vault: Vault, stored: StoredVectors): Promise<VectorsLayout> {
   const { files } = vault.ports;
-  const entries: EmbeddingIndexFile['entries'] = {};
-  stored.ids.forEach((id, row) => (entries[id] = [row, stored.hashes[row]!]));
+  const rows = Int32Array.from(stored.ids, (_, i) => i);
+  const layout: VectorsLayout = { rows, binRows: stored.ids.length, checksum: checksum(stored.vectors) };
+  await files.write(EMBEDDINGS_BIN, new Uint8Array(stored.vectors.buffer, stored.vectors.byteOffset, stored.vectors.byteLength));
+  await writeIndex(vault, stored, layout);
+  return layout;
+}
+
+async function writeIndex(vault: Vault, stored: StoredVectors, layout: VectorsLayout): Promise<void> {
   const index: EmbeddingIndexFile = {
     format: FORMAT,
     model: stored.model,
     dimensions: stored.dimensions,
-    bytes: stored.vectors.byteLength,
-    checksum: checksum(stored.vectors),
-    entries,
+    bytes: layout.binRows * stored.dimensions * 4,
+    checksum: layout.checksum,
+    rows: stored.ids.map((id, i) => [id, layout.rows[i]!, stored.hashes[i]!]),
   };
-  await files.write(EMBEDDINGS_BIN, new Uint8Array(stored.vectors.buffer, stored.vectors.byteOffset, stored.vectors.byteLength));
-  await files.write(EMBEDDINGS_INDEX, `${JSON.stringify(index)}\n`);
+  await vault.ports.files.write(EMBEDDINGS_INDEX, `${JSON.stringify(index)}\n`);
+}
+
+/**
+ * The update as an append (see the format above), when the store can append, every memory kept
+ * has its vector where it was, and the rows no memory holds stay under a quarter of the bin:
+ * the new vectors' rows written after the bytes the index covers, then the index. Null: not
+ * possible, nothing written.
+ */
+async function appendVectors(vault: Vault, loaded: LoadResult, stored: StoredVectors, fresh: Map<number, Float32Array>, rowOf: Map<string, number>): Promise<LoadResult | null> {
+  const append = vault.ports.files.append?.bind(vault.ports.files);
+  const before = loaded.layout;
+  const previous = loaded.vectors;
+  if (!append || !before || !previous || previous.dimensions !== stored.dimensions) return null;
+  const d = stored.dimensions;
+  const count = stored.ids.length;
+  const binRows = before.binRows + fresh.size;
+  if ((binRows - count) * 4 > binRows) return null;
+  const rows = new Int32Array(count);
+  const added = new Float32Array(fresh.size * d);
+  let next = before.binRows;
+  for (let i = 0; i < count; i++) {
+    const vector = fresh.get(i);
+    if (vector) {
+      added.set(vector, (next - before.binRows) * d);
+      rows[i] = next++;
+    } else rows[i] = before.rows[rowOf.get(stored.ids[i]!)!]!;
+  }
+  const layout: VectorsLayout = { rows, binRows, checksum: checksum(added, before.checksum) };
+  // none added (memories removed only): the index alone changes; a bin shorter than the index
+  // covers (another writer replaced it meanwhile) is written whole
+  if (added.length > 0 && !(await append(EMBEDDINGS_BIN, new Uint8Array(added.buffer, added.byteOffset, added.byteLength), before.binRows * d * 4))) return null;
+  await writeIndex(vault, stored, layout);
+  return { vectors: stored, problem: null, layout };
 }
 
 /** Remove the vectors of these memories (a purge); true when any was stored. */
@@ -228,7 +331,10 @@ async function applyVectors(vault: Vault, loaded: LoadResult, sources: Array<Emb
     vectors.set(vector, i * dimensions);
   });
   const stored: StoredVectors = { model: embedder.model, dimensions, ids: sources.map((s) => s.id), hashes, vectors };
-  await saveVectors(vault, stored);
-  // read back, the index keys the rows by id: an id given twice is read back as a damaged bin
-  return { report, stored: new Set(stored.ids).size === stored.ids.length ? { vectors: stored, problem: null } : await loadVectors(vault) };
+  const unique = new Set(stored.ids).size === stored.ids.length;
+  const appended = unique && previous ? await appendVectors(vault, loaded, stored, freshOf, rowOf) : null;
+  if (appended) return { report, stored: appended };
+  const layout = await saveVectors(vault, stored);
+  // an id given twice is read back as a damaged index (format 1 kept one row of it: the same)
+  return { report, stored: unique ? { vectors: stored, problem: null, layout } : await loadVectors(vault) };
 }

@@ -28,7 +28,7 @@ describe('the sketch cache file (.engram/cache/sketches.bin)', () => {
     for (let i = 0; i < bytes.length; i++) {
       if (i >= 8 && i < 12) continue; // the dimensions: any value is a cache of those dimensions
       const damaged = bytes.slice();
-      damaged[i] ^= 0x10;
+      damaged[i] = damaged[i]! ^ 0x10;
       expect([i, decodeSketches(damaged)]).toEqual([i, null]);
     }
     const other = bytes.slice();

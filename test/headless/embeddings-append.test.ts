@@ -1,0 +1,176 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { NodeFileStore } from '../../headless/fs-files';
+import { NodeLocks } from '../../headless/locks';
+import { checksum, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, updateVectors, updateVectorsFrom, type LoadResult } from '../../src/core/embeddings/store';
+import type { Embedder, FileStore } from '../../src/core/ports';
+import { resolveSettings } from '../../src/core/settings';
+import { Vault } from '../../src/core/vault';
+import { memoryVault } from '../helpers/memory-ports';
+
+/*
+ * embeddings.bin format 2 (issue 23, the 100k nightly run): an update that adds vectors appends
+ * their rows and rewrites the index; one that only removes rewrites the index alone. What a load
+ * reads must be what writing the whole bin gives (the memory store, which cannot append), and a
+ * crash at any point of an append leaves what was there before, read exactly, or a bin found
+ * damaged: never other vectors.
+ */
+
+const D = 3;
+/** Vectors a float32 round trip must keep bit for bit (-0, NaN, subnormal, large), distinct per text. */
+const embedder: Embedder = {
+  model: 'odd:v1',
+  async embed(texts) {
+    return texts.map((t) => Float32Array.from([t.length === 1 ? -0 : Number.NaN, 1e-40 * t.charCodeAt(0), 3.4e38 / (t.length + t.charCodeAt(t.length - 1))]));
+  },
+};
+const sources = (ids: string) => [...ids].map((id) => ({ id, text: `${id} text` }));
+
+/** What a load gives, comparable: ids, hashes and the vectors' bytes in order. */
+function view(r: LoadResult) {
+  const v = r.vectors;
+  return { problem: r.problem, ids: v?.ids ?? null, hashes: v?.hashes ?? null, bytes: v ? Buffer.from(v.vectors.buffer, v.vectors.byteOffset, v.vectors.byteLength).toString('hex') : null };
+}
+
+describe('embeddings.bin appended to (format 2)', () => {
+  let dir: string;
+  let files: NodeFileStore;
+  let vault: Vault;
+  const open = (store: FileStore) => new Vault({ files: store, locks: new NodeLocks(dir), clock: { now: () => 0 }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+  const bin = () => readFileSync(path.join(dir, EMBEDDINGS_BIN));
+  const index = () => JSON.parse(readFileSync(path.join(dir, EMBEDDINGS_INDEX), 'utf8'));
+  /** The same updates through a store that cannot append: the bin written whole each time. */
+  const whole = async (...steps: string[]) => {
+    const { vault: reference } = memoryVault('2026-01-01T00:00:00Z');
+    for (const ids of steps) await updateVectors(reference, sources(ids), embedder);
+    return view(await loadVectors(reference));
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'engram-append-'));
+    mkdirSync(path.join(dir, '.engram'));
+    files = new NodeFileStore(dir);
+    vault = open(files);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('appends new vectors after the rows there, wherever they come in the order, and reads what a whole write reads', async () => {
+    await updateVectors(vault, sources('abc'), embedder);
+    const first = bin();
+    const inode = statSync(path.join(dir, EMBEDDINGS_BIN)).ino;
+    expect(index().rows).toEqual([['a', 0, expect.any(String)], ['b', 1, expect.any(String)], ['c', 2, expect.any(String)]]);
+    // x and y new, between and after the others: their rows go at the end
+    const report = await updateVectors(vault, sources('axbcy'), embedder);
+    expect([report.embedded, report.kept]).toEqual([2, 3]);
+    expect(statSync(path.join(dir, EMBEDDINGS_BIN)).ino).toBe(inode); // the same file, written in place
+    expect(bin().subarray(0, first.length).equals(first)).toBe(true);
+    expect(bin().length).toBe(5 * D * 4);
+    expect(index().rows.map((r: unknown[]) => [r[0], r[1]])).toEqual([['a', 0], ['x', 3], ['b', 1], ['c', 2], ['y', 4]]);
+    // the checksum carried on over the appended words is the whole bin's
+    const all = bin();
+    expect(index().checksum).toBe(checksum(new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.length))));
+    expect(view(await loadVectors(vault))).toEqual(await whole('abc', 'axbcy'));
+  });
+
+  it('removing vectors rewrites the index alone; a quarter of the rows unused, the bin is written whole, in order', async () => {
+    await updateVectors(vault, sources('abcdefgh'), embedder);
+    const before = bin();
+    await updateVectors(vault, sources('abdefgh'), embedder);
+    expect(bin().equals(before)).toBe(true);
+    expect(index().bytes).toBe(8 * D * 4);
+    expect(view(await loadVectors(vault))).toEqual(await whole('abcdefgh', 'abdefgh'));
+    // 2 of 8 rows unused: still appended to; a third (3 of 9 after the append) is more than a quarter
+    await updateVectors(vault, sources('abdfghi'), embedder);
+    expect([bin().length, index().rows.map((r: unknown[]) => r[1])]).toEqual([9 * D * 4, [0, 1, 3, 5, 6, 7, 8]]);
+    await updateVectors(vault, sources('bdfghij'), embedder);
+    expect([bin().length, index().rows.map((r: unknown[]) => r[1])]).toEqual([7 * D * 4, [0, 1, 2, 3, 4, 5, 6]]);
+    expect(view(await loadVectors(vault))).toEqual(await whole('abcdefgh', 'abdefgh', 'abdfghi', 'bdfghij'));
+  });
+
+  it('gives back from an update what a load reads, so the next update appends without reading the bin', async () => {
+    let { stored } = await updateVectorsFrom(vault, null, sources('abc'), embedder);
+    ({ stored } = await updateVectorsFrom(vault, stored, sources('cxab'), embedder));
+    expect(view(stored)).toEqual(view(await loadVectors(vault)));
+    expect(stored.layout).toEqual((await loadVectors(vault)).layout);
+    ({ stored } = await updateVectorsFrom(vault, stored, sources('cxaby'), embedder));
+    expect(view(stored)).toEqual(await whole('abc', 'cxab', 'cxaby'));
+    expect(view(await loadVectors(vault))).toEqual(view(stored));
+  });
+
+  it('reads a format 1 index and bin as an older version wrote them, and appends to them', async () => {
+    const vs = await embedder.embed(['a text', 'b text']);
+    const packed = Float32Array.from([...vs[0]!, ...vs[1]!]);
+    const reference = await whole('ab');
+    writeFileSync(path.join(dir, EMBEDDINGS_BIN), new Uint8Array(packed.buffer));
+    writeFileSync(path.join(dir, EMBEDDINGS_INDEX), JSON.stringify({ format: 1, model: 'odd:v1', dimensions: D, bytes: 2 * D * 4, checksum: checksum(packed), entries: { b: [1, reference.hashes![1]], a: [0, reference.hashes![0]] } }));
+    expect(view(await loadVectors(vault))).toEqual(reference);
+    await updateVectors(vault, sources('bca'), embedder);
+    expect([bin().length, index().format, index().rows.map((r: unknown[]) => [r[0], r[1]])]).toEqual([3 * D * 4, 2, [['b', 1], ['c', 2], ['a', 0]]]);
+    expect(view(await loadVectors(vault))).toEqual(await whole('ab', 'bca'));
+  });
+
+  it('a crash during an append, before or after part of it is written, leaves the vectors as they were; the next append cuts what it left', async () => {
+    await updateVectors(vault, sources('abc'), embedder);
+    const before = view(await loadVectors(vault));
+    const indexBefore = readFileSync(path.join(dir, EMBEDDINGS_INDEX), 'utf8');
+    for (const torn of [0, 5, D * 4 + 1]) {
+      const crashing = new NodeFileStore(dir, {
+        appending: (_full, fd) => {
+          // some bytes of the append reach the file (a torn write), then the process dies
+          if (torn > 0) require('node:fs').writeSync(fd, Buffer.alloc(torn, 0xab), 0, torn, 3 * D * 4);
+          throw new Error('killed');
+        },
+      });
+      await expect(updateVectors(open(crashing), sources('abcxy'), embedder)).rejects.toThrow('killed');
+      expect([bin().length, readFileSync(path.join(dir, EMBEDDINGS_INDEX), 'utf8')]).toEqual([3 * D * 4 + torn, indexBefore]);
+      expect(view(await loadVectors(vault))).toEqual(before);
+    }
+    await updateVectors(vault, sources('abcxy'), embedder);
+    expect(bin().length).toBe(5 * D * 4);
+    expect(view(await loadVectors(vault))).toEqual(await whole('abc', 'abcxy'));
+  });
+
+  it('a crash after the append, before the index is written, leaves the vectors as they were', async () => {
+    await updateVectors(vault, sources('abc'), embedder);
+    const before = view(await loadVectors(vault));
+    class NoIndex extends NodeFileStore {
+      override async write(rel: string, data: string | Uint8Array, options?: { expect?: string | null }) {
+        if (rel === EMBEDDINGS_INDEX) throw new Error('killed');
+        return super.write(rel, data, options);
+      }
+    }
+    await expect(updateVectors(open(new NoIndex(dir)), sources('abcx'), embedder)).rejects.toThrow('killed');
+    expect(bin().length).toBe(4 * D * 4);
+    expect(view(await loadVectors(vault))).toEqual(before);
+    await updateVectors(vault, sources('abcy'), embedder);
+    expect(view(await loadVectors(vault))).toEqual(await whole('abc', 'abcy'));
+  });
+
+  it('a bin changed under the rows the index covers is found damaged (checksum), never read as other vectors', async () => {
+    await updateVectors(vault, sources('abc'), embedder);
+    await updateVectors(vault, sources('abcxy'), embedder);
+    for (const at of [0, 3 * D * 4 + 2]) {
+      const bytes = bin();
+      bytes[at] = bytes[at]! ^ 0x01;
+      writeFileSync(path.join(dir, EMBEDDINGS_BIN), bytes);
+      expect((await loadVectors(vault)).problem).toBe(`${EMBEDDINGS_BIN} does not match its index (checksum): the embeddings will be rebuilt`);
+      bytes[at] = bytes[at]! ^ 0x01;
+      writeFileSync(path.join(dir, EMBEDDINGS_BIN), bytes);
+    }
+    // an index whose rows do not each name one row of the bin
+    const good = readFileSync(path.join(dir, EMBEDDINGS_INDEX), 'utf8');
+    for (const rows of [[['a', 0, 'h'], ['b', 0, 'h']], [['a', 0, 'h'], ['a', 1, 'h']], [['a', 5, 'h']], [['a', 1.5, 'h']]]) {
+      writeFileSync(path.join(dir, EMBEDDINGS_INDEX), JSON.stringify({ ...JSON.parse(good), rows }));
+      expect((await loadVectors(vault)).problem).toBe(`${EMBEDDINGS_INDEX} lists ${rows.length} vectors, not one row each of the 5 in ${5 * D * 4} bytes: the embeddings will be rebuilt`);
+    }
+    writeFileSync(path.join(dir, EMBEDDINGS_INDEX), JSON.stringify({ ...JSON.parse(good), bytes: 5 * D * 4 - 2 }));
+    expect((await loadVectors(vault)).problem).toBe(`${EMBEDDINGS_INDEX} is unreadable (58 bytes): the embeddings will be rebuilt`);
+    // a bin shorter than the index covers (another writer replaced it): written whole by the next update
+    writeFileSync(path.join(dir, EMBEDDINGS_INDEX), good);
+    writeFileSync(path.join(dir, EMBEDDINGS_BIN), bin().subarray(0, 2 * D * 4));
+    expect((await loadVectors(vault)).problem).toBe(`${EMBEDDINGS_BIN} has ${2 * D * 4} bytes where its index says ${5 * D * 4}: the embeddings will be rebuilt`);
+    const report = await updateVectors(vault, sources('abcxyz'), embedder);
+    expect([report.embedded, bin().length]).toEqual([6, 6 * D * 4]);
+    expect(view(await loadVectors(vault))).toEqual(await whole('abcxyz'));
+  });
+});
