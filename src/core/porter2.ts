@@ -5,7 +5,7 @@
  * regular expressions each) and ran every step's expressions on words that lack its suffixes.
  * Here a step whose suffixes the word does not end with returns at once, and the regions are
  * computed only when a step's suffix is found (they are a pure function of the word, and each
- * step read them only then). Everything else is wink's code. test/core/porter2.test.ts compares
+ * step read them only then). Everything else is wink's code. test/core/analysis-fast.test.ts compares
  * it with the package over word lists.
  *
  * Derived from wink-porter2-stemmer (https://github.com/winkjs/wink-porter2-stemmer):
