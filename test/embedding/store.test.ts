@@ -1,4 +1,4 @@
-import { EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, updateVectors, updateVectorsFrom } from '../../src/core/embeddings/store';
+import { copyRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, updateVectors, updateVectorsFrom } from '../../src/core/embeddings/store';
 import { loadCatalog } from '../../src/core/recall/catalog';
 import { naiveSearch, searchVectors } from '../../src/core/embeddings/vector-search';
 import type { Embedder } from '../../src/core/ports';
@@ -180,6 +180,33 @@ describe('vectors held by the process that wrote them (updateVectorsFrom)', () =
     ({ stored } = await updateVectorsFrom(vault, stored, [...sources({ a: 'alpha', b: 'beta' }), { id: 'a', text: 'again' }], oddEmbedder('odd:v2')));
     expect(stored.problem).toBe(`${EMBEDDINGS_INDEX} lists 3 vectors, not one row each of the 3 in 72 bytes: the embeddings will be rebuilt`);
     await same(vault, stored);
+  });
+});
+
+describe('copyRows', () => {
+  it('copies what a row-by-row copy copies, runs of consecutive rows at once, rows at -1 left alone', () => {
+    let seed = 3;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    for (let trial = 0; trial < 300; trial++) {
+      const d = 1 + Math.floor(rand() * 4);
+      const n = Math.floor(rand() * 30);
+      const from = Float32Array.from({ length: n * d }, () => rand());
+      const count = Math.floor(rand() * 25);
+      // runs of consecutive rows, jumps back and forth, repeats, and gaps
+      let r = Math.floor(rand() * Math.max(1, n));
+      const rows = Array.from({ length: count }, () => {
+        const pick = rand();
+        r = pick < 0.6 ? r + 1 : pick < 0.75 ? -1 : Math.floor(rand() * Math.max(1, n));
+        return r >= n ? -1 : r;
+      });
+      const at = Math.floor(rand() * 3);
+      const fast = Float32Array.from({ length: (count + at + 1) * d }, (_, i) => -i);
+      const slow = fast.slice();
+      copyRows(from, fast, d, count, (i) => rows[i]!, at);
+      rows.forEach((row, i) => row >= 0 && slow.set(from.subarray(row * d, (row + 1) * d), (at + i) * d));
+      expect([trial, Array.from(fast)]).toEqual([trial, Array.from(slow)]);
+      r = Math.max(r, 0);
+    }
   });
 });
 

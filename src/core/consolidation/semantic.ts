@@ -1,5 +1,5 @@
 import { analyze } from '../analyzer';
-import type { StoredVectors } from '../embeddings/store';
+import { copyRows, type StoredVectors } from '../embeddings/store';
 import { contentHash, sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
@@ -75,8 +75,9 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     kind = 'vector';
     const d = vectors.dimensions;
     const packed = new Float32Array(episodes.length * d);
-    episodes.forEach((m, i) => packed.set(vectors.vectors.subarray(rowOf.get(m.id)! * d, (rowOf.get(m.id)! + 1) * d), i * d));
-    const keys = episodes.map((m) => `${m.id}:${vectors.hashes[rowOf.get(m.id)!]}`);
+    const rows = Int32Array.from(episodes, (m) => rowOf.get(m.id)!);
+    copyRows(vectors.vectors, packed, d, episodes.length, (i) => rows[i]!);
+    const keys = episodes.map((m, i) => `${m.id}:${vectors.hashes[rows[i]!]}`);
     const { clusters, labels, sketchCache } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize, {
       keys,
       previous: memo.previous,
