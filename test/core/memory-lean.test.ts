@@ -169,6 +169,28 @@ describe('the lean memory reader', () => {
     expect(full(withLine('tags', 'tags: ["a"]\ntags: ["b"]'))).toMatchObject({ error: expect.stringContaining('invalid YAML') });
   });
 
+  it('leaves a note with any of its fields written twice to the full reader, which refuses it as invalid YAML', () => {
+    // each known field has its own "seen already" check in the lean reader (Stryker found the
+    // ones no case above reached: id, created_at, agent_role, confidence, access_count,
+    // amplitude, activation_at, session)
+    const note = ENGRAM_NOTE.replace('confidence: observed', 'agent_role: reviewer\nconfidence: observed');
+    const keys = note.split('\n---\n')[0]!.split('\n').slice(1).map((line) => line.slice(0, line.indexOf(':')));
+    expect(keys).toHaveLength(24);
+    expect(reader(note)).toBe('lean');
+    for (const key of keys) {
+      const line = note.split('\n').find((l) => l.startsWith(`${key}:`))!;
+      const twice = withLine(key, `${line}\n${line}`, note);
+      expect([key, reader(twice)]).toEqual([key, 'full']);
+      expect([key, full(twice)]).toEqual([key, { error: expect.stringContaining('invalid YAML') }]);
+    }
+  });
+
+  it('reads a co-access count of 0 as the full reader does (a negative one is refused)', () => {
+    const note = withLine('co_access', 'co_access: {"mem-aaaaaaaaaaaa": 0, "mem-bbbbbbbbbbbb": 2}');
+    expect(reader(note)).toBe('lean');
+    expect(leanMemory(PATH, note, settings)!.co_access).toEqual({ 'mem-aaaaaaaaaaaa': 0, 'mem-bbbbbbbbbbbb': 2 });
+  });
+
   it('leaves CRLF lines, comments, block lists, a BOM and a frontmatter beyond the value bound to the full reader', () => {
     expect(reader(ENGRAM_NOTE.replace(/\n/g, '\r\n'))).toBe('full');
     expect(reader(ENGRAM_NOTE.replace('---\nid:', '---\n# written by hand\nid:'))).toBe('full');
