@@ -70,14 +70,24 @@ export class HttpEmbedder implements Embedder {
   private async post(path: string, payload: unknown): Promise<unknown> {
     // The deadline covers the whole exchange, body included.
     const signal = AbortSignal.timeout(this.options.timeoutMs);
-    let response: Response;
-    try {
-      response = await this.fetchImpl(this.options.url.replace(/\/+$/, '') + path, {
+    const request = () =>
+      this.fetchImpl(this.options.url.replace(/\/+$/, '') + path, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...this.options.headers },
         body: JSON.stringify(payload),
         signal,
       });
+    let response: Response;
+    try {
+      try {
+        response = await request();
+      } catch (error) {
+        // A connection dropped before any answer (a kept-alive socket the server closed while
+        // idle: "other side closed") is tried once more, on a new one. Embedding a text is
+        // idempotent; a server that is not there fails the second time too.
+        if (signal.aborted) throw error;
+        response = await request();
+      }
     } catch (error) {
       if (signal.aborted) this.fail(`no answer within ${this.options.timeoutMs} ms`);
       this.fail(`unreachable (${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)})`);

@@ -88,6 +88,28 @@ describe('HTTP embedder', () => {
     await expect(embedder.embed(['a'])).rejects.toThrow(`embedding server ${url} (model m): no answer within 150 ms`);
   });
 
+  it('asks again once when a connection drops before any answer (a kept-alive socket the server closed), not twice', async () => {
+    let dropped = 0;
+    const { url, requests } = await start((body, req, res) => {
+      if (dropped < 1) {
+        dropped++;
+        req.socket.destroy(); // no answer at all: fetch fails with "other side closed"
+        return;
+      }
+      json(res, { embedding: [3, 4] });
+    });
+    const embedder = new HttpEmbedder({ url, api: 'ollama', model: 'm', timeoutMs: 5000, batchSize: 8 }, fetch);
+    const [v] = await embedder.embed(['a']);
+    expect(Array.from(v!)).toEqual([0.6000000238418579, 0.800000011920929]);
+    expect(requests.map((r) => r.body)).toEqual([{ model: 'm', prompt: 'a' }, { model: 'm', prompt: 'a' }]);
+
+    // a server that drops every connection: two requests, then the error naming why
+    const always = await start((body, req) => req.socket.destroy());
+    const failing = new HttpEmbedder({ url: always.url, api: 'ollama', model: 'm', timeoutMs: 5000, batchSize: 8 }, fetch);
+    await expect(failing.embed(['b'])).rejects.toThrow(`embedding server ${always.url} (model m): unreachable (`);
+    expect(always.requests).toHaveLength(2);
+  });
+
   it('says when nothing listens', async () => {
     const { url, server } = await start(() => undefined);
     server.close();
