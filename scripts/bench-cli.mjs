@@ -100,11 +100,17 @@ try {
   });
   const files = readdirSync(path.join(vaults[0], 'episodic'));
   const texts = files.map((f) => readFileSync(path.join(vaults[0], 'episodic', f)));
-  const plain = path.join(work, 'plain');
-  mkdirSync(plain);
-  const t = process.hrtime.bigint();
-  texts.forEach((text, k) => writeFileSync(path.join(plain, `f${k}.md`), text));
-  const writeMs = Number(process.hrtime.bigint() - t) / 1e6;
+  // writeFileSync of the same files, as many samples as the import's (a new folder each): one
+  // sample moved 4x between runs (371 and 1,640 ms on this machine), with the disk's state
+  const writes = [];
+  for (let k = 0; k < IMPORTS; k++) {
+    const plain = path.join(work, `plain-${k}`);
+    mkdirSync(plain);
+    const t = process.hrtime.bigint();
+    texts.forEach((text, j) => writeFileSync(path.join(plain, `f${j}.md`), text));
+    writes.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const writeMs = median(writes);
   // a memory's id is its frontmatter's (file names are readable titles since issue 21)
   const idOf = (file) => /^id: "?([^"\n]+)"?$/m.exec(readFileSync(file, 'utf8'))?.[1];
   const ids = builds.map((_, i) => {
@@ -182,7 +188,7 @@ try {
   }
   const imports = rows.get(`import of ${SIZE} JSONL lines into a new vault`);
   const importWall = (i) => median(imports.get(i).map((x) => x.wall));
-  for (const [i, b] of builds.entries()) console.log(`\n${b.name}: import = ${(importWall(i) / writeMs).toFixed(1)}x writeFileSync of the same ${texts.length} files (${writeMs.toFixed(0)} ms)`);
+  for (const [i, b] of builds.entries()) console.log(`\n${b.name}: import = ${(importWall(i) / writeMs).toFixed(1)}x writeFileSync of the same ${texts.length} files (median ${writeMs.toFixed(0)} ms of ${writes.map((w) => w.toFixed(0)).join(', ')})`);
   // the same decisions: an import's created / reinforced / conflicts counts, per build and sample
   for (const [i, b] of builds.entries()) console.log(`${b.name}: ${[...new Set(imports.get(i).map((x) => x.out.trim().split('\n').pop()))].join(' / ')}`);
   const targets = headline(importWall(0) / writeMs);
