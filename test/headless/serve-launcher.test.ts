@@ -64,7 +64,8 @@ describe('dist/engram.js with engram serve', () => {
     }
     expect(run(vault, ['--now', NOW, 'context', '--hook'], {}, hook).stdout).toContain('HMAC');
     expect(run(vault, ['recall', '--limit', 'none', 'retry']).status).toBe(2);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': the last of its standard error may still be on its way when it has exited
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     server = null;
@@ -85,7 +86,8 @@ describe('dist/engram.js with engram serve', () => {
     expect([second.status, second.stderr]).toEqual([1, `engram: ${vault} is served already (${socket})\n`]);
     const args = ['--now', NOW, '--json', 'recall', 'webhook signatures'];
     expect(run(vault, args)).toEqual(run(vault, args, { ENGRAM_NO_SERVE: '1' }));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // 'close', not 'exit': the last of its standard error may still be on its way when it has exited
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     child.stdin!.end();
     expect(await exited).toBe(0);
     server = null;
