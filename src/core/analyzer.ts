@@ -152,6 +152,27 @@ function tableEntry(text: string, from: number, to: number, hash: number): numbe
 }
 
 /**
+ * The word table's entry for the ASCII word text[from, to) (letters and digits, at most
+ * STEM_LIMIT of them; `hash` as analyzeAscii makes it: h = h * 31 + lower-case code): read its
+ * lower-case word (tableWord), term and negation (tableTerm, tableNegation) at once, before the
+ * next look-up (a full table is emptied). For polarity's and valueTerms' scans of a text, which
+ * looked each word up again by its characters cut out (a substring and a Map look-up a word).
+ */
+export function tableLookup(text: string, from: number, to: number, hash: number): number {
+  return tableEntry(text, from, to, hash);
+}
+
+export const tableWord = (e: number): string => tableWords[e]!;
+
+/** The term of an entry (its stem), null for a stop word or a negation. */
+export function tableTerm(e: number): string | null {
+  const value = tableValues[e]!;
+  return typeof value === 'string' ? value : null;
+}
+
+export const tableNegation = (e: number): boolean => tableValues[e] === NEGATION;
+
+/**
  * analyze() of a text of ASCII characters without an apostrophe or backquote (nothing for
  * expandNegations to replace: its lower case is all it does), scanned once by hand: each
  * maximal run of letters and digits is a word (words()), looked up in the word table where it

@@ -1,4 +1,4 @@
-import { analyze, expandNegations } from './analyzer';
+import { analyze, expandNegations, STEM_LIMIT, tableLookup, tableTerm, TOKEN_LIMIT } from './analyzer';
 import type { Polarity } from './polarity';
 import type { Category, Confidence } from './settings';
 import { isMemoryId } from './ids';
@@ -195,14 +195,46 @@ export function asciiValueTerms(text: string): Set<string> | null {
       if ((d >= 0x30 && d <= 0x3a) || (d >= 0x41 && d <= 0x5a) || d === 0x2e || d === 0x2f) maybe = true;
     }
     if (maybe) {
-      const value = valueToken(text.slice(start, i));
-      if (value !== null && (value.always || (place > 0 && value.capital))) for (const t of (value.terms ??= analyze(value.token).terms)) values.add(t);
+      const word = plainWordValue(text, start, i, place > 0);
+      if (word === undefined) {
+        const value = valueToken(text.slice(start, i));
+        if (value !== null && (value.always || (place > 0 && value.capital))) for (const t of (value.terms ??= analyze(value.token).terms)) values.add(t);
+      } else if (word !== null) values.add(word);
     }
     place++;
     const last = text.charCodeAt(i - 1);
     if (last === 0x2e || last === 0x21 || last === 0x3f || last === 0x3a || last === 0x3b) place = 0; // . ! ? : ; then white space (or the end)
   }
   return values;
+}
+
+/**
+ * The value term of the ASCII token text[start, end) when it is one word between edge
+ * punctuation ("term2y", "Redis,", "(v2)"): its term when it is a value (a digit, a capital
+ * inside, or a capital opening it when not `first` of its sentence), null when it is not or
+ * has none (a stop word), undefined for any other token (valueToken decides). The word is
+ * looked up in analyze's word table where it stands: most value tokens of an import are such
+ * words, and each was cut out and looked up in the token cache (asciiValueTerms' time).
+ */
+function plainWordValue(text: string, start: number, end: number, notFirst: boolean): string | null | undefined {
+  let from = start;
+  while (from < end && asciiClass(text.charCodeAt(from)) === 0) from++;
+  if (from === end) return null;
+  let to = end;
+  while (asciiClass(text.charCodeAt(to - 1)) === 0) to--;
+  let always = false;
+  let hash = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    const kind = asciiClass(c);
+    if (kind === 0) return undefined; // punctuation inside: a host, a path, a version
+    if (kind === 1 || (kind === 2 && i > from)) always = true;
+    hash = (Math.imul(hash, 31) + (kind === 2 ? c + 32 : c)) | 0;
+  }
+  if (!always && !(notFirst && asciiClass(text.charCodeAt(from)) === 2)) return null;
+  // analyze's term of one word: cut when long, else its stem (none for a stop word or a negation)
+  if (to - from > STEM_LIMIT) return text.slice(from, Math.min(to, from + TOKEN_LIMIT)).toLowerCase();
+  return tableTerm(tableLookup(text, from, to, hash));
 }
 
 /** valueTerms by its regular expressions (any text). */

@@ -1,4 +1,5 @@
-import { asciiClauseWords, clauseWordsByPattern, opposedTerms, polarity, whatItAdds } from '../../src/core/polarity';
+import { resetWordTable } from '../../src/core/analyzer';
+import { asciiClauseWords, asciiPolarity, clauseWordsByPattern, opposedTerms, polarity, polarityOfWords, whatItAdds } from '../../src/core/polarity';
 import { ResonanceIndex } from '../../src/core/resonance';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
 
@@ -132,5 +133,53 @@ describe('the clauses of an ASCII text cut by hand (asciiClauseWords) and by the
     } finally {
       split.mockRestore();
     }
+  });
+});
+
+describe('polarity of an ASCII text scanned once through the word table (asciiPolarity) and by its clauses\' words (polarityOfWords)', () => {
+  // the sets in their order: terms, negated, affirmed (an order change is a change too)
+  const inOrder = (p: { terms: Set<string>; negated: Set<string>; affirmed: Set<string> } | null) => (p === null ? null : [[...p.terms], [...p.negated], [...p.affirmed]]);
+
+  it('agree on crafted texts: negations, reversal verbs, scope ends, no longer, instead of, in favour of, long words, clause breaks', () => {
+    const texts = [
+      '', ' ', '.', 'one', 'Use pnpm, not yarn.', 'We will NOT use pnpm workspaces for the monorepo.', 'We no longer use X', 'not any longer Y z', 'not any more Y',
+      'Stop using pnpm; use yarn', 'Stopped running the cron but kept the queue', 'use yarn instead of pnpm, rather than npm', 'Dropped Redis in favour of Postgres',
+      'dropped redis in favor of postgres and kafka', 'in favour', 'not in favour of it', 'However never X, though Y', 'never never Z', 'no\nlonger x', 'no - longer x',
+      'Not (longer) x', 'nothing anymore Q', 'anymore', 'A rather', 'instead', 'x not', `use ${'Supercalifragilistic'.repeat(3)} not ${'b'.repeat(41)} ${'c'.repeat(40)}`,
+      'Without the LB, neither A nor B: cannot deploy.', 'e.g. not this - that', 'v1.2.3 not v2 (not 3) [no 4] {never 5}', 'Observation 12: term2y auth Redis retry.',
+      'Decided: stop using pnpm workspaces for the monorepo, not yarn.', 'a\r\nnot b', 'a\tnot\u000bb', 'abandon avoid ban forbid forbade forbidden reject ditch x',
+    ];
+    for (const text of texts) {
+      expect(asciiPolarity(text)).not.toBeNull();
+      expect([text, inOrder(asciiPolarity(text))]).toEqual([text, inOrder(polarityOfWords(text))]);
+    }
+    // an apostrophe or a backquote (expandNegations' work) or any character above 0x7f: the words decide
+    for (const text of ["don't stop", 'use `x`', 'caf\u00e9 not', 'a \u2014 not b', 'won\u2019t']) {
+      expect(asciiPolarity(text)).toBeNull();
+      expect(inOrder(polarity(text))).toEqual(inOrder(polarityOfWords(text)));
+    }
+  });
+
+  it('agree on 20,000 random texts, with a word table emptied as it fills', () => {
+    let seed = 11;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const pieces = [
+      'a', 'Q', '7', ' ', ' ', ' ', '\t', '\n', '\r', '.', ',', ';', ':', '!', '?', '-', ' - ', '(', ')', '[', '}', '/', 'not ', 'No ', 'never ', 'longer ', 'any ',
+      'instead ', 'of ', 'rather ', 'than ', 'in ', 'favour ', 'favor ', 'anymore ', 'but ', 'However ', 'stop ', 'Stopped ', 'dropping ', 'pnpm ', 'Yarn ', 'use ', 'the ',
+      'Redis ', 'term2y ', 'x'.repeat(45), 'Running ',
+    ];
+    let negated = 0;
+    resetWordTable(6);
+    try {
+      for (let k = 0; k < 20_000; k++) {
+        const text = Array.from({ length: Math.floor(rand() * 24) }, () => pieces[Math.floor(rand() * pieces.length)]).join('');
+        const expected = inOrder(polarityOfWords(text));
+        expect([text, inOrder(asciiPolarity(text))]).toEqual([text, expected]);
+        if (expected![1]!.length > 0 && expected![2]!.length > 0) negated++;
+      }
+    } finally {
+      resetWordTable();
+    }
+    expect(negated).toBeGreaterThan(3000);
   });
 });

@@ -117,6 +117,7 @@ describe('value terms: the ASCII cut into sentences and tokens and the regular e
       '', 'Observation 12: term2y auth Redis retry.', 'The staging database is db-staging-2.internal, owned by Priya.', 'Moved to Postgres. Kafka stays; Redis goes? Yes! Done: Ok',
       'a.B c', 'a. B c', 'x:\tY', 'x:Y', 'one\nTwo three\r\nFour', 'one\rTwo', 'one\u000bTwo', 'one\u000cTwo', '  Lead spaces', 'trail Caps  ', '(PostgreSQL) iOS v2.0.1,',
       'http://host:8080/path and a/b', 'e.g. Alice met Bob', 'end.', '... Capital', '.Capital', '; Semi', 'A', 'A B', '1 2 3', 'x.y', 'x/ y', '--Dash Word',
+      'Then The Not NOT No Never Running (Redis), "Kafka" x2Y', `word ${'Long'.repeat(12)} ${'x'.repeat(41)}7 ${'A'.repeat(40)}`, 'a The. The', 'iOS LaunchDarkly term2y.',
     ];
     for (const text of texts) expect([text, inOrder(asciiValueTerms(text))]).toEqual([text, inOrder(valueTermsByPattern(text))]);
     expect(asciiValueTerms('Caf\u00e9 Name')).toBeNull();
@@ -126,7 +127,7 @@ describe('value terms: the ASCII cut into sentences and tokens and the regular e
   it('agree, in order, on 20,000 random texts', () => {
     let seed = 9;
     const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-    const pieces = ['a', 'q', 'Z', 'M', '0', '7', ' ', ' ', ' ', '\t', '\n', '\r', '.', ':', ';', '!', '?', '/', '-', ',', '(', ')', "'", 'Alice ', 'term2y ', 'v1.2 ', 'db.internal '];
+    const pieces = ['a', 'q', 'Z', 'M', '0', '7', ' ', ' ', ' ', '\t', '\n', '\r', '.', ':', ';', '!', '?', '/', '-', ',', '(', ')', "'", 'Alice ', 'term2y ', 'v1.2 ', 'db.internal ', 'The ', 'Not ', 'Running ', 'Q'.repeat(41)];
     let found = 0;
     for (let k = 0; k < 20_000; k++) {
       const text = Array.from({ length: Math.floor(rand() * 20) }, () => pieces[Math.floor(rand() * pieces.length)]).join('');
