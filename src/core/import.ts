@@ -389,7 +389,10 @@ function dryResult(plan: Plan): ImportResult {
 interface Undo {
   path: string;
   before: string | null;
-  after: string | (() => string);
+  /** What this run wrote; null for a created file, whose text is rendered again from `plan` at `now`. */
+  after: string | null;
+  plan?: Extract<Plan, { kind: 'create' }>;
+  now?: number;
 }
 
 /**
@@ -443,8 +446,8 @@ async function createMemory(vault: Vault, plan: Extract<Plan, { kind: 'create' }
     throw error;
   }
   // the plan is not changed once written (its links were named before): the same text again
-  const settings = vault.settings;
-  undo.push({ path, before: null, after: () => renderMemoryFile(plan.id, plan.memory, settings, now, plan.title) });
+  // (the plan and the time kept, not a closure: an import kept 10,000 closures with their names)
+  undo.push({ path, before: null, after: null, plan, now });
   return { id: plan.id, path, action: 'created' };
 }
 
@@ -525,7 +528,7 @@ async function rollBack(vault: Vault, undo: Undo[]): Promise<number> {
   let undone = 0;
   for (const step of undo.reverse()) {
     try {
-      const after = typeof step.after === 'string' ? step.after : step.after();
+      const after = step.after ?? renderMemoryFile(step.plan!.id, step.plan!.memory, vault.settings, step.now!, step.plan!.title);
       if ((await vault.readText(step.path)) !== after) continue;
       if (step.before === null) await vault.ports.files.remove(step.path);
       else await vault.ports.files.write(step.path, step.before, { expect: after });

@@ -23,6 +23,11 @@ export interface NewMemory {
   extra?: Record<string, FieldValue>;
 }
 
+/** One frontmatter line of a field, nothing for a null value. */
+function fieldLine(key: string, value: FieldValue | null): string {
+  return value === null ? '' : `${key}: ${renderFieldValue(value)}\n`;
+}
+
 /**
  * The markdown of a new memory file, fields in SPEC §2's order. Its tier is the one its age
  * implies at `now`, so an imported old episode does not start out active. `title`: memoryTitle of
@@ -34,32 +39,31 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
   // filtered and mapped, was a fifth of what an import allocates for each file)
   const halfLife = settings.halfLifeDays[memory.category];
   let text = '---\n';
-  const field = (key: string, value: FieldValue | null): void => {
-    if (value !== null) text += `${key}: ${renderFieldValue(value)}\n`;
-  };
-  field('id', id);
-  field('category', memory.category);
-  field('created_at', memory.created_at);
-  field('last_accessed_at', memory.created_at);
-  field('agent_role', memory.agent_role);
-  field('confidence', memory.confidence);
-  field('tags', memory.tags);
-  field('half_life_days', halfLife);
-  field('access_count', 0);
-  field('is_error', memory.is_error);
-  field('tier', newMemoryTier({ half_life_days: halfLife, access_count: 0, is_error: memory.is_error }, parseTimestamp(memory.created_at)!, now, settings));
-  field('co_access', {});
-  field('related_paths', memory.related_paths);
-  field('amplitude', 1);
-  field('activation', 0);
-  field('activation_at', memory.created_at);
-  field('content_hash', contentHash(body));
-  field('source', memory.source);
-  field('session', memory.session);
+  // a module function, not a closure made for every file (the bundle names each closure it makes)
+  const field = fieldLine;
+  text += field('id', id);
+  text += field('category', memory.category);
+  text += field('created_at', memory.created_at);
+  text += field('last_accessed_at', memory.created_at);
+  text += field('agent_role', memory.agent_role);
+  text += field('confidence', memory.confidence);
+  text += field('tags', memory.tags);
+  text += field('half_life_days', halfLife);
+  text += field('access_count', 0);
+  text += field('is_error', memory.is_error);
+  text += field('tier', newMemoryTier({ half_life_days: halfLife, access_count: 0, is_error: memory.is_error }, parseTimestamp(memory.created_at)!, now, settings));
+  text += field('co_access', {});
+  text += field('related_paths', memory.related_paths);
+  text += field('amplitude', 1);
+  text += field('activation', 0);
+  text += field('activation_at', memory.created_at);
+  text += field('content_hash', contentHash(body));
+  text += field('source', memory.source);
+  text += field('session', memory.session);
   // a title for people: Obsidian shows it instead of the id (search, links, graph)
-  field('aliases', title ? [title] : null);
+  text += field('aliases', title ? [title] : null);
   // the ids the body's links point to (ADR 0005: the file names in the links are for Obsidian)
-  field(LINK_IDS_FIELD, memory.links.length > 0 ? linkIdsValue(memory.links) : null);
-  for (const [key, value] of Object.entries(memory.extra ?? {})) field(key, value);
+  text += field(LINK_IDS_FIELD, memory.links.length > 0 ? linkIdsValue(memory.links) : null);
+  for (const [key, value] of Object.entries(memory.extra ?? {})) text += field(key, value);
   return `${text}---\n${body}`;
 }

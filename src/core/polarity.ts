@@ -239,13 +239,32 @@ class Scope {
 
   polarity(): Polarity {
     const { terms, positive, negative } = this;
-    // one side empty (most texts): each is its set as it is, not a copy
+    // one side empty (most texts): each is its set as it is, not a copy; an empty side is the
+    // shared empty set, and the affirmed terms are the terms themselves when they are the same
+    // in the same order (most texts): an import keeps every line's sets until its end, and they
+    // were a quarter of its heap (60,000 Sets at 10,000 lines, each copied by the scavenges)
+    if (negative.size === 0) return { terms, negated: NO_TERMS, affirmed: positive.size === 0 ? NO_TERMS : sameInOrder(positive, terms) ? terms : positive };
+    if (positive.size === 0) return { terms, negated: sameInOrder(negative, terms) ? terms : negative, affirmed: NO_TERMS };
     return {
       terms,
-      negated: positive.size === 0 || negative.size === 0 ? negative : new Set([...negative].filter((t) => !positive.has(t))),
-      affirmed: negative.size === 0 || positive.size === 0 ? positive : new Set([...positive].filter((t) => !negative.has(t))),
+      negated: new Set([...negative].filter((t) => !positive.has(t))),
+      affirmed: new Set([...positive].filter((t) => !negative.has(t))),
     };
   }
+}
+
+/**
+ * The empty set of terms every polarity and change signals with none share. Never added to:
+ * nothing adds to a Polarity's or ChangeSignals' sets once made (they are read only).
+ */
+export const NO_TERMS: Set<string> = new Set<string>();
+
+/** Whether two sets hold the same elements in the same order (iteration order is part of what a polarity gives). */
+function sameInOrder(a: Set<string>, b: Set<string>): boolean {
+  if (a.size !== b.size) return false;
+  const other = b.values();
+  for (const x of a) if (other.next().value !== x) return false;
+  return true;
 }
 
 /** A term one text affirms and the other negates: the same subject with opposite polarity. */

@@ -1,5 +1,5 @@
 import { analyze, expandNegations, STEM_LIMIT, tableLookup, tableTerm, TOKEN_LIMIT } from './analyzer';
-import type { Polarity } from './polarity';
+import { NO_TERMS, type Polarity } from './polarity';
 import type { Category, Confidence } from './settings';
 import { isMemoryId } from './ids';
 
@@ -67,12 +67,10 @@ export function changeSignals(text: string): ChangeSignals {
     for (const m of lower.matchAll(REPLACED_WITH)) phrases.push(m[1]!);
     if (lower.includes('replaced')) for (const m of lower.matchAll(REPLACED_BY)) phrases.push(m[1]!);
   }
-  // "don't stop X", "won't quit X": a negated reversal affirms X
-  const negatedAt = (index: number) => /\b(?:not|never|no)\s+(?:\w+\s+)?$/.test(lower.slice(Math.max(0, index - 20), index));
   if (lower.includes('any')) for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
-  for (const m of lower.matchAll(REVERSES)) if (!negatedAt(m.index)) phrases.push(` ${m[1]!} `.replace(PHRASE_END, ' ').trim().split(/\s+/).slice(0, 6).join(' '));
+  for (const m of lower.matchAll(REVERSES)) if (!negatedAt(lower, m.index)) phrases.push(` ${m[1]!} `.replace(PHRASE_END, ' ').trim().split(/\s+/).slice(0, 6).join(' '));
   // a term named on both sides ("from Node 20 to Node 22": node) is not rejected
-  let rejected = new Set<string>();
+  let rejected = NO_TERMS;
   // no phrase (most texts): nothing rejected, and the text is not analysed again
   if (phrases.length > 0) {
     let rest = lower;
@@ -80,7 +78,14 @@ export function changeSignals(text: string): ChangeSignals {
     const kept = new Set(analyze(rest).terms);
     rejected = new Set(phrases.flatMap((p) => analyze(p).terms).filter((t) => !kept.has(t)));
   }
-  return { cue: CHANGE_CUE.test(lower), rejected, values: valueTerms(text), dates: new Set((text.match(DATE) ?? []).map((d) => d.toLowerCase())) };
+  const dates = text.match(DATE);
+  const values = valueTerms(text);
+  return { cue: CHANGE_CUE.test(lower), rejected, values: values.size === 0 ? NO_TERMS : values, dates: dates === null ? NO_TERMS : new Set(dates.map((d) => d.toLowerCase())) };
+}
+
+/** "don't stop X", "won't quit X": a reversal at `index` of `lower` that is negated (it affirms X). */
+function negatedAt(lower: string, index: number): boolean {
+  return /\b(?:not|never|no)\s+(?:\w+\s+)?$/.test(lower.slice(Math.max(0, index - 20), index));
 }
 
 /**

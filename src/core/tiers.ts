@@ -69,7 +69,8 @@ export function tierAt(memory: TierInputs, accessMs: number, now: number, settin
 
 /** The tier a new memory starts in: the one its age implies (an imported old episode is not active). */
 export function newMemoryTier(memory: Omit<TierInputs, 'tier'>, createdMs: number, now: number, settings: EngramSettings): Tier {
-  return impliedTier({ ...memory, tier: null }, createdMs, now, settings);
+  // impliedTier's rule without a copy of `memory` made for it (a new object for every import line)
+  return tierFor((now - createdMs) / MS_PER_DAY, effectiveHalfLife(memory.half_life_days, memory.access_count, memory.is_error, settings), settings);
 }
 
 /** Touch (SPEC §4): graduated recall promotes exactly one tier; core never changes. */

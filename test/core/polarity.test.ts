@@ -160,6 +160,20 @@ describe('polarity of an ASCII text scanned once through the word table (asciiPo
     }
   });
 
+  it('shares the terms as the affirmed (or negated) side only when they are the same in the same order, and one empty set', () => {
+    const plain = polarity('Redis caches sessions');
+    expect([plain.affirmed === plain.terms, plain.negated.size, [...plain.affirmed]]).toEqual([true, 0, ['redi', 'cach', 'session']]);
+    // the same terms in another order: "rather than rather than" flips twice, z is affirmed before the last "rather"
+    const reordered = polarity('rather than rather than z rather');
+    expect([[...reordered.terms], [...reordered.affirmed], reordered.affirmed === reordered.terms]).toEqual([['rather', 'z'], ['z', 'rather'], false]);
+    const negatedOnly = polarity('not x y');
+    expect([[...negatedOnly.negated], negatedOnly.negated === negatedOnly.terms, negatedOnly.affirmed.size]).toEqual([['x', 'y'], true, 0]);
+    // "however" is a term but ends a scope: never affirmed
+    const scopeEnd = polarity('however x y');
+    expect([[...scopeEnd.terms], [...scopeEnd.affirmed]]).toEqual([['howev', 'x', 'y'], ['x', 'y']]);
+    expect(polarity('the').negated).toBe(polarity('and').affirmed);
+  });
+
   it('agree on 20,000 random texts, with a word table emptied as it fills', () => {
     let seed = 11;
     const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
