@@ -118,6 +118,16 @@ export interface Locks {
    * holder is gone (a dead process) is taken over.
    */
   tryLock(key: string, holder: string): Promise<{ release: () => Promise<void> } | { heldBy: string }>;
+  /**
+   * Run `fn` while every other process's `withLock` waits for it to end (a memory's lock is
+   * then not taken for each of `fn`'s changes), when no other process holds a lock or may take
+   * one without seeing that; true when `fn` ran. False, without running it, when another may:
+   * the caller takes each lock. `still()` (call it between changes: it is cheap) is false once
+   * this was judged abandoned and taken over: the caller takes each lock from then on. `fn`
+   * must take no lock of this instance (its callers wait for `fn`). Optional (the plugin, one
+   * process, has none).
+   */
+  alone?(fn: (still: () => boolean) => Promise<void>): Promise<boolean>;
 }
 
 export interface Clock {

@@ -83,7 +83,10 @@ describe('consolidation faults', () => {
     expect(halfLives).toEqual(['92', '92']);
   }, 60_000);
 
-  it('a touch arriving while prune moves the memory is kept (prune-move-loses-touch.sh)', async () => {
+  // The agent's first lock comes during the moves (the run moves alone, under the gate: the touch
+  // waits for it), or it took a lock before the run (its holder file is there: the run holds each
+  // memory's lock, and the touch waits for that one)
+  it.each([['during the run', false], ['before the run', true]])('a touch arriving while prune moves the memory is kept, the agent locking first %s (prune-move-loses-touch.sh)', async (_, lockedBefore) => {
     for (let i = 1; i <= 3; i++) {
       writeFileSync(path.join(vault, 'episodic', `mem-prune000000${i}.md`), memory(`mem-prune000000${i}`, '2026-07-01T10:00:00Z', `Ancient memory ${i}`, 'tier: cold\n'));
     }
@@ -94,11 +97,15 @@ describe('consolidation faults', () => {
     const waiting = new Promise<void>((resolve) => (waits = resolve));
     const agentLocks = new NodeLocks(vault, undefined, { waiting: (key) => key === 'mem-prune0000001' && waits() });
     const agent = new Vault({ files: new NodeFileStore(vault), locks: agentLocks, clock: { now: () => at('2026-11-30T00:00:01Z') }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    if (lockedBefore) await agentLocks.withLock('daily-2026-11-29', async () => undefined);
+    const gate = path.join(vault, '.engram', 'locks', 'moves.gate.lock');
+    let gated: boolean | null = null;
     let touch: Promise<UseResult[]> | null = null;
     let arrived: 'finished' | 'waiting' | null = null;
     const files = new NodeFileStore(vault, {
       afterLink: async (target) => {
         if (touch || !target.endsWith('mem-prune0000001.md')) return;
+        gated = existsSync(gate);
         touch = useMemories(agent, ['mem-prune0000001'], { use: 'read', touch: true, coAccess: false });
         arrived = await Promise.race([touch.then(() => 'finished' as const), waiting.then(() => 'waiting' as const)]);
       },
@@ -114,7 +121,7 @@ describe('consolidation faults', () => {
     const file = path.join(vault, 'episodic', 'mem-prune0000001.md');
     expect([field(file, 'access_count'), field(file, 'last_accessed_at')]).toEqual(['1', '"2026-11-30T00:00:01Z"']);
     expect([touched!.path, touched!.access_count, touched!.revived_from]).toEqual(['episodic/mem-prune0000001.md', 1, 'archive/mem-prune0000001.md']);
-    expect(arrived).toBe('waiting');
+    expect([arrived, gated, existsSync(gate)]).toEqual(['waiting', !lockedBefore, false]);
   });
 
   it('a move cut between its link and its unlink, then touched, ends as one memory (prune-kill-dup-forever.sh)', async () => {

@@ -58,11 +58,15 @@ describe('consolidation killed with SIGKILL at any point (real processes)', () =
       const vault = fresh(`killed-${point}`);
       const killed = killedRun(vault, point);
       expect([point, killed.signal]).toEqual([point, 'SIGKILL']);
+      // killed while moving alone (two moves, no other process): its gate is left, and taken over as the lock of a process that died
+      const gate = path.join(vault, '.engram', 'locks', 'moves.gate.lock');
+      expect([point, existsSync(gate)]).toEqual([point, point === 'moved-one']);
       const after = await consolidate(vault);
       expect([point, after.code, after.stderr]).toEqual([point, 0, '']);
       expect([point, state(vault)]).toEqual([point, expected]);
       expect(existsSync(path.join(vault, '.engram', 'consolidation-plan.json'))).toBe(false);
       expect(existsSync(path.join(vault, '.engram', 'locks', 'consolidate.lock'))).toBe(false);
+      expect(existsSync(gate)).toBe(false);
     }
   }, 120_000);
 });

@@ -174,6 +174,133 @@ describe('locks', () => {
     expect(existsSync(path.join(vault, '.engram', 'locks', 'consolidate.lock'))).toBe(false);
   });
 
+  describe('the moves gate (alone): no lock a move while no other process holds or may take one unseen', () => {
+    const fs = require('node:fs') as typeof import('node:fs');
+    const host = require('node:os').hostname();
+    const locksDir = (): string => path.join(vault, '.engram', 'locks');
+    const names = (): string[] => readdirSync(locksDir()).map((n) => (n.endsWith('.holder') ? 'HOLDER' : n)).sort();
+    const gate = (): string => path.join(locksDir(), 'moves.gate.lock');
+    /** A waiting hook that resolves `waited` the first time its NodeLocks waits. */
+    const waitHook = (): { keys: string[]; waited: Promise<void>; hook: (key: string) => void } => {
+      const keys: string[] = [];
+      let resolve!: () => void;
+      const waited = new Promise<void>((r) => (resolve = r));
+      return { keys, waited, hook: (key) => (keys.push(key), resolve()) };
+    };
+
+    it('runs fn under the gate; a lock whose holder file is made meanwhile waits for fn to end, then is taken', async () => {
+      const mover = new NodeLocks(vault);
+      const other = waitHook();
+      const agent = new NodeLocks(vault, undefined, { waiting: other.hook });
+      const order: string[] = [];
+      let touch: Promise<string> | null = null;
+      const ran = await mover.alone(async (still) => {
+        // the gate names its holder (a link to this process's holder file)
+        expect([names(), fs.readFileSync(gate(), 'utf8'), fs.lstatSync(gate()).nlink]).toEqual([['HOLDER', 'moves.gate.lock'], `${process.pid}@${host}`, 2]);
+        touch = agent.withLock('mem-aaaaaaaaaaaa', async () => (order.push('touch'), 'touched'));
+        await other.waited;
+        // it let its lock go while it waits
+        expect(names()).toEqual(['HOLDER', 'HOLDER', 'moves.gate.lock']);
+        order.push('moves');
+        expect(still()).toBe(true);
+      });
+      expect(ran).toBe(true);
+      expect(await touch!).toBe('touched');
+      expect([order, other.keys]).toEqual([['moves', 'touch'], ['mem-aaaaaaaaaaaa']]);
+      expect(names()).toEqual(['HOLDER', 'HOLDER']);
+    });
+
+    it('does not run fn (false) while another holder file or a held lock is there, and leaves no gate', async () => {
+      const agent = new NodeLocks(vault);
+      await agent.withLock('mem-aaaaaaaaaaaa', async () => undefined); // its holder file stays while it lives
+      const runs: string[] = [];
+      expect(await new NodeLocks(vault).alone(async () => void runs.push('ran'))).toBe(false);
+      expect(names()).toEqual(['HOLDER', 'HOLDER']);
+      // a lock held by a process without links (a file created exclusively): the same
+      fs.readdirSync(locksDir()).forEach((n) => fs.unlinkSync(path.join(locksDir(), n)));
+      writeFileSync(path.join(locksDir(), 'mem-bbbbbbbbbbbb.lock'), `${process.pid}@${host}`);
+      expect(await new NodeLocks(vault).alone(async () => void runs.push('ran'))).toBe(false);
+      expect(names()).toEqual(['HOLDER', 'mem-bbbbbbbbbbbb.lock']); // that mover's holder file, which the next one would see
+      fs.readdirSync(locksDir()).forEach((n) => fs.unlinkSync(path.join(locksDir(), n)));
+      // its own consolidation lock does not count; its own holder file neither
+      const mover = new NodeLocks(vault);
+      const run = await mover.tryLock('consolidate', 'run');
+      await mover.withLock('mem-cccccccccccc', async () => undefined);
+      expect(await mover.alone(async () => void runs.push('alone'))).toBe(true);
+      if ('release' in run) await run.release();
+      expect(runs).toEqual(['alone']);
+      expect(names()).toEqual(['HOLDER']);
+    }, 30_000);
+
+    it('a lock of this process that has seen no gate is not looked at again: the mover sees its holder file instead', async () => {
+      const agent = new NodeLocks(vault);
+      await agent.withLock('mem-aaaaaaaaaaaa', async () => undefined);
+      const lstat = fs.lstatSync;
+      const looked: string[] = [];
+      const patched = fs as { lstatSync: unknown };
+      patched.lstatSync = (p: string, ...rest: unknown[]) => (looked.push(String(p)), (lstat as (...a: unknown[]) => unknown)(p, ...rest));
+      try {
+        await agent.withLock('mem-bbbbbbbbbbbb', async () => undefined);
+      } finally {
+        patched.lstatSync = lstat;
+      }
+      expect(looked.filter((p) => p === gate())).toEqual([]);
+    });
+
+    it('callers of the same instance wait for its fn', async () => {
+      const hook = waitHook();
+      const mover = new NodeLocks(vault, undefined, { waiting: hook.hook });
+      await mover.withLock('mem-aaaaaaaaaaaa', async () => undefined);
+      const order: string[] = [];
+      let inner: Promise<void> | null = null;
+      expect(
+        await mover.alone(async () => {
+          inner = mover.withLock('mem-aaaaaaaaaaaa', async () => void order.push('inner'));
+          await hook.waited;
+          order.push('moves');
+        }),
+      ).toBe(true);
+      await inner;
+      expect(order).toEqual(['moves', 'inner']);
+    });
+
+    it('a gate left by a process that died is taken over at once, by a lock and by the next mover', async () => {
+      mkdirSync(locksDir(), { recursive: true });
+      writeFileSync(gate(), `4194305@${host}`);
+      // stale after an hour: taken over only because its holder is gone
+      expect(await new NodeLocks(vault, 3_600_000).withLock('mem-aaaaaaaaaaaa', async () => 'ran')).toBe('ran');
+      expect(names()).toEqual(['HOLDER']);
+      fs.readdirSync(locksDir()).forEach((n) => fs.unlinkSync(path.join(locksDir(), n)));
+      writeFileSync(gate(), `4194305@${host}`);
+      expect(await new NodeLocks(vault, 3_600_000).alone(async () => undefined)).toBe(true);
+      expect(names()).toEqual(['HOLDER']);
+    }, 30_000);
+
+    it('a gate not stamped within the stale time is taken over; still() then says false and the gate is not released by its old holder', async () => {
+      let now = 1_000_000;
+      const mover = new NodeLocks(vault, STALE_MS, { now: () => now });
+      const agent = new NodeLocks(vault, STALE_MS, { now: () => Date.now() + 3_600_000 });
+      const seen: boolean[] = [];
+      let agentRan = false;
+      expect(
+        await mover.alone(async (still) => {
+          now += STALE_MS / 4 - 1;
+          seen.push(still()); // not stamped yet: true
+          now += 1;
+          seen.push(still()); // stamped: true
+          await agent.withLock('mem-aaaaaaaaaaaa', async () => void (agentRan = true)); // judges it abandoned
+          expect(existsSync(gate())).toBe(false);
+          seen.push(still()); // within a quarter of the stale time since the stamp: not known yet
+          now += STALE_MS / 4;
+          seen.push(still(), still());
+          // a gate set by another meanwhile stays: the old holder does not remove it
+          writeFileSync(gate(), `4194305@elsewhere`);
+        }),
+      ).toBe(true);
+      expect([seen, agentRan, fs.readFileSync(gate(), 'utf8')]).toEqual([[true, true, true, false, false], true, '4194305@elsewhere']);
+    });
+  });
+
   describe('per-memory locks: hard links to one holder file per process', () => {
     const fs = require('node:fs') as typeof import('node:fs');
     const me = `${process.pid}@${require('node:os').hostname()}`;

@@ -398,34 +398,46 @@ async function sweepTemp(vault: Vault): Promise<number> {
 }
 
 /**
- * Moves to archive/ and back (revive), under each memory's lock (a touch waits for the move,
- * then finds the memory where it went), exactly once: a move already done is skipped, and a
+ * Moves to archive/ and back (revive), each while no other writer can change its memory (its
+ * lock, or Locks.alone: a touch waits for the move, then finds the memory where it went), exactly once: a move already done is skipped, and a
  * memory used since the plan was made stays where it is.
  */
 async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skipped, at?: (point: string) => void, known: Map<string, Known> = new Map(), cache?: MemoryCache, tiers?: { writtenLater: Set<string>; tiered: Set<string> }): Promise<void> {
   // the tier each pruned memory gets in archive/ (its tier step's write; the move can carry it)
   const archiveTier = new Map(plan.tiers.filter((t) => t.to === 'archive').map((t) => [t.id, t]));
-  for (const move of [...(plan.revive ?? []), ...plan.prune]) {
+  const moves = [...(plan.revive ?? []), ...plan.prune];
+  let next = 0;
+  const moveNext = async (locked: boolean): Promise<void> => {
+    const move = moves[next++]!;
     const tier = move.from.startsWith(`${ARCHIVE_FOLDER}/`) ? undefined : archiveTier.get(move.id);
-    await skipped.guard('prune', move.from, () =>
-      vault.ports.locks.withLock(move.id, async () => {
-        const memory = known.get(move.id);
-        known.delete(move.id);
-        const carried = tiers && tier && tier.seen === move.seen && !tiers.writtenLater.has(move.id) ? tier : undefined;
-        const done = memory ? await movedAsPlanned(vault, move, memory, carried) : false;
-        if (done) {
-          known.set(move.id, { ...memory!, memory: { ...memory!.memory, path: move.to } });
-          cache?.moved(move.from, move.to);
-          if (done !== true) {
-            // the tier step's write, done: its row is the file written (as that step would keep)
-            tiers!.tiered.add(move.id);
-            if (done.written) cache?.keep(done.written.memory, done.written.version, done.written.id);
-          }
-        } else await moveOne(vault, move, tier);
-      }),
-    );
+    const apply = async (): Promise<void> => {
+      const memory = known.get(move.id);
+      known.delete(move.id);
+      const carried = tiers && tier && tier.seen === move.seen && !tiers.writtenLater.has(move.id) ? tier : undefined;
+      const done = memory ? await movedAsPlanned(vault, move, memory, carried) : false;
+      if (done) {
+        known.set(move.id, { ...memory!, memory: { ...memory!.memory, path: move.to } });
+        cache?.moved(move.from, move.to);
+        if (done !== true) {
+          // the tier step's write, done: its row is the file written (as that step would keep)
+          tiers!.tiered.add(move.id);
+          if (done.written) cache?.keep(done.written.memory, done.written.version, done.written.id);
+        }
+      } else await moveOne(vault, move, tier);
+    };
+    await skipped.guard('prune', move.from, () => (locked ? vault.ports.locks.withLock(move.id, apply) : apply()));
     at?.('moved-one');
+  };
+  // Alone in the vault (Locks.alone: every other writer waits for these moves), the moves take
+  // no lock each: a lock's link and unlink were two of each move's five syscalls. Otherwise,
+  // and from the moment that no longer holds, each move holds its memory's lock.
+  const { locks } = vault.ports;
+  if (moves.length > 1 && locks.alone) {
+    await locks.alone(async (still) => {
+      while (next < moves.length && still()) await moveNext(false);
+    });
   }
+  while (next < moves.length) await moveNext(true);
   await vault.saveIndex();
 }
 
