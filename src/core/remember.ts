@@ -76,9 +76,9 @@ export function normaliseInput(input: RememberInput, now: number, maxFileBytes =
     category,
     created_at: formatTimestamp(createdMs ?? now),
     confidence,
-    tags: [...new Set(uniqueStrings(input.tags ?? []).map(normaliseTag).filter((t) => t !== ''))],
+    tags: normaliseTags(input.tags ?? []),
     is_error: input.is_error ?? false,
-    related_paths: uniqueStrings(input.related_paths ?? []),
+    related_paths: input.related_paths === undefined || input.related_paths.length === 0 ? [] : uniqueStrings(input.related_paths),
     agent_role: input.agent_role ?? null,
     source: input.source ?? null,
     session: input.session ?? null,
@@ -141,6 +141,20 @@ export function normaliseTag(tag: string): string {
 }
 
 const PLAIN_TAG = /^[A-Za-z0-9_]+$/;
+
+/**
+ * A list of tags checkStrings took, each normalised, each once, empty ones left out. None or
+ * one (most inputs) without the copies and sets a longer list goes through (five arrays and
+ * two sets an import line).
+ */
+export function normaliseTags(tags: string[]): string[] {
+  if (tags.length === 0) return [];
+  if (tags.length === 1) {
+    const tag = normaliseTag(tags[0]!.trim());
+    return tag === '' ? [] : [tag];
+  }
+  return [...new Set(uniqueStrings(tags).map(normaliseTag).filter((t) => t !== ''))];
+}
 
 /** normaliseTag without its shortcut (test/core/tags.test.ts compares both). */
 export function normaliseTagByPattern(tag: string): string {
