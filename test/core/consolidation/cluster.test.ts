@@ -1,4 +1,4 @@
-import { clustersOf, exhaustivePairs, lexicalClusters, lexicalLinks, lexicalMedoid, lexicalPairs, rowFingerprints, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
+import { clusterKernel, clustersOf, dotRows, exhaustivePairs, lexicalClusters, lexicalLinks, lexicalMedoid, lexicalPairs, rowFingerprints, setCosine, vectorClusters, vectorMedoid, vectorPairs } from '../../../src/core/consolidation/cluster';
 
 describe('clustering (SPEC §8)', () => {
   function corpus(n: number, seed: number): Array<Set<string>> {
@@ -84,6 +84,11 @@ describe('clustering (SPEC §8)', () => {
     const blocked = vectorClusters(packed, d, 0.82, 3, { blockingFrom: 0 });
     expect(blocked.clusters).toEqual(slow);
     expect(blocked.sketched).toBeLessThan(sketched.sketched * 0.6);
+    // the WebAssembly kernel's sums are JavaScript's: the same blocks, pairs compared and groups
+    const plain = vectorClusters(packed, d, 0.82, 3, { wasm: false });
+    const plainBlocked = vectorClusters(packed, d, 0.82, 3, { blockingFrom: 0, wasm: false });
+    expect([plain.clusters, plain.sketched, plain.compared]).toEqual([slow, sketched.sketched, sketched.compared]);
+    expect([plainBlocked.clusters, plainBlocked.sketched, plainBlocked.compared]).toEqual([slow, blocked.sketched, blocked.compared]);
   });
 
   it('carries groups from one run to the next: comparing only new rows and broken groups finds the same clusters', () => {
@@ -111,6 +116,8 @@ describe('clustering (SPEC §8)', () => {
     const incremental = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels });
     const full = clustersOf(vs.length, vectorPairs(vs, 0.82), 3);
     expect(incremental.clusters).toEqual(full);
+    const plain = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, wasm: false });
+    expect([plain.clusters, plain.labels, plain.fresh, plain.sketched, plain.compared]).toEqual([full, incremental.labels, incremental.fresh, incremental.sketched, incremental.compared]);
     expect(incremental.fresh).toBeGreaterThan(400);
     expect(incremental.fresh).toBeLessThan(vs.length / 4);
     // night 3: nothing new: nothing compared, the same groups
@@ -150,6 +157,8 @@ describe('clustering (SPEC §8)', () => {
     expect(kept.clusters).toEqual(full);
     // the same pairs sketched and compared as without the cache: 2,399 rows' sketches kept, row 5 and the 200 new ones made
     expect([kept.sketched, kept.compared, kept.sketchesKept]).toEqual([without.sketched, without.compared, 2399]);
+    const plain = vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: night1.sketchCache!, wasm: false });
+    expect([plain.clusters, plain.labels, plain.sketched, plain.compared, plain.sketchCache]).toEqual([full, kept.labels, kept.sketched, kept.compared, kept.sketchCache]);
     expect(kept.sketchCache!.sketches).toEqual(vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: null }).sketchCache!.sketches);
     // a cache of another dimension is not used
     expect(vectorClusters(pack(vs), d, 0.82, 3, { keys, previous: night1.labels, known: { ...night1.sketchCache!, dimensions: d + 1 } }).sketchesKept).toBe(0);
@@ -182,6 +191,146 @@ describe('clustering (SPEC §8)', () => {
     expect(lexicalMedoid([new Set(['a', 'b']), new Set(['a', 'b', 'c']), new Set(['a', 'x'])], [0, 1, 2])).toBe(0);
   });
 
+  it('sums in the WebAssembly kernel to the last bit as dotRows does, and sketches pass as popcount says', () => {
+    const kernel = clusterKernel()!;
+    expect(kernel).not.toBeNull();
+    let s = 3;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    // values of every scale (so that any other order of the sums rounds differently), signed zeros, subnormal and huge floats
+    const special = [0, -0, 1e-40, -3e-39, 3e38, -2.5e38, 1, -1, 16777217, 1e-7];
+    const value = (k: number) => (k % 11 === 0 ? special[(k / 11) % special.length]! : rand() * 10 ** Math.floor(rand() * 16 - 4));
+    const values = new Float32Array(kernel.memory.buffer);
+    const differ: string[] = [];
+    let k = 0;
+    for (let n = 0; n <= 41; n++) {
+      for (let rep = 0; rep < 60; rep++) {
+        const a = rep % 5;
+        const b = a + n + (rep % 3);
+        for (let i = 0; i < b + n; i++) values[i] = value(k++);
+        const slow = dotRows(values, a, b, 0, n);
+        const fast = kernel.dot(a * 4, b * 4, n);
+        if (!Object.is(fast, slow)) differ.push(`${n}/${rep}: ${fast} ${slow}`);
+      }
+    }
+    expect(differ).toEqual([]);
+    // a sum that another order rounds differently: s0 = 2^53 - 2^53 + 1 (the ninth column), s1 = s2 = s3 = 2;
+    // in column order the first seven ones are lost beside 2^53 and the sum is 4
+    values.set([2 ** 53, 1, 1, 1, 1, 1, 1, 1, 1], 0);
+    values.set([1, 1, 1, 1, -(2 ** 53), 1, 1, 1, 1], 16);
+    expect([kernel.dot(0, 64, 9), dotRows(values, 0, 16, 0, 9)]).toEqual([7, 7]);
+    // dot64 and dots: the same sums over the values widened to doubles beforehand
+    const doubles = new Float64Array(kernel.memory.buffer);
+    const wide: string[] = [];
+    for (let n = 0; n <= 23; n++) {
+      for (let rep = 0; rep < 40; rep++) {
+        for (let i = 0; i < 2 * n; i++) values[i] = value(k++);
+        doubles.set(values.subarray(0, 2 * n), 1000);
+        if (!Object.is(kernel.dot64(8000, 8000 + n * 8, n), dotRows(values, 0, n, 0, n))) wide.push(`${n}/${rep}`);
+      }
+    }
+    expect(wide).toEqual([]);
+    for (let i = 0; i < 30; i++) values[i] = value(k++);
+    doubles.set(values.subarray(0, 30), 1000);
+    kernel.dots(8000, 8000 + 9 * 8, 7, 3, 16000);
+    const pivots = Array.from({ length: 7 }, (_, p) => dotRows(values, 0, 9 + p * 3, 0, 3));
+    expect(Array.from(new Float64Array(kernel.memory.buffer, 16000, 7))).toEqual(pivots);
+    expect(new Set(pivots).size).toBe(7);
+    // the sketch test: rows y in [from, to) within maxBits bits of the probe, in order
+    const words = new Int32Array(kernel.memory.buffer);
+    const bits = (x: number) => {
+      let c = 0;
+      for (let i = 0; i < 32; i++) c += (x >>> i) & 1;
+      return c;
+    };
+    const probe = [0x12345678, -0x5555556];
+    words.set(probe, 0);
+    // sketches 0..399 from byte 8: random, and the probe with its low or high bits flipped
+    for (let y = 0; y < 400; y++) {
+      const flip = y % 3 === 0 ? [(1 << (y % 32)) - 1, 0] : y % 3 === 1 ? [0, -1 >>> (y % 33)] : [rand() * 2 ** 32, rand() * 2 ** 32];
+      words[2 + y * 2] = probe[0]! ^ flip[0]!;
+      words[3 + y * 2] = probe[1]! ^ flip[1]!;
+    }
+    for (const [from, to, maxBits] of [[0, 400, 25], [17, 380, 0], [0, 400, 64], [5, 5, 10], [1, 399, 31]] as const) {
+      const slow: number[] = [];
+      for (let y = from; y < to; y++) if (bits(probe[0]! ^ words[2 + y * 2]!) + bits(probe[1]! ^ words[3 + y * 2]!) <= maxBits) slow.push(y);
+      const count = kernel.pass(0, 8, from, to, maxBits, 4000);
+      expect(Array.from(words.subarray(1000, 1000 + count))).toEqual(slow);
+    }
+    // passDots: 5 fresh rows (sketches at byte 8 + 8·y of the 400 above, y = 0, 3, 7, 100, 398) against
+    // the 400, leading columns of 6 from byte 8000 (fresh) and 9000 (old); lists from 20000, products from 40000
+    const fresh = [0, 3, 7, 100, 398];
+    fresh.forEach((y, g) => words.set(words.subarray(2 + y * 2, 4 + y * 2), 4000 / 4 + g * 2));
+    for (let i = 0; i < 6 * 5 + 6 * 400; i++) values[8000 / 4 + (i < 30 ? i : i - 30 + 250)] = value(k++);
+    words.fill(0, 7000 / 4, 7000 / 4 + 5);
+    kernel.passDots(5, 4000, 8, 400, 27, 8000, 9000, 6, 20000, 40000, 7000);
+    fresh.forEach((f, g) => {
+      const ys: number[] = [];
+      const products: number[] = [];
+      for (let y = 0; y < 400; y++) {
+        if (bits(words[2 + f * 2]! ^ words[2 + y * 2]!) + bits(words[3 + f * 2]! ^ words[3 + y * 2]!) > 27) continue;
+        ys.push(y);
+        products.push(dotRows(values, 8000 / 4 + g * 6, 9000 / 4 + y * 6, 0, 6));
+      }
+      const count = words[7000 / 4 + g]!;
+      expect(ys.length).toBeGreaterThan(0);
+      expect(Array.from(words.subarray(20000 / 4 + g * 400, 20000 / 4 + g * 400 + count))).toEqual(ys);
+      expect(Array.from(doubles.subarray(40000 / 8 + g * 400, 40000 / 8 + g * 400 + count))).toEqual(products);
+    });
+  });
+
+  it('makes the same sketches in the WebAssembly kernel as in JavaScript', () => {
+    let s = 29;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    for (const d of [1, 7, 8, 37, 64]) {
+      // random rows, a zero row (every sum 0: every bit set), a signed zero, rows of one column, tiny and huge values
+      const rows = Array.from({ length: 150 }, (_, i) => Float32Array.from({ length: d }, (_, j) => (i === 0 ? 0 : i === 1 ? -0 : i < 2 + d ? (j === i - 2 ? 1 : 0) : rand() * 10 ** ((i % 9) - 4))));
+      const packed = new Float32Array(rows.length * d);
+      rows.forEach((v, i) => packed.set(v, i * d));
+      const fast = vectorClusters(packed, d, 0.5, 2, { known: null }).sketchCache!;
+      const slow = vectorClusters(packed, d, 0.5, 2, { known: null, wasm: false }).sketchCache!;
+      expect(Array.from(fast.sketches)).toEqual(Array.from(slow.sketches));
+      expect(fast.sketches.slice(0, 4)).toEqual(Int32Array.from([-1, -1, -1, -1]));
+    }
+    // rows kept from a cache are not sketched again, in either
+    const d = 16;
+    const packed = Float32Array.from({ length: 200 * d }, rand);
+    const first = vectorClusters(packed, d, 0.5, 2, { known: null }).sketchCache!;
+    const zeroed = { ...first, sketches: new Int32Array(first.sketches.length) };
+    const again = (wasm: boolean) => vectorClusters(packed, d, 0.5, 2, { known: zeroed, wasm }).sketchCache!.sketches;
+    expect(Array.from(again(true))).toEqual(Array.from(again(false)));
+    expect(again(true).every((w) => w === 0)).toBe(true);
+  });
+
+  it('computes the same groups in JavaScript where WebAssembly is missing', () => {
+    const saved = globalThis.WebAssembly;
+    let s = 17;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const d = 24;
+    const unit = (v: Float32Array) => {
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    const centres = Array.from({ length: 30 }, () => unit(Float32Array.from({ length: d }, rand)));
+    const vectors = Array.from({ length: 600 }, (_, i) => unit(Float32Array.from(centres[i % 30]!, (x) => x + rand() * (i % 3 === 0 ? 0.5 : 0.1))));
+    const packed = new Float32Array(vectors.length * d);
+    vectors.forEach((v, i) => packed.set(v, i * d));
+    const slow = clustersOf(vectors.length, vectorPairs(vectors, 0.82), 3);
+    const withKernel = vectorClusters(packed, d, 0.82, 3, { blockingFrom: 0 });
+    try {
+      delete (globalThis as { WebAssembly?: unknown }).WebAssembly;
+      jest.isolateModules(() => {
+        const fresh = require('../../../src/core/consolidation/cluster') as typeof import('../../../src/core/consolidation/cluster');
+        expect(fresh.clusterKernel()).toBeNull();
+        const without = fresh.vectorClusters(packed, d, 0.82, 3, { blockingFrom: 0 });
+        expect([without.clusters, without.sketched, without.compared]).toEqual([slow, withKernel.sketched, withKernel.compared]);
+      });
+    } finally {
+      globalThis.WebAssembly = saved;
+    }
+    expect(slow.length).toBeGreaterThan(20);
+    expect(clusterKernel()).not.toBeNull();
+  });
+
   it('links vectors at the threshold and not below it, and picks the member nearest the mean', () => {
     const rows = [
       [1, 0, 0, 0],
@@ -194,5 +343,15 @@ describe('clustering (SPEC §8)', () => {
     expect(vectorClusters(packed, 4, 0.8, 3).clusters).toEqual([[0, 1, 2]]);
     expect(vectorMedoid(packed, 4, [0, 1, 2])).toBe(0);
     expect(vectorClusters(new Float32Array(0), 4, 0.82, 3).clusters).toEqual([]);
+    // 16 columns, 8 leading: row 0's last 8 columns sum to a square root past the largest float
+    // (its tail bound is Infinity, times row 1's zero tail NaN), yet a·b = 1: the pair is compared
+    // in full, as comparing every pair says (a threshold at which every sketch passes)
+    const wide = new Float32Array(32);
+    wide.set([1, 0, 0, 0, 0, 0, 0, 0, 3e38, 3e38, 3e38, 3e38, 3e38, 3e38, 3e38, 3e38], 0);
+    wide[16] = 1;
+    const linked = clustersOf(2, vectorPairs([wide.subarray(0, 16), wide.subarray(16)], -0.95), 2);
+    expect(linked).toEqual([[0, 1]]);
+    expect(vectorClusters(wide, 16, -0.95, 2).clusters).toEqual(linked);
+    expect(vectorClusters(wide, 16, -0.95, 2, { wasm: false }).clusters).toEqual(linked);
   });
 });
