@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
 import { NodeLocks } from '../../headless/locks';
-import { checksum, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, updateVectors, updateVectorsFrom, type LoadResult } from '../../src/core/embeddings/store';
+import { checksum, copyRows, copyStoredRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, isPacked, loadVectors, updateVectors, updateVectorsFrom, type LoadResult } from '../../src/core/embeddings/store';
 import type { Embedder, FileStore } from '../../src/core/ports';
 import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
@@ -172,5 +172,83 @@ describe('embeddings.bin appended to (format 2)', () => {
     const report = await updateVectors(vault, sources('abcxyz'), embedder);
     expect([report.embedded, bin().length]).toEqual([6, 6 * D * 4]);
     expect(view(await loadVectors(vault))).toEqual(await whole('abcxyz'));
+  });
+});
+
+describe('vectors held where the bin has them (not packed until asked for)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'engram-binrows-'));
+    mkdirSync(path.join(dir, '.engram'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('copies what copyRows copies from the packed vectors, through chains of appends, removals, changes and loads out of order', async () => {
+    const vault = new Vault({ files: new NodeFileStore(dir), locks: new NodeLocks(dir), clock: { now: () => 0 }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const { vault: reference } = memoryVault('2026-01-01T00:00:00Z');
+    let seed = 11;
+    const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const hex = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
+    const variant = new Map<string, number>();
+    let stored: LoadResult | null = null;
+    let chained = 0;
+    for (let step = 0; step < 60; step++) {
+      // mostly the ids there in their order, some dropped, some added anywhere, a text changed now and then
+      const ids = [...'abcdefghijklmnop'].filter(() => rand() < 0.8);
+      for (let i = ids.length - 1; i > 0; i--) {
+        if (rand() < 0.7) continue; // mostly in the order they had
+        const j = Math.floor(rand() * (i + 1));
+        [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+      }
+      for (const id of ids) if (rand() < 0.05) variant.set(id, (variant.get(id) ?? 0) + 1);
+      const given = ids.map((id) => ({ id, text: `${id} text ${variant.get(id) ?? 0}` }));
+      // now and then from a fresh load (its rows out of order), otherwise from what the last update gave back
+      ({ stored } = await updateVectorsFrom(vault, step % 7 === 3 ? await loadVectors(vault) : stored, given, embedder));
+      await updateVectors(reference, given, embedder);
+      const packed = (await loadVectors(reference)).vectors!;
+      const held = stored.vectors!;
+      if (!isPacked(held)) chained++;
+      expect([step, held.ids, held.hashes]).toEqual([step, packed.ids, packed.hashes]);
+      for (let trial = 0; trial < 20; trial++) {
+        const count = Math.floor(rand() * (ids.length + 3));
+        let r = Math.floor(rand() * ids.length);
+        const rows = Array.from({ length: count }, () => {
+          const pick = rand();
+          r = pick < 0.6 ? r + 1 : pick < 0.75 ? -1 : Math.floor(rand() * ids.length);
+          const row = r >= ids.length ? -1 : r;
+          r = Math.max(r, 0);
+          return row;
+        });
+        const at = Math.floor(rand() * 3);
+        const fast = Float32Array.from({ length: (count + at + 1) * D }, (_, i) => -i);
+        const slow = fast.slice();
+        copyStoredRows(held, fast, count, (i) => rows[i]!, at);
+        copyRows(packed.vectors, slow, D, count, (i) => rows[i]!, at);
+        expect([step, trial, hex(fast)]).toEqual([step, trial, hex(slow)]);
+      }
+      // the fresh load reads the same, packed or not
+      const loaded = (await loadVectors(vault)).vectors!;
+      const all = new Float32Array(loaded.ids.length * D);
+      copyStoredRows(loaded, all, loaded.ids.length, (i) => i);
+      expect([step, hex(all)]).toEqual([step, hex(packed.vectors)]);
+      if (step % 5 === 4) expect([step, hex(held.vectors), isPacked(held)]).toEqual([step, hex(packed.vectors), true]);
+    }
+    // updates that appended gave back vectors held where the bin has them (the others wrote the bin whole, packed)
+    expect(chained).toBe(27);
+  });
+
+  it('an update that appends gives back the vectors unpacked: the bin read and the rows appended, not a copy', async () => {
+    const vault = new Vault({ files: new NodeFileStore(dir), locks: new NodeLocks(dir), clock: { now: () => 0 }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    await updateVectors(vault, sources('abc'), embedder);
+    await updateVectors(vault, sources('axbc'), embedder);
+    // x's row is the bin's last: a load out of order holds them unpacked
+    const loaded = await loadVectors(vault);
+    expect(isPacked(loaded.vectors!)).toBe(false);
+    const { stored } = await updateVectorsFrom(vault, loaded, sources('axbcy'), embedder);
+    expect(isPacked(stored.vectors!)).toBe(false);
+    const again = await updateVectorsFrom(vault, stored, sources('axbcyz'), embedder);
+    expect(isPacked(again.stored.vectors!)).toBe(false);
+    expect(view(again.stored)).toEqual(view(await loadVectors(vault)));
+    expect(isPacked(again.stored.vectors!)).toBe(true);
   });
 });

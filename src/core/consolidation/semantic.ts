@@ -1,5 +1,5 @@
 import { analyze } from '../analyzer';
-import { copyRows, type StoredVectors } from '../embeddings/store';
+import { copyStoredRows, type StoredVectors } from '../embeddings/store';
 import { contentHash, sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
@@ -76,7 +76,8 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     const d = vectors.dimensions;
     const packed = new Float32Array(episodes.length * d);
     const rows = Int32Array.from(episodes, (m) => rowOf.get(m.id)!);
-    copyRows(vectors.vectors, packed, d, episodes.length, (i) => rows[i]!);
+    // from where the vectors are (the bin as read and appended to): not packed first
+    copyStoredRows(vectors, packed, episodes.length, (i) => rows[i]!);
     const keys = episodes.map((m, i) => `${m.id}:${vectors.hashes[rows[i]!]}`);
     const { clusters, labels, sketchCache } = vectorClusters(packed, d, settings.consolidation.clusterThreshold, settings.consolidation.minClusterSize, {
       keys,

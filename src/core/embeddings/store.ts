@@ -54,8 +54,99 @@ export interface StoredVectors {
   dimensions: number;
   ids: string[];
   hashes: string[];
-  /** Row i is vectors[i*dimensions .. (i+1)*dimensions). */
-  vectors: Float32Array;
+  /**
+   * Row i is vectors[i*dimensions .. (i+1)*dimensions). Vectors this process read or appended
+   * may be packed into it only when it is first asked for (see binBacked): copyStoredRows copies
+   * rows without packing them.
+   */
+  readonly vectors: Float32Array;
+}
+
+/** Where stored vectors' rows are without packing them: row i is bin row rows[i], bin rows held in chunks of whole rows, in order. */
+interface BinRows {
+  chunks: Float32Array[];
+  rows: Int32Array;
+}
+
+/** The bin rows of vectors not packed yet (binBacked). */
+const unpacked = new WeakMap<StoredVectors, BinRows>();
+
+/**
+ * Stored vectors whose rows stay where the bin read (or appended) has them: at 100k each packing
+ * was a new 153 MB array whose first touch (its pages) cost about a second of CPU, and a
+ * consolidation packed them up to three times (a load out of order, each update) to copy the
+ * episodes' rows once more for clustering. `vectors` packs them on first use and keeps that.
+ */
+function binBacked(model: string, dimensions: number, ids: string[], hashes: string[], bin: BinRows): StoredVectors {
+  let packed: Float32Array | null = null;
+  const stored: StoredVectors = {
+    model,
+    dimensions,
+    ids,
+    hashes,
+    get vectors(): Float32Array {
+      if (packed === null) {
+        packed = new Float32Array(ids.length * dimensions);
+        copyStoredRows(stored, packed, ids.length, (i) => i);
+        unpacked.delete(stored);
+      }
+      return packed;
+    },
+  };
+  unpacked.set(stored, bin);
+  return stored;
+}
+
+/** Whether `vectors` of these stored vectors is packed already (binBacked's packing has happened or was never needed). Exported for tests. */
+export function isPacked(stored: StoredVectors): boolean {
+  return !unpacked.has(stored);
+}
+
+/**
+ * copyRows from stored vectors: row i of `to` (from row `at`) is the stored row rowOf(i), for
+ * i < count (rowOf(i) < 0: left as it is), read where the bin has it when the vectors are not
+ * packed (runs of consecutive bin rows within one chunk at a time).
+ */
+export function copyStoredRows(stored: StoredVectors, to: Float32Array, count: number, rowOf: (i: number) => number, at = 0): void {
+  const d = stored.dimensions;
+  const bin = unpacked.get(stored);
+  if (!bin) return copyRows(stored.vectors, to, d, count, rowOf, at);
+  const { chunks, rows } = bin;
+  const starts = [0];
+  for (const chunk of chunks) starts.push(starts[starts.length - 1]! + chunk.length / d);
+  for (let i = 0; i < count; ) {
+    const row = rowOf(i);
+    if (row < 0) {
+      i++;
+      continue;
+    }
+    const start = rows[row]!;
+    let k = 0;
+    while (start >= starts[k + 1]!) k++;
+    const stop = starts[k + 1]!;
+    let end = i + 1;
+    while (end < count && start + (end - i) < stop) {
+      const next = rowOf(end);
+      if (next < 0 || rows[next] !== start + (end - i)) break;
+      end++;
+    }
+    const from = (start - starts[k]!) * d;
+    to.set(chunks[k]!.subarray(from, from + (end - i) * d), (at + i) * d);
+    i = end;
+  }
+}
+
+/**
+ * The bin's rows (the bytes `layout` covers) as this process holds them, in chunks; null when
+ * they are not at hand (vectors packed since, in another order).
+ */
+function binChunks(stored: StoredVectors, layout: VectorsLayout): Float32Array[] | null {
+  const d = stored.dimensions;
+  const bin = unpacked.get(stored);
+  if (bin) return bin.rows === layout.rows && bin.chunks.reduce((n, c) => n + c.length, 0) === layout.binRows * d ? bin.chunks : null;
+  if (stored.vectors.length !== layout.binRows * d || layout.rows.length !== layout.binRows) return null;
+  for (let i = 0; i < layout.rows.length; i++) if (layout.rows[i] !== i) return null;
+  return [stored.vectors];
 }
 
 /** FNV-1a over the bin's 32-bit words: detects a bin that is not the one the index describes. `from`: the checksum of the words before these. */
@@ -122,12 +213,9 @@ function readIndexed(index: EmbeddingIndexFile, covered: Uint8Array): LoadResult
     rows[i] = row;
     if (row !== i) inOrder = false;
   }
-  let vectors = binVectors;
-  if (!inOrder) {
-    vectors = new Float32Array(count * d);
-    copyRows(binVectors, vectors, d, count, (i) => rows[i]!);
-  }
-  return { vectors: { model: index.model, dimensions: d, ids, hashes, vectors }, problem: null, layout: { rows, binRows, checksum: index.checksum } };
+  // out of order (rows appended, rows no memory holds): read where they are, packed when asked for
+  const vectors = inOrder ? { model: index.model, dimensions: d, ids, hashes, vectors: binVectors } : binBacked(index.model, d, ids, hashes, { chunks: [binVectors], rows });
+  return { vectors, problem: null, layout: { rows, binRows, checksum: index.checksum } };
 }
 
 export async function loadVectors(vault: Vault): Promise<LoadResult> {
@@ -162,7 +250,7 @@ export async function saveVectors(vault: Vault, stored: StoredVectors): Promise<
   return layout;
 }
 
-async function writeIndex(vault: Vault, stored: StoredVectors, layout: VectorsLayout): Promise<void> {
+async function writeIndex(vault: Vault, stored: Omit<StoredVectors, 'vectors'>, layout: VectorsLayout): Promise<void> {
   const index: EmbeddingIndexFile = {
     format: FORMAT,
     model: stored.model,
@@ -180,13 +268,15 @@ async function writeIndex(vault: Vault, stored: StoredVectors, layout: VectorsLa
  * the new vectors' rows written after the bytes the index covers, then the index. Null: not
  * possible, nothing written.
  */
-async function appendVectors(vault: Vault, loaded: LoadResult, stored: StoredVectors, fresh: Map<number, Float32Array>, rowOf: Map<string, number>): Promise<LoadResult | null> {
+async function appendVectors(vault: Vault, loaded: LoadResult, stored: Omit<StoredVectors, 'vectors'>, fresh: Map<number, Float32Array>, rowOf: Map<string, number>): Promise<LoadResult | null> {
   const append = vault.ports.files.append?.bind(vault.ports.files);
   const before = loaded.layout;
   const previous = loaded.vectors;
   if (!append || !before || !previous || previous.dimensions !== stored.dimensions) return null;
   const d = stored.dimensions;
   const count = stored.ids.length;
+  // what the bin holds after the append, without packing it (binBacked); not at hand: packed
+  const chunks = binChunks(previous, before);
   const binRows = before.binRows + fresh.size;
   if ((binRows - count) * 4 > binRows) return null;
   const rows = new Int32Array(count);
@@ -204,7 +294,21 @@ async function appendVectors(vault: Vault, loaded: LoadResult, stored: StoredVec
   // covers (another writer replaced it meanwhile) is written whole
   if (added.length > 0 && !(await append(EMBEDDINGS_BIN, new Uint8Array(added.buffer, added.byteOffset, added.byteLength), before.binRows * d * 4))) return null;
   await writeIndex(vault, stored, layout);
-  return { vectors: stored, problem: null, layout };
+  const vectors = chunks
+    ? binBacked(stored.model, d, stored.ids, stored.hashes, { chunks: added.length > 0 ? [...chunks, added] : chunks, rows })
+    : { ...stored, vectors: packedVectors(previous, count, d, (i) => (fresh.has(i) ? -1 : rowOf.get(stored.ids[i]!)!), fresh) };
+  return { vectors, problem: null, layout };
+}
+
+/** The update's vectors packed (row i: the i-th memory's): the kept rows from `previous` (rowOf(i) < 0: a fresh one), then the fresh ones. */
+function packedVectors(previous: StoredVectors | null, count: number, d: number, rowOf: (i: number) => number, fresh: Map<number, Float32Array>): Float32Array {
+  const vectors = new Float32Array(count * d);
+  if (previous) {
+    const rows = Int32Array.from({ length: count }, (_, i) => rowOf(i));
+    copyStoredRows(previous, vectors, count, (i) => rows[i]!);
+  }
+  for (const [i, vector] of fresh) vectors.set(vector, i * d);
+  return vectors;
 }
 
 /** Remove the vectors of these memories (a purge); true when any was stored. */
@@ -340,14 +444,12 @@ async function applyVectors(vault: Vault, loaded: LoadResult, sources: Array<Emb
   };
   const unchanged = previous !== null && todo.length === 0 && removed === 0 && previous.ids.length === sources.length;
   if (unchanged || dimensions === 0) return { report, stored: loaded };
-  const vectors = new Float32Array(sources.length * dimensions);
-  const keptRow = Int32Array.from(sources, (source, i) => (freshOf.has(i) ? -1 : rowOf.get(source.id)!));
-  if (previous) copyRows(previous.vectors, vectors, dimensions, sources.length, (i) => keptRow[i]!);
-  for (const [i, vector] of freshOf) vectors.set(vector, i * dimensions);
-  const stored: StoredVectors = { model: embedder.model, dimensions, ids: sources.map((s) => s.id), hashes, vectors };
-  const unique = new Set(stored.ids).size === stored.ids.length;
-  const appended = unique && previous ? await appendVectors(vault, loaded, stored, freshOf, rowOf) : null;
+  const ids = sources.map((s) => s.id);
+  const unique = new Set(ids).size === ids.length;
+  const appended = unique && previous ? await appendVectors(vault, loaded, { model: embedder.model, dimensions, ids, hashes }, freshOf, rowOf) : null;
   if (appended) return { report, stored: appended };
+  const vectors = packedVectors(previous, sources.length, dimensions, (i) => (freshOf.has(i) ? -1 : rowOf.get(ids[i]!)!), freshOf);
+  const stored: StoredVectors = { model: embedder.model, dimensions, ids, hashes, vectors };
   const layout = await saveVectors(vault, stored);
   // an id given twice is read back as a damaged index (format 1 kept one row of it: the same)
   return { report, stored: unique ? { vectors: stored, problem: null, layout } : await loadVectors(vault) };
