@@ -214,27 +214,46 @@ export function setFrontmatterFields(text: string, fields: Record<string, FieldV
   const crlf = split.head.endsWith('\r\n');
   const fast = scalarLineEdit(split.yaml, fields, crlf);
   if (fast !== null) return split.head + fast + split.fence + split.body;
+  return split.head + documentEdit(split.yaml, fields, crlf) + split.fence + split.body;
+}
+
+/** setFrontmatterFields' line-based path alone (scalarLineEdit): null where it does not apply. Exported for tests. */
+export function setFrontmatterFieldsByLines(text: string, fields: Record<string, FieldValue>): string | null {
+  const split = splitFrontmatter(text);
+  if (!split) return null;
+  const fast = scalarLineEdit(split.yaml, fields, split.head.endsWith('\r\n'));
+  return fast === null ? null : split.head + fast + split.fence + split.body;
+}
+
+/** setFrontmatterFields without the line-based fast path (scalarLineEdit): what the fast path must equal. Exported for tests. */
+export function setFrontmatterFieldsByDocument(text: string, fields: Record<string, FieldValue>): string {
+  const split = splitFrontmatter(text);
+  if (!split) throw new Error('no frontmatter');
+  return split.head + documentEdit(split.yaml, fields, split.head.endsWith('\r\n')) + split.fence + split.body;
+}
+
+function documentEdit(yaml: string, fields: Record<string, FieldValue>, crlf: boolean): string {
   let before: unknown;
   try {
-    before = readFrontmatter(split.yaml) ?? {};
+    before = readFrontmatter(yaml) ?? {};
   } catch (error) {
     if (error instanceof FrontmatterLimitError) throw error;
     throw new Error(`invalid YAML: ${String((error as Error).message).split('\n')[0]}`);
   }
   if (typeof before !== 'object' || Array.isArray(before)) throw new Error('frontmatter is not a mapping');
-  const doc = parseDocument(split.yaml, { uniqueKeys: false });
+  const doc = parseDocument(yaml, { uniqueKeys: false });
   if (doc.errors.length > 0) throw new Error(`invalid YAML: ${doc.errors[0]!.message}`);
   if (doc.contents !== null && !isMap(doc.contents)) throw new Error('frontmatter is not a mapping');
-  const edited = surgicalEdit(split.yaml, doc, before as Record<string, unknown>, fields, crlf);
+  const edited = surgicalEdit(yaml, doc, before as Record<string, unknown>, fields, crlf);
   if (edited === null || !verify(edited, before as Record<string, unknown>, fields)) {
     throw new Error(`cannot set ${Object.keys(fields).join(', ')} without changing other fields of this frontmatter; edit it by hand`);
   }
-  return split.head + edited + split.fence + split.body;
+  return edited;
 }
 
 /**
  * The common case without building a YAML document: scalar values on `key: value` lines at
- * the top level. Each value is rewritten in its own quoting style (the same bytes the
+ * the top level, and new fields of any value (appended, one line each). Each value is rewritten in its own quoting style (the same bytes the
  * document-based edit writes), and the result is checked with the reader's parser: the named
  * fields hold the new values and every other field is unchanged. Anything else (collections,
  * multi-line scalars, a value with `#`, a duplicate key, a check that fails) returns null and
@@ -243,7 +262,7 @@ export function setFrontmatterFields(text: string, fields: Record<string, FieldV
  */
 function scalarLineEdit(yaml: string, fields: Record<string, FieldValue>, crlf: boolean): string | null {
   const entries = Object.entries(fields);
-  if (entries.some(([key, value]) => (value !== null && typeof value === 'object') || !/^[A-Za-z_][\w-]*$/.test(key))) return null;
+  if (entries.some(([key]) => !/^[A-Za-z_][\w-]*$/.test(key))) return null;
   let before: Record<string, unknown>;
   try {
     const parsed = readFrontmatter(yaml);
@@ -262,11 +281,15 @@ function scalarLineEdit(yaml: string, fields: Record<string, FieldValue>, crlf: 
     });
     if (at.length === 0) {
       if (hasOwn(before, key)) return null;
+      // a new field, whatever its value: one line appended, as the document path appends it
+      // (a consolidation's links to a pattern, `link_ids: [...]`, took that path 10,000 times)
       appended.push(`${key}: ${renderFieldValue(value)}`);
       continue;
     }
     if (at.length > 1) return null;
     if (sameValue(valueOf(before, key), value)) continue;
+    // a list or a mapping there already is rewritten in its own style by the document path
+    if (value !== null && typeof value === 'object') return null;
     const i = at[0]!;
     const line = lines[i]!;
     const cr = line.endsWith('\r') ? '\r' : '';
@@ -275,7 +298,7 @@ function scalarLineEdit(yaml: string, fields: Record<string, FieldValue>, crlf: 
     if (i + 1 < lines.length && /^[ \t]+\S/.test(lines[i + 1]!)) return null; // a continued scalar
     const token = m[2]!;
     const style = token.startsWith('"') ? Scalar.QUOTE_DOUBLE : token.startsWith("'") ? Scalar.QUOTE_SINGLE : Scalar.PLAIN;
-    lines[i] = `${m[1]!}${renderScalar(value as string | number | boolean | null, style)}${m[3] ?? ''}${cr}`;
+    lines[i] = `${m[1]!}${renderScalar(value, style)}${m[3] ?? ''}${cr}`;
   }
   let out = lines.join('\n');
   if (appended.length > 0) {

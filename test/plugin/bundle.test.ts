@@ -124,8 +124,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 585.1 KB with clustering's WebAssembly SIMD kernel, assembled in cluster.ts (the sums of the
   // JavaScript to the last bit; vector clustering at 100k 3.6x less CPU on a first consolidate,
   // 2x less on the next night's: issue 23, +6.4 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(585_200);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_377_100); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 586.3 KB with stored vectors kept where the bin has them until they are packed
+  // (copyStoredRows) and new list fields appended by setFrontmatterFields' line path (issue 23,
+  // consolidation at 100k: +1.1 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(586_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_378_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
