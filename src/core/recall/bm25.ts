@@ -369,3 +369,91 @@ export function topDocs(docs: Int32Array | number[], count: number, score: (doc:
   }
   return heap.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
 }
+
+/**
+ * The flat arrays an index of documents added in one go has (Bm25Index.toArrays), made without
+ * the index: each term numbered once, each (term, document, tf) kept in three typed arrays in
+ * the order added, then placed by a counting sort into the terms' sorted order. A first recall
+ * at 10k built two indexes' posting lists (~30,000 pairs of growing arrays) only to copy them
+ * into these arrays for the snapshot. `addLists` numbers documents as Bm25Index's does.
+ */
+export class Bm25ArraysBuilder {
+  private readonly ids = new Map<string, number>();
+  private readonly names: string[] = [];
+  /** Per term: the last document it was seen in, and the entry that holds its tf there. */
+  private lastDoc = new Int32Array(1024);
+  private lastEntry = new Int32Array(1024);
+  private entryTerm = new Int32Array(4096);
+  private entryDoc = new Int32Array(4096);
+  private entryTf = new Int32Array(4096);
+  private entries = 0;
+  private readonly lengths: number[] = [];
+  /** Set by toArrays when a tf did not fit in 16 bits (toArrays keeps 65,535 of it, as the snapshot does). */
+  clamped = false;
+
+  /** What Bm25Index.addLists does: a document whose terms are these lists one after the other; returns its number. */
+  addLists(lists: ReadonlyArray<readonly string[]>, length: number): number {
+    const doc = this.lengths.length;
+    this.lengths.push(length);
+    for (const terms of lists) {
+      for (const term of terms) {
+        let id = this.ids.get(term);
+        if (id === undefined) {
+          id = this.names.length;
+          this.ids.set(term, id);
+          this.names.push(term);
+          if (id === this.lastDoc.length) {
+            this.lastDoc = grown(this.lastDoc);
+            this.lastEntry = grown(this.lastEntry);
+          }
+          this.lastDoc[id] = -1;
+        }
+        if (this.lastDoc[id] === doc) this.entryTf[this.lastEntry[id]!]!++;
+        else {
+          const e = this.entries++;
+          if (e === this.entryTerm.length) {
+            this.entryTerm = grown(this.entryTerm);
+            this.entryDoc = grown(this.entryDoc);
+            this.entryTf = grown(this.entryTf);
+          }
+          this.lastDoc[id] = doc;
+          this.lastEntry[id] = e;
+          this.entryTerm[e] = id;
+          this.entryDoc[e] = doc;
+          this.entryTf[e] = 1;
+        }
+      }
+    }
+    return doc;
+  }
+
+  toArrays(): Bm25Arrays {
+    const names = this.names;
+    const n = names.length;
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
+    const rank = new Int32Array(n);
+    for (let r = 0; r < n; r++) rank[order[r]!] = r;
+    const offsets = new Int32Array(n + 1);
+    for (let e = 0; e < this.entries; e++) offsets[rank[this.entryTerm[e]!]! + 1]!++;
+    for (let r = 0; r < n; r++) offsets[r + 1]! += offsets[r]!;
+    const next = offsets.slice(0, n);
+    const docs = new Int32Array(this.entries);
+    const tfs = new Uint16Array(this.entries);
+    // entries are in document order, so each term's documents come out ascending, as its posting list holds them
+    for (let e = 0; e < this.entries; e++) {
+      const at = next[rank[this.entryTerm[e]!]!]!++;
+      const tf = this.entryTf[e]!;
+      docs[at] = this.entryDoc[e]!;
+      if (tf > 65535) this.clamped = true;
+      tfs[at] = Math.min(tf, 65535);
+    }
+    return { terms: order.map((id) => names[id]!), offsets, docs, tfs, lengths: Int32Array.from(this.lengths) };
+  }
+}
+
+/** An array twice as long with the same start. */
+function grown(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const out = new Int32Array(array.length * 2);
+  out.set(array);
+  return out;
+}

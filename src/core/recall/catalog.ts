@@ -281,28 +281,34 @@ export async function parseFile(vault: Vault, path: string): Promise<RecallDoc |
 async function parseListed(vault: Vault, listed: ListedFile): Promise<RecallDoc | MemoryParseError> {
   const files = vault.ports.files;
   const path = listed[0];
-  const statInto = async () => {
-    const stat = await files.stat(path).catch(() => null);
-    listed[1] = stat?.size ?? -1;
-    listed[2] = stat?.mtimeMs ?? -1;
-  };
   if (!files.readWithStat) {
-    await statInto();
+    await statInto(vault, listed);
     return parseFile(vault, path);
   }
   try {
     const read = await files.readWithStat(path);
     if (!read) {
-      await statInto();
+      await statInto(vault, listed);
       return new MemoryParseError(path, 'disappeared while being read');
     }
     listed[1] = read.size;
     listed[2] = read.mtimeMs;
     return docOf(vault, path, read.bytes);
   } catch (error) {
-    if (listed[1] < 0) await statInto();
+    if (listed[1] < 0) await statInto(vault, listed);
     return parseError(path, error);
   }
+}
+
+/**
+ * The size and mtime of a listed file, from a stat of its path, into `listed` (-1: not known). A
+ * function of its own: a closure made in parseListed for each file was wrapped by the build's
+ * keepNames at each call (a property defined on each closure, ~10 ms of a first recall at 10k).
+ */
+async function statInto(vault: Vault, listed: ListedFile): Promise<void> {
+  const stat = await vault.ports.files.stat(listed[0]).catch(() => null);
+  listed[1] = stat?.size ?? -1;
+  listed[2] = stat?.mtimeMs ?? -1;
 }
 
 function docOf(vault: Vault, path: string, bytes: Uint8Array): RecallDoc {

@@ -91,6 +91,11 @@ export function tokenize(text: string): Token[] {
  * (tokenize was half of findDates at 10k). Exported for tests.
  */
 export function tokensOf(text: string, opaque: boolean): Token[] {
+  return (opaque ? asciiOpaqueTokens(text) : null) ?? lowerTokens(text, opaque);
+}
+
+/** tokensOf read from the text's lower case (any text): the reference asciiOpaqueTokens is compared with. Exported for tests. */
+export function lowerTokens(text: string, opaque: boolean): Token[] {
   const lower = text.toLowerCase();
   const tokens: Token[] = [];
   const n = lower.length;
@@ -129,6 +134,78 @@ export function tokensOf(text: string, opaque: boolean): Token[] {
     }
   }
   return tokens;
+}
+
+/**
+ * tokensOf(text, true) of a text of ASCII characters alone, read where it stands: each letter
+ * lower-cased as it is read (the lower case of ASCII is the same length, so the places are
+ * those of the lower-case text), and each word found among DATE_WORDS by a hash of its
+ * letters, so that no substring is cut but a date word's (which is that word's own string).
+ * A first recall at 10k made a lower-case copy of each body and a substring of each short word.
+ * Null when the text holds another character: its lower case may differ in length or hold
+ * ASCII letters it did not (the Kelvin sign), and tokensOf reads that lower case.
+ */
+function asciiOpaqueTokens(text: string): Token[] | null {
+  const tokens: Token[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return null;
+    if (isDigit(c)) {
+      const from = i;
+      if (isoDateAt(text, i)) {
+        tokens.push({ text: text.slice(i, i + 10), from, to: i + 10, value: NaN }); // Number('2022-05-01'), as before
+        i += 10;
+        continue;
+      }
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
+      const digits = text.slice(from, i);
+      const suffix = ordinalSuffixAt(text, i);
+      if (suffix !== null) i += 2;
+      tokens.push({ text: suffix !== null ? digits + suffix : digits, from, to: i, value: Number(digits) });
+    } else if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
+      const from = i;
+      let hash = 0;
+      for (; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (!isAsciiLetter(d)) break;
+        hash = (Math.imul(hash, 31) + (d | 0x20)) | 0; // its lower case
+      }
+      const word = i - from > LONGEST_DATE_WORD ? undefined : dateWordAt(text, from, i, hash);
+      if (word === undefined) tokens.push(OTHER_WORD);
+      else tokens.push({ text: word, from, to: i, value: word in NUMBER_WORDS ? NUMBER_WORDS[word]! : null });
+    } else {
+      if (c === 44) tokens.push({ text: ',', from: i, to: i + 1, value: null });
+      i++;
+    }
+  }
+  return tokens;
+}
+
+const isAsciiLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+
+/** The ordinal suffix (st, nd, rd, th) at i in any case, in lower case; null when none. */
+function ordinalSuffixAt(text: string, i: number): string | null {
+  if (i + 2 > text.length) return null;
+  const a = text.charCodeAt(i);
+  const b = text.charCodeAt(i + 1);
+  if (!isAsciiLetter(a) || !isAsciiLetter(b)) return null;
+  const pair = ((a | 0x20) << 8) | (b | 0x20);
+  return pair === 0x7374 ? 'st' : pair === 0x6e64 ? 'nd' : pair === 0x7264 ? 'rd' : pair === 0x7468 ? 'th' : null;
+}
+
+/** The date word the letters text[from, to) spell in any case (its hash: `hash`), or undefined. */
+function dateWordAt(text: string, from: number, to: number, hash: number): string | undefined {
+  const candidates = DATE_WORDS_BY_HASH.get(hash);
+  if (candidates === undefined) return undefined;
+  for (const word of candidates) {
+    if (word.length !== to - from) continue;
+    let k = 0;
+    while (k < word.length && word.charCodeAt(k) === (text.charCodeAt(from + k) | 0x20)) k++;
+    if (k === word.length) return word;
+  }
+  return undefined;
 }
 
 /** What tokenize finds (the tests' reference): an ISO date, digits with an ordinal suffix, a word, a comma. */
@@ -503,6 +580,15 @@ const DATE_WORDS: ReadonlySet<string> = new Set([
   'ago', 'and', 'after', 'before', 'earlier', 'later', 'night', 'morning', 'afternoon', 'evening', 'of', 'on', 'half', 'fall',
 ]);
 const LONGEST_DATE_WORD = Math.max(...[...DATE_WORDS].map((w) => w.length));
+/** DATE_WORDS by the hash asciiOpaqueTokens computes of a word's letters (h = 31 h + c, 32 bits). */
+const DATE_WORDS_BY_HASH = new Map<number, string[]>();
+for (const word of DATE_WORDS) {
+  let hash = 0;
+  for (let k = 0; k < word.length; k++) hash = (Math.imul(hash, 31) + word.charCodeAt(k)) | 0;
+  const list = DATE_WORDS_BY_HASH.get(hash);
+  if (list) list.push(word);
+  else DATE_WORDS_BY_HASH.set(hash, [word]);
+}
 /** A word the finder does not look at (tokensOf with `opaque`): no text, so it equals no date word. */
 const OTHER_WORD: Token = Object.freeze({ text: '', from: -1, to: -1, value: null });
 

@@ -42,17 +42,51 @@ const isAlnum = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x
 const isStop = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3a || c === 0x3b;
 
 /**
+ * A word that entityTerms never reads (sparse asciiWords): not capitalised, not a connector. Its
+ * text is no name and no connector, and it is joined to nothing, so a run of names stops at it
+ * as at the word it stands for; a run of such words is one of it.
+ */
+const OTHER_WORD: Word = Object.freeze({ text: '', initial: false, joined: false });
+
+/** Whether text[from, to) is one of TITLES in any case (mr mrs ms dr st prof mt), compared in place. */
+function isTitle(text: string, from: number, to: number): boolean {
+  const n = to - from;
+  if (n < 2 || n > 4) return false;
+  const a = text.charCodeAt(from) | 0x20;
+  const b = text.charCodeAt(from + 1) | 0x20;
+  if (n === 2) return (a === 0x6d && (b === 0x72 || b === 0x73 || b === 0x74)) || (a === 0x64 && b === 0x72) || (a === 0x73 && b === 0x74);
+  const c = text.charCodeAt(from + 2) | 0x20;
+  if (n === 3) return a === 0x6d && b === 0x72 && c === 0x73;
+  return a === 0x70 && b === 0x72 && c === 0x6f && (text.charCodeAt(from + 3) | 0x20) === 0x66;
+}
+
+/** Whether text[from, to) is one of CONNECTORS in any case (of the de da van von), compared in place. */
+function isConnector(text: string, from: number, to: number): boolean {
+  const n = to - from;
+  if (n < 2 || n > 3) return false;
+  const a = text.charCodeAt(from) | 0x20;
+  const b = text.charCodeAt(from + 1) | 0x20;
+  if (n === 2) return (a === 0x6f && b === 0x66) || (a === 0x64 && (b === 0x65 || b === 0x61));
+  const c = text.charCodeAt(from + 2) | 0x20;
+  return (a === 0x74 && b === 0x68 && c === 0x65) || (a === 0x76 && (b === 0x61 || b === 0x6f) && c === 0x6e);
+}
+
+/**
  * words() of a text of ASCII characters alone, scanned by hand: the same tokens as the
  * regular expression (a letter or digit and the letters, digits, apostrophes and hyphens
  * after it; any other character but white space alone), the same line starts (a line break
  * in the white space before a word) and the same flags. Null when the text holds another
- * character (then the regular expression reads it). Exported for tests.
+ * character (then the regular expression reads it). `sparse`: each run of words that neither
+ * start with a capital letter nor are connectors is one OTHER_WORD, which entityTerms reads as
+ * it reads them (they are most words, and each was a string and an object). Exported for tests.
  */
-export function asciiWords(text: string): Word[] | null {
+export function asciiWords(text: string, sparse = false): Word[] | null {
   const out: Word[] = [];
   let initial = true;
   let joined = false;
   let lineStart = false;
+  /** Whether the last word is a title (its full stop ends no sentence). */
+  let title = false;
   const n = text.length;
   for (let i = 0; i < n; ) {
     const c = text.charCodeAt(i);
@@ -63,7 +97,7 @@ export function asciiWords(text: string): Word[] | null {
       continue;
     }
     if (!isAlnum(c)) {
-      if (isStop(c) && !(c === 0x2e && out.length > 0 && TITLES.has(out[out.length - 1]!.text.toLowerCase()))) initial = true;
+      if (isStop(c) && !(c === 0x2e && title)) initial = true;
       joined = c === 0x2e && !initial;
       lineStart = false;
       i++;
@@ -75,7 +109,9 @@ export function asciiWords(text: string): Word[] | null {
       if (!(isAlnum(d) || d === 0x27 || d === 0x2d)) break;
     }
     if (lineStart) initial = true;
-    out.push({ text: text.slice(from, i), initial, joined: joined && !initial });
+    title = isTitle(text, from, i);
+    if (!sparse || (c >= 0x41 && c <= 0x5a) || isConnector(text, from, i)) out.push({ text: text.slice(from, i), initial, joined: joined && !initial });
+    else if (out.length === 0 || out[out.length - 1] !== OTHER_WORD) out.push(OTHER_WORD);
     initial = false;
     joined = true;
     lineStart = false;
@@ -126,19 +162,22 @@ function key(name: string): string | null {
   return `${ENTITY_PREFIX}${terms.join('_')}`;
 }
 
+/** `name`'s key added to `found` (when it has one). */
+function addKey(found: Set<string>, name: string): void {
+  const k = key(name);
+  if (k) found.add(k);
+}
+
 /** The entity terms of a text, each once, in order of appearance. */
 export function entityTerms(text: string): string[] {
   const found = new Set<string>();
-  const add = (name: string) => {
-    const k = key(name);
-    if (k) found.add(k);
-  };
   // a title needs a quotation mark: most texts have none, and the scan costs a pass over the text
   if (/["“'‘]/.test(text)) for (const m of text.matchAll(/["“]([^"”\n]{2,80})["”]|(?<![\p{L}\p{N}])['‘]([^'’\n]{2,80})['’](?![\p{L}\p{N}])/gu)) {
     const title = m[1] ?? m[2]!;
-    if (title.split(/\s+/).length <= 8) add(title);
+    if (title.split(/\s+/).length <= 8) addKey(found, title);
   }
-  const list = words(text);
+  // only capitalised words and connectors are read below: the others, in an ASCII text, come as one OTHER_WORD a run
+  const list = asciiWords(text, true) ?? regexWords(text);
   for (let i = 0; i < list.length; i++) {
     const w = list[i]!;
     if (!name(w.text)) continue;
@@ -157,8 +196,8 @@ export function entityTerms(text: string): string[] {
     // a run that starts a sentence may owe its first capital to that ("Hey Mel", "The Lord of
     // the Rings", "Fort Wayne is…"): it is indexed with and without its first word
     const parts = run.map((x) => x.text);
-    if (w.initial) add(parts.slice(1).join(' '));
-    if (!w.initial || !/^(the|a|an)$/i.test(parts[0]!)) add(parts.join(' '));
+    if (w.initial) addKey(found, parts.slice(1).join(' '));
+    if (!w.initial || !/^(the|a|an)$/i.test(parts[0]!)) addKey(found, parts.join(' '));
   }
   return [...found];
 }

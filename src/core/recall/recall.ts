@@ -6,7 +6,7 @@ import { RADIUS_TIERS, tierFor, type Radius } from '../tiers';
 import { ShardedMap } from '../sharded-map';
 import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
-import { Bm25Index, topDocs, type Bm25Params } from './bm25';
+import { Bm25ArraysBuilder, Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
 import { docAt, LINK_KIND_CODES, reserveList, tableFromDocs, tableFromDocsInSlices, type DocTable } from './doc-table';
 import { activationBonus, decayFactor, protectRelevance, SUPERSEDED_WEIGHT } from './ranking';
@@ -149,6 +149,32 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
 }
 
 /**
+ * partsFromDocs with read-only indexes, as a snapshot opens them (what a rebuild that writes the
+ * snapshot and answers from it needs): their arrays made at once (Bm25ArraysBuilder), without
+ * the posting lists that toArrays would copy them from. The parts answer as partsFromDocs'
+ * do, and encode to the same snapshot. A tf past 16 bits (which the snapshot clamps) takes
+ * partsFromDocs.
+ */
+export function frozenPartsFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): EngineParts {
+  const params = bm25Params(settings);
+  const lexical = new Bm25ArraysBuilder();
+  for (const doc of docs) lexical.addLists(doc.facets ? [doc.terms, doc.facets] : [doc.terms], doc.terms.length);
+  const episodes = new Bm25ArraysBuilder();
+  const steps = episodeSteps(docs, episodes);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  const lexicalArrays = lexical.toArrays();
+  const episodeArrays = episodes.toArrays();
+  if (lexical.clamped || episodes.clamped) return partsFromDocs(docs, settings);
+  return {
+    table: tableFromDocs(docs),
+    lexical: Bm25Index.fromArrays(params.lexical, lexicalArrays),
+    episodes: Bm25Index.fromArrays(params.episodes, episodeArrays),
+    ...step.value,
+  };
+}
+
+/**
  * partsFromDocs in slices: `tick` is awaited after each document (and each episode) and pauses
  * when a slice is spent (slicer.ts); the parts are exactly partsFromDocs'.
  */
@@ -179,21 +205,21 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
 /** The same in slices (`tick` after each document, twice, and each episode). */
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>>;
 export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: () => Promise<void>): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
-  const steps = episodeSteps(docs, settings);
+  const episodes = new Bm25Index(bm25Params(settings).episodes);
+  const steps = episodeSteps(docs, episodes);
   if (!tick) {
-    for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+    for (let step = steps.next(); ; step = steps.next()) if (step.done) return { episodes, ...step.value };
   }
   return (async () => {
     for (let step = steps.next(); ; step = steps.next()) {
-      if (step.done) return step.value;
+      if (step.done) return { episodes, ...step.value };
       await tick();
     }
   })();
 }
 
 /** episodesFromDocs as steps: a yield per document (twice: members, then episode numbers) and per episode. */
-function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Generator<void, Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
-  const episodes = new Bm25Index(bm25Params(settings).episodes);
+function* episodeSteps(docs: readonly RecallDoc[], episodes: Pick<Bm25Index, 'addLists'>): Generator<void, Pick<EngineParts, 'episodeOf' | 'episodeNames'>> {
   const episodeOf = new Int32Array(docs.length).fill(-1);
   const episodeTerms = new Map<string, { words: string[][]; facets: string[][] }>();
   for (const doc of docs) {
@@ -218,7 +244,7 @@ function* episodeSteps(docs: readonly RecallDoc[], settings: EngramSettings): Ge
     if (doc.session !== null) episodeOf[i] = episodeIndex.get(doc.session)!;
     yield;
   }
-  return { episodes, episodeOf, episodeNames };
+  return { episodeOf, episodeNames };
 }
 
 /** Placeholder until inSlices puts the engine's association index in (no engine answers before). */

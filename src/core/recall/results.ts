@@ -6,7 +6,7 @@ import { MemoryParseError } from '../errors';
 import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts, parseFile, type RecallDoc } from './catalog';
 import { withSparseRows } from './doc-table';
 import { indexSignature, patchRow } from './engine-update';
-import { bm25Params, partsFromDocs, type EngineParts } from './recall';
+import { bm25Params, frozenPartsFromDocs, type EngineParts } from './recall';
 import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, type ListedFile, type Snapshot } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
@@ -109,7 +109,8 @@ export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<R
     }
   }
   const catalog = await loadCatalog(vault, { listing });
-  const parts = partsFromDocs(catalog.docs, vault.settings);
+  // read-only indexes, as the snapshot written here opens them: built as arrays, without posting lists
+  const parts = frozenPartsFromDocs(catalog.docs, vault.settings);
   await saveSnapshot(vault, encodeSnapshot(parts, listing, fingerprint, catalog.signatures()));
   return new RecallEngine(parts, vault.settings);
 }

@@ -84,8 +84,11 @@ function writtenDayTerms(day: number): readonly string[] {
 /** A memory's time terms: the day it was written and the dates its text names, once each. */
 export function memoryTimeTerms(text: string, createdMs: number): string[] {
   const day = Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY;
-  const terms = new Set(writtenDayTerms(day));
+  const written = writtenDayTerms(day);
   const found = findDates(text, createdMs);
+  // most memories name no date and no duration: their terms are their day's (each once already)
+  if (found.mentions.length === 0 && found.durations.length === 0) return [...written];
+  const terms = new Set(written);
   for (const m of found.mentions) for (const t of spanTerms(m.start, m.end)) terms.add(t);
   if (found.mentions.length > 0 || found.durations.length > 0) terms.add(TIME_SAID);
   return [...terms];
