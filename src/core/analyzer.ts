@@ -115,8 +115,14 @@ export function resetWordTable(bits = 16): void {
 /** How often analyzeAscii found a word in the table and how often it added one (for the tests). */
 export const wordTableCounts = { found: 0, added: 0 };
 
-/** The table's entry for the word text[from, to) (ASCII; letters compared in lower case), added when new. */
-function tableEntry(text: string, from: number, to: number, hash: number): number {
+/**
+ * The word table's entry for the ASCII word text[from, to), added when new (letters and digits,
+ * at most STEM_LIMIT of them, compared in lower case; `hash` as analyzeAscii makes it:
+ * h = h * 31 + lower-case code). Polarity's and valueTerms' scans read its lower-case word
+ * (tableWord), term and negation (tableTerm, tableNegation) at once, before the next look-up (a
+ * full table is emptied), instead of cutting each word out and looking it up in a Map.
+ */
+export function tableEntry(text: string, from: number, to: number, hash: number): number {
   const mask = tableSlots.length - 1;
   // Fibonacci hashing: the top bits of the product (similar words, "term38" and "term39", have
   // near hashes, which linear probing piled up in runs: 1.3 million probes for 15,000 words)
@@ -149,17 +155,6 @@ function tableEntry(text: string, from: number, to: number, hash: number): numbe
   tableSlots[slot] = e + 1;
   wordTableCounts.added++;
   return e;
-}
-
-/**
- * The word table's entry for the ASCII word text[from, to) (letters and digits, at most
- * STEM_LIMIT of them; `hash` as analyzeAscii makes it: h = h * 31 + lower-case code): read its
- * lower-case word (tableWord), term and negation (tableTerm, tableNegation) at once, before the
- * next look-up (a full table is emptied). For polarity's and valueTerms' scans of a text, which
- * looked each word up again by its characters cut out (a substring and a Map look-up a word).
- */
-export function tableLookup(text: string, from: number, to: number, hash: number): number {
-  return tableEntry(text, from, to, hash);
 }
 
 export const tableWord = (e: number): string => tableWords[e]!;

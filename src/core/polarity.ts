@@ -1,4 +1,4 @@
-import { analyze, expandNegations, STEM_LIMIT, tableLookup, tableNegation, tableTerm, tableWord, TOKEN_LIMIT } from './analyzer';
+import { analyze, expandNegations, STEM_LIMIT, tableEntry, tableNegation, tableTerm, tableWord, TOKEN_LIMIT } from './analyzer';
 
 /**
  * Polarity by term (SPEC §6): which of a text's content terms are affirmed and which are
@@ -157,7 +157,7 @@ export function asciiPolarity(text: string): Polarity | null {
         const term = text.slice(from, Math.min(i, from + TOKEN_LIMIT)).toLowerCase();
         scope.push(term, term, false);
       } else {
-        const e = tableLookup(text, from, i, hash);
+        const e = tableEntry(text, from, i, hash);
         scope.push(tableWord(e), tableTerm(e), tableNegation(e));
       }
       continue;

@@ -1,4 +1,4 @@
-import { analyze, expandNegations, STEM_LIMIT, tableLookup, tableTerm, TOKEN_LIMIT } from './analyzer';
+import { analyze, expandNegations, STEM_LIMIT, tableEntry, tableTerm, TOKEN_LIMIT } from './analyzer';
 import { NO_TERMS, type Polarity } from './polarity';
 import type { Category, Confidence } from './settings';
 import { isMemoryId } from './ids';
@@ -239,7 +239,7 @@ function plainWordValue(text: string, start: number, end: number, notFirst: bool
   if (!always && !(notFirst && asciiClass(text.charCodeAt(from)) === 2)) return null;
   // analyze's term of one word: cut when long, else its stem (none for a stop word or a negation)
   if (to - from > STEM_LIMIT) return text.slice(from, Math.min(to, from + TOKEN_LIMIT)).toLowerCase();
-  return tableTerm(tableLookup(text, from, to, hash));
+  return tableTerm(tableEntry(text, from, to, hash));
 }
 
 /** valueTerms by its regular expressions (any text). */
