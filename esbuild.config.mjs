@@ -33,7 +33,11 @@ async function build(options) {
 // ~100 ms of parsing at start. The MCP SDK (and zod) load only for `engram mcp`. SHA-256 is
 // Node's (headless/node-sha2.ts): the same digests as noble's, without hashing in JavaScript. The YAML
 // libraries are evaluated at their first use (headless/lazy-yaml.ts).
-const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, keepNames: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'], alias: { '@noble/hashes/sha2': './headless/node-sha2.ts', yaml: './headless/lazy-yaml.ts', 'js-yaml': './headless/lazy-yaml.ts' } };
+// No keepNames: it wrapped each function and closure in a call that set its name
+// (Object.defineProperty, ~1,080 sites in engram-cli.js), paid at module load and at each
+// closure made (an import made ~4 a line). Nothing reads a function's name but error.name,
+// which each error class states (src/core/errors.ts).
+const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'], alias: { '@noble/hashes/sha2': './headless/node-sha2.ts', yaml: './headless/lazy-yaml.ts', 'js-yaml': './headless/lazy-yaml.ts' } };
 
 // The CLI bundle is ASCII, so the launcher reads it as one-byte text (headless/compile-cache.ts):
 // esbuild escapes strings but leaves regular expressions' letters (’, “, —, ¹) as they are, and

@@ -60,6 +60,7 @@ export interface ImportProblem {
 
 /** Bad lines in an import file: every one, with its reason. Nothing was written. */
 export class ImportError extends EngramError {
+  override name = 'ImportError';
   constructor(
     readonly file: string,
     readonly problems: ImportProblem[],

@@ -10,7 +10,9 @@ export interface ModelFileStore {
 }
 
 /** Raised when a request was cancelled before it finished. */
-export class EmbeddingCancelled extends EmbedderError {}
+export class EmbeddingCancelled extends EmbedderError {
+  override name = 'EmbeddingCancelled';
+}
 
 /**
  * The plugin side: an Embedder whose work happens in the embedding worker, so the model never

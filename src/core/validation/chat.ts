@@ -26,6 +26,7 @@ export interface ChatModel {
 export type ChatFailure = 'timeout' | 'http' | 'refused' | 'network' | 'empty';
 
 export class ChatError extends EngramError {
+  override name = 'ChatError';
   constructor(
     readonly kind: ChatFailure,
     message: string,

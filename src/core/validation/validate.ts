@@ -66,7 +66,9 @@ export function dueForValidation(memories: Memory[], vault: Vault): DueMemory[] 
   return out.sort((a, b) => b.activation - a.activation || (a.id < b.id ? -1 : 1));
 }
 
-export class ValidationOffError extends EngramError {}
+export class ValidationOffError extends EngramError {
+  override name = 'ValidationOffError';
+}
 
 /** Whether a run may be made now: validation on, the day's cap not reached. */
 async function checkAllowed(vault: Vault): Promise<{ dryRun: boolean; runs: ValidationRun[] }> {
