@@ -82,15 +82,22 @@ function checkLine(raw: string, maxFileBytes: number | undefined, lineNumber: nu
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'expected a JSON object';
   const record = value as Record<string, unknown>;
-  const unknown = Object.keys(record).filter((key) => !FIELDS.has(key));
-  if (unknown.length > 0) return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`;
+  const keys = Object.keys(record);
+  let unknown: string[] | null = null;
+  for (const key of keys) if (!FIELDS.has(key)) (unknown ??= []).push(key);
+  if (unknown !== null) return `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`;
   if (typeof record.text !== 'string') return 'field "text" must be a string';
   for (const key of ['source', 'agent_role', 'category', 'confidence', 'created_at'] as const) {
     if (record[key] !== undefined && typeof record[key] !== 'string') return `field "${key}" must be a string`;
   }
   if (record.is_error !== undefined && typeof record.is_error !== 'boolean') return 'field "is_error" must be true or false';
   if (record.session !== undefined && typeof record.session !== 'string' && typeof record.session !== 'number') return 'field "session" must be a string or a number';
-  const line = { ...record, session: record.session === undefined ? undefined : String(record.session), line: lineNumber } as ImportLine;
+  // the parsed object itself, its keys in the same order as a copy of it with `session` (as a
+  // string, appended when missing) and `line` would have: no second object a line
+  if (record.session !== undefined) record.session = String(record.session);
+  else record.session = undefined;
+  record.line = lineNumber;
+  const line = record as unknown as ImportLine;
   let checked: CheckedInput;
   try {
     checked = checkInput(line, maxFileBytes);
@@ -181,12 +188,49 @@ type Plan =
   | { kind: 'create'; id: string; path: string; memory: NewMemory; conflictWith: string | null; reason?: string; analysis: AnalysedText; title: string }
   | { kind: 'reinforce'; id: string; path: string; similarity: number; key: string | null; memory: NewMemory };
 
-/** A line's anchor: what its id is derived from besides its text. */
-function anchors(lines: ImportLine[], memories: NewMemory[]): string[] {
+/** The JSON text that tells one line's memory from another's (a line's identity, with its occurrence). */
+function canonicalLine(line: ImportLine, memory: NewMemory): string {
+  return JSON.stringify([memory.text, memory.category, line.created_at ?? null, memory.tags, memory.source, memory.session, memory.confidence, memory.is_error, memory.related_paths, memory.agent_role]);
+}
+
+/**
+ * Each line's anchor: what its id is derived from besides its text (its created_at, or a hash
+ * of its canonical form), with `#n` for the n-th earlier line of the same canonical form. A
+ * line whose text no earlier line has is the first of its form: its canonical form is made
+ * only when its anchor is a hash of it or a later line has its text (most lines: none).
+ * `anchorsByCanonical` is the reference (test/core/import-anchors.test.ts compares both).
+ */
+export function lineAnchors(lines: ImportLine[], memories: NewMemory[]): string[] {
+  // per text: the first line that has it, then the count of each canonical form among its lines
+  const byText = new Map<string, number | Map<string, number>>();
+  const made: (string | undefined)[] = [];
+  const canonical = (i: number): string => (made[i] ??= canonicalLine(lines[i]!, memories[i]!));
+  const anchors = new Array<string>(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    const memory = memories[i]!;
+    const line = lines[i]!;
+    const earlier = byText.get(memory.text);
+    let occurrence = 0;
+    if (earlier === undefined) byText.set(memory.text, i);
+    else {
+      let counts = earlier;
+      if (typeof counts === 'number') byText.set(memory.text, (counts = new Map([[canonical(earlier as number), 1]])));
+      const form = canonical(i);
+      occurrence = counts.get(form) ?? 0;
+      counts.set(form, occurrence + 1);
+    }
+    const base = line.created_at !== undefined ? memory.created_at : `import:${sha256Hex(canonical(i)).slice(0, 16)}`;
+    anchors[i] = occurrence === 0 ? base : `${base}#${occurrence}`;
+  }
+  return anchors;
+}
+
+/** lineAnchors made the plain way: every line's canonical form counted. Exported for tests. */
+export function anchorsByCanonical(lines: ImportLine[], memories: NewMemory[]): string[] {
   const seen = new Map<string, number>();
   return lines.map((line, i) => {
     const memory = memories[i]!;
-    const canonical = JSON.stringify([memory.text, memory.category, line.created_at ?? null, memory.tags, memory.source, memory.session, memory.confidence, memory.is_error, memory.related_paths, memory.agent_role]);
+    const canonical = canonicalLine(line, memory);
     const occurrence = seen.get(canonical) ?? 0;
     seen.set(canonical, occurrence + 1);
     const base = line.created_at !== undefined ? memory.created_at : `import:${sha256Hex(canonical).slice(0, 16)}`;
@@ -272,7 +316,7 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
   }
   const keyOwner = new Map<string, Known>();
   for (const m of context.memories) for (const key of m.importKeys) keyOwner.set(key, m);
-  const lineAnchors = anchors(lines, memories);
+  const anchorOf = lineAnchors(lines, memories);
   const previous = lines.map(() => -1);
   const next = lines.map(() => -1);
   const last = new Map<string, number>();
@@ -290,7 +334,9 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
   async function planUpTo(end: number): Promise<void> {
     const start = plans.length;
     const range = memories.slice(start, end);
-    const found = await Promise.all(range.map((memory, k) => findImported(vault, byId, context.taken, memory, lineAnchors[start + k]!)));
+    // most lines take their first id, found without a promise; the others are looked up together
+    const looked = range.map((memory, k) => findImported(vault, byId, context.taken, memory, anchorOf[start + k]!));
+    const found = looked.some((f) => f instanceof Promise) ? await Promise.all(looked.map(async (f) => f)) : (looked as Found[]);
     const fresh = range.map((_, k) => k).filter((k) => !found[k]!.memory && !keyOwner.has(found[k]!.key));
     const matches = await vectorMatches(context, fresh.map((k) => range[k]!), vault.settings.resonance.vectorThreshold);
     const vectorMatchOf = new Map(fresh.map((k, j) => [k, matches[j]]));
@@ -312,7 +358,7 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
       }
       // free when found; taken meanwhile only if two lines of this file derive the same id
       let id = freeId;
-      for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, lineAnchors[i]!, attempt);
+      for (let attempt = 1; context.taken.has(id); attempt++) id = deriveMemoryId(memory.text, anchorOf[i]!, attempt);
       context.taken.add(id);
       const planned = planChanges(context.index, memory, resonance, analysis);
       resonance = planned.resonance;
@@ -356,8 +402,20 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
  * version when it was edited since) or its created_at is it. Unreadable files and other
  * memories are stepped over. Returns the free id a new memory would take, and the line's key.
  */
-async function findImported(vault: Vault, byId: Map<string, Known>, taken: Set<string>, memory: NewMemory, anchor: string): Promise<{ memory: Known | null; key: string; freeId: string }> {
+function findImported(vault: Vault, byId: Map<string, Known>, taken: Set<string>, memory: NewMemory, anchor: string): Found | Promise<Found> {
   const key = deriveMemoryId(memory.text, anchor, 0);
+  return taken.has(key) ? findTaken(vault, byId, taken, memory, anchor, key) : { memory: null, key, freeId: key };
+}
+
+/** What findImported found: the line's memory in the vault (null: none), its key, the free id a new memory would take. */
+interface Found {
+  memory: Known | null;
+  key: string;
+  freeId: string;
+}
+
+/** findImported for a line whose first id is taken. */
+async function findTaken(vault: Vault, byId: Map<string, Known>, taken: Set<string>, memory: NewMemory, anchor: string, key: string): Promise<Found> {
   let text: string | undefined; // worked out only for a taken id (a line imported before): most lines take their first id
   for (let attempt = 0; ; attempt++) {
     const id = attempt === 0 ? key : deriveMemoryId(memory.text, anchor, attempt);
@@ -547,14 +605,21 @@ function linkSessions(planner: ImportPlanner, from: number, to: number): void {
   for (let i = from; i < to; i++) {
     const plan = plans[i]!;
     if (plan.kind !== 'create' || planner.lines[i]!.session === undefined) continue;
-    const links: MemoryLink[] = plan.memory.links.filter((l) => l.kind === 'supersedes' || l.kind === 'contradicts');
-    for (const neighbour of [previous[i]!, next[i]!]) {
-      if (neighbour < 0) continue;
-      const other = plans[neighbour]!;
-      const target = other.id;
-      // the neighbour's file name is what Obsidian resolves; its id goes to link_ids (ADR 0005)
-      if (target !== plan.id && !links.some((l) => l.target === target)) links.push({ target, kind: 'related', name: noteName(other.path) });
-    }
+    const links: MemoryLink[] = [];
+    for (const link of plan.memory.links) if (link.kind === 'supersedes' || link.kind === 'contradicts') links.push(link);
+    linkNeighbour(plan, links, plans, previous[i]!);
+    linkNeighbour(plan, links, plans, next[i]!);
     plan.memory.links = links;
   }
+}
+
+/** A `related` link from a session's memory to its neighbour's (none for -1, itself or a target linked already). */
+function linkNeighbour(plan: Plan, links: MemoryLink[], plans: Plan[], neighbour: number): void {
+  if (neighbour < 0) return;
+  const other = plans[neighbour]!;
+  const target = other.id;
+  if (target === plan.id) return;
+  for (const link of links) if (link.target === target) return;
+  // the neighbour's file name is what Obsidian resolves; its id goes to link_ids (ADR 0005)
+  links.push({ target, kind: 'related', name: noteName(other.path) });
 }
