@@ -19,19 +19,50 @@ const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 /** At most this many characters before `.md` (and a number if needed): far under every system's limit of 255 bytes. */
 export const MAX_NAME_CHARS = 60;
 
+/**
+ * A title of printable ASCII that none of safeFileName's replaces changes: no forbidden
+ * character, no space or dot at its start, no space or dot at its end (no double space either,
+ * checked apart). Most titles: only the cut to `max` and the reserved names apply to them.
+ */
+const PLAIN_NAME = /^[!$-)+-\-0-9;=@-Z_-{}~](?:[ !$-)+-.0-9;=@-Z_-{}~]*[!$-)+-\-0-9;=@-Z_-{}~])?$/;
+
 /** A title made into a file name (without `.md`); '' when nothing usable is left. */
 export function safeFileName(title: string, max = MAX_NAME_CHARS): string {
-  let name = title.replace(DROPPED, '').normalize('NFC').replace(FORBIDDEN, ' ').replace(/\s+/g, ' ').trim();
+  // a plain title as it is (six replaces and a normalisation spared): safeFileNameByPattern's steps leave it so
+  const plain = PLAIN_NAME.test(title) && !title.includes('  ');
+  let name = plain ? title : cleanName(title);
+  let cut = false;
   if (name.length > max) {
-    const cut = name.slice(0, max + 1);
-    const space = cut.lastIndexOf(' ');
-    // never half of a character outside the BMP (an emoji): a lone surrogate is no valid name
-    name = space > max / 2 ? cut.slice(0, space) : cut.slice(0, max).replace(/[\ud800-\udbff]$/, '');
+    name = cutName(name, max);
+    cut = true;
   }
   // no leading dot (a hidden file), no trailing dots or spaces (Windows drops them)
+  if (!plain || cut) name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
+  const dot = name.indexOf('.');
+  if (RESERVED.test((dot < 0 ? name : name.slice(0, dot)).trim())) name = `${name} note`;
+  return name;
+}
+
+/** safeFileName without its shortcut for plain titles (test/core/file-names.test.ts compares both). */
+export function safeFileNameByPattern(title: string, max = MAX_NAME_CHARS): string {
+  let name = cleanName(title);
+  if (name.length > max) name = cutName(name, max);
   name = name.replace(/^[.\s]+/, '').replace(/[.\s]+$/, '');
   if (RESERVED.test(name.split('.')[0]!.trim())) name = `${name} note`;
   return name;
+}
+
+/** Invisible characters dropped, NFC, forbidden ones made spaces, white space runs one space, trimmed. */
+function cleanName(title: string): string {
+  return title.replace(DROPPED, '').normalize('NFC').replace(FORBIDDEN, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** At most `max` characters, at a space in its second half if there is one. */
+function cutName(name: string, max: number): string {
+  const cut = name.slice(0, max + 1);
+  const space = cut.lastIndexOf(' ');
+  // never half of a character outside the BMP (an emoji): a lone surrogate is no valid name
+  return space > max / 2 ? cut.slice(0, space) : cut.slice(0, max).replace(/[\ud800-\udbff]$/, '');
 }
 
 /** The key two names collide on: Obsidian, Windows and macOS ignore case; macOS normalises Unicode. */
@@ -54,7 +85,8 @@ export function takenNames(paths: Iterable<string>): Set<string> {
 export function claimFileName(title: string, fallback: string, taken: Set<string>): string {
   const base = safeFileName(title) || fallback;
   let name = base;
-  for (let n = 2; taken.has(nameKey(name)); n++) name = `${base} ${n}`;
-  taken.add(nameKey(name));
+  let key = nameKey(name);
+  for (let n = 2; taken.has(key); n++) key = nameKey((name = `${base} ${n}`));
+  taken.add(key);
   return name;
 }

@@ -110,10 +110,20 @@ function memoryRow(memory: RowSource, stat: FileStat, analysis?: AnalysedText, k
   const keys = memory.extra.import_keys;
   return [
     memory.path, stat.size, stat.mtimeMs, memory.id, memory.category, memory.confidence, parseTimestamp(memory.created_at) ?? 0,
-    supersededBy(memory) === null ? 0 : 1, [...terms].join(' '), [...negated].join(' '), plain ? null : [...affirmed].join(' '),
-    signals.cue ? 1 : 0, [...signals.rejected].join(' '), [...signals.values].join(' '), [...signals.dates].join('|'),
+    supersededBy(memory) === null ? 0 : 1, joined(terms, ' '), joined(negated, ' '), plain ? null : joined(affirmed, ' '),
+    signals.cue ? 1 : 0, joined(signals.rejected, ' '), joined(signals.values, ' '), joined(signals.dates, '|'),
     Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [],
   ];
+}
+
+/**
+ * `[...set].join(separator)`, without an array for an empty set or a set of one (most of a new
+ * memory's negated terms, rejections, values and dates: four a row). Exported for tests.
+ */
+export function joined(set: ReadonlySet<string>, separator: string): string {
+  if (set.size === 0) return '';
+  if (set.size === 1) for (const element of set) return element;
+  return [...set].join(separator);
 }
 
 function writeMemory(row: MemoryRow): WriteMemory {

@@ -1,4 +1,4 @@
-import { claimFileName, safeFileName, takenNames } from '../../src/core/file-names';
+import { claimFileName, safeFileName, safeFileNameByPattern, takenNames } from '../../src/core/file-names';
 import { archivedPath, compareMemoryPaths, frontmatterId, preferredPath, revivedPath } from '../../src/core/memory-files';
 import { memoryTitle } from '../../src/core/title';
 
@@ -145,5 +145,35 @@ describe('readable file names at their edges (each line states one rule of safeF
 
   test('taken names drop only the final .md', () => {
     expect([...takenNames(['episodic/x.md notes.md', 'Notes.MD'])]).toEqual(['x.md notes', 'notes']);
+  });
+});
+
+describe('safeFileName: a plain ASCII title taken as it is, the same name as every step makes of it', () => {
+  it('crafted: the edges of the shortcut (ends, dots, double spaces, each ASCII character, the cut, reserved names)', () => {
+    const titles = [
+      'a', '.', ' ', 'a.', '.a', 'a ', ' a', 'a  b', 'a b', 'a.b', 'con', 'CON.x', 'con .x', 'com1', 'aux y', 'nul.', 'Build 3 of the monorepo',
+      'x'.repeat(60), 'x'.repeat(61), `${'ab '.repeat(30)}`, `${'ab.'.repeat(30)}z`, `a${' b'.repeat(40)}`, `${'a'.repeat(59)}. b`, `${'a'.repeat(59)} .b`,
+      ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).flatMap((c) => [c, `a${c}b`, `a${c}`, `${c}b`]),
+      'tab\tx', 'caf\u00e9', 'e\u0301te', '\u200bx', 'x\u007f', 'x\u0000y', '\ud83d\ude00 smile',
+    ];
+    for (const title of titles) for (const max of [60, 5]) expect([title, max, safeFileName(title, max)]).toEqual([title, max, safeFileNameByPattern(title, max)]);
+    expect(safeFileName('a  b')).toBe('a b');
+    expect(safeFileName('con .x')).toBe('con .x note');
+    expect(safeFileName(`${'a'.repeat(59)}. b`)).toBe('a'.repeat(59));
+  });
+
+  it('random titles of ASCII, spaces, dots, forbidden and non-ASCII characters, of every length around the cut', () => {
+    let seed = 23;
+    const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    const alphabet = ['a', 'b', 'Z', '0', ' ', ' ', '.', '-', '_', "'", '(', ')', ',', '!', '~', '`', '{', '}', '@', ':', '#', '|', '[', ']', '"', '*', '?', '\\', '/', '<', '^', '\t', 'é', 'e\u0301', '\u200b', '\ud83d\ude00', 'con', 'lpt1', 'x'];
+    for (let k = 0; k < 20000; k++) {
+      const plainOnly = random() < 0.5; // half of them from the shortcut's own characters
+      const letters = plainOnly ? alphabet.slice(0, 19) : alphabet;
+      let title = '';
+      const n = Math.floor(random() * 75);
+      for (let i = 0; i < n; i++) title += letters[Math.floor(random() * letters.length)];
+      const max = random() < 0.8 ? 60 : 1 + Math.floor(random() * 20);
+      if (safeFileName(title, max) !== safeFileNameByPattern(title, max)) expect([title, max, safeFileName(title, max)]).toEqual([title, max, safeFileNameByPattern(title, max)]);
+    }
   });
 });

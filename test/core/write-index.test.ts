@@ -7,7 +7,7 @@ import { renderMemoryFile } from '../../src/core/memory-file';
 import type { MemoryLink } from '../../src/core/links';
 import { loadWriteContext, normaliseInput, remember, type RememberInput, type RememberResult } from '../../src/core/remember';
 import { Vault } from '../../src/core/vault';
-import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, renderedBodyText } from '../../src/core/write-index';
+import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, joined, renderedBodyText } from '../../src/core/write-index';
 import { MemoryFileStore, memoryNote, memoryVault } from '../helpers/memory-ports';
 
 /**
@@ -387,5 +387,18 @@ describe('write index: the rows of the files an import creates', () => {
     const rebuilt = await WriteIndex.load(vault);
     await rebuilt.save(vault);
     expect([rebuilt.parsed, rows()]).toEqual([odd.length, kept]);
+  });
+});
+
+describe('joined: a set as one string, as [...set].join(separator)', () => {
+  it('crafted and random sets, in their order', () => {
+    const sets: Set<string>[] = [new Set(), new Set(['']), new Set(['a']), new Set(['', '']), new Set(['', 'a']), new Set(['b', 'a']), new Set(['a|b', 'c'])];
+    let seed = 5;
+    const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    for (let k = 0; k < 2000; k++) sets.push(new Set(Array.from({ length: Math.floor(random() * 5) }, () => ['a', 'b', '', 'c d', 'é'][Math.floor(random() * 5)]!)));
+    for (const set of sets) for (const separator of [' ', '|']) expect(joined(set, separator)).toBe([...set].join(separator));
+    expect(joined(new Set(['b', 'a']), '|')).toBe('b|a');
+    expect(joined(new Set(['x']), ' ')).toBe('x');
+    expect(joined(new Set(), ' ')).toBe('');
   });
 });
