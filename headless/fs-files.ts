@@ -503,11 +503,12 @@ export class NodeFileStore implements FileStore {
    * a link or a rename keeps both) and its version tag (readVersioned's: the file is complete
    * and marked ours, so it is quiet at once).
    */
-  private writeTemp(full: string, bytes: Uint8Array, stat?: FileVersion): string {
+  private writeTemp(full: string, bytes: Uint8Array | Iterable<Uint8Array>, stat?: FileVersion): string {
     const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
     const fd = fs.openSync(temp, CREATE_FLAGS, 0o644);
     try {
-      writeAll(fd, bytes);
+      if (ArrayBuffer.isView(bytes)) writeAll(fd, bytes);
+      else for (const piece of bytes) writeAll(fd, piece);
       markOurs(fd);
       if (stat) Object.assign(stat, versionOf(fs.fstatSync(fd, { bigint: true })));
     } catch (error) {
@@ -517,6 +518,19 @@ export class NodeFileStore implements FileStore {
     }
     fs.closeSync(fd);
     return temp;
+  }
+
+  /** FileStore.writeChunks: write() without `expect`, each piece written as it comes (the temp file, then its rename). */
+  async writeChunks(rel: string, chunks: Iterable<Uint8Array>): Promise<void> {
+    const full = this.resolve(rel);
+    const temp = this.writeTemp(full, chunks);
+    let placed = false;
+    try {
+      fs.renameSync(temp, full); // rename replaces a symlink itself, never its target
+      placed = true;
+    } finally {
+      if (!placed) unlinkQuietly(temp);
+    }
   }
 
   async append(rel: string, data: Uint8Array, at: number): Promise<boolean> {

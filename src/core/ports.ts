@@ -84,6 +84,13 @@ export interface FileStore {
    * memory cache can keep a row for a memory the consolidation wrote (memory-cache.ts).
    */
   write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<FileStat | FileVersion | void>;
+  /**
+   * write() (replacing the file, atomically) of the bytes `chunks` gives, one piece at a time:
+   * each piece is written before the next is asked for (so a piece may be a view of a buffer
+   * the iterator reuses), and the file never exists whole in memory (the memory cache, 8.8 MB
+   * at 10k). Optional: without it, the caller joins the pieces for write().
+   */
+  writeChunks?(path: string, chunks: Iterable<Uint8Array>): Promise<void>;
   /** Move a file; fails when the target exists. */
   move(from: string, to: string): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import { MEMORY_CACHE_PATH, MemoryCache, SAVE_AFTER } from '../../src/core/memory-cache';
+import { encodePieces, MEMORY_CACHE_PATH, MemoryCache, SAVE_AFTER } from '../../src/core/memory-cache';
 import { parseMemory, type Memory } from '../../src/core/memory';
 import type { FileVersion } from '../../src/core/ports';
 import { resolveSettings, type EngramSettings } from '../../src/core/settings';
@@ -21,20 +21,30 @@ interface Store {
 }
 const newStore = (files: Record<string, string> = {}): Store => ({ files: new Map(Object.entries(files)), writes: [], mkdirs: [] });
 /** A vault holding only what MemoryCache uses: settings and a file port (with readVersioned unless `versioned` is false). */
-function vaultOf(store: Store, options: { versioned?: boolean; settings?: EngramSettings; failRead?: boolean; failWrite?: boolean } = {}): Vault {
+function vaultOf(store: Store, options: { versioned?: boolean; settings?: EngramSettings; failRead?: boolean; failWrite?: boolean; chunked?: boolean } = {}): Vault {
   const files: Record<string, unknown> = {
     read: async (p: string) => {
       if (options.failRead) throw new Error('EIO');
       return store.files.has(p) ? new TextEncoder().encode(store.files.get(p)) : null;
     },
     mkdir: async (p: string) => void store.mkdirs.push(p),
-    write: async (p: string, text: string) => {
+    write: async (p: string, data: string | Uint8Array) => {
       if (options.failWrite) throw new Error('ENOSPC');
       store.writes.push(p);
-      store.files.set(p, text);
+      store.files.set(p, typeof data === 'string' ? data : new TextDecoder('utf-8', { fatal: true }).decode(data));
     },
   };
   if (options.versioned !== false) files.readVersioned = async () => null;
+  // FileStore.writeChunks: each piece is copied as it comes (the encoder reuses its buffer)
+  if (options.chunked) {
+    files.writeChunks = async (p: string, chunks: Iterable<Uint8Array>) => {
+      if (options.failWrite) throw new Error('ENOSPC');
+      const pieces: Uint8Array[] = [];
+      for (const c of chunks) pieces.push(c.slice());
+      store.writes.push(p);
+      store.files.set(p, new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(pieces)));
+    };
+  }
   return { settings: options.settings ?? settings, ports: { files } } as unknown as Vault;
 }
 
@@ -358,5 +368,76 @@ describe('MemoryCache: a listing (begin … save)', () => {
     cache.keep(memoryAt('episodic/a.md'), version(1), null);
     await expect(cache.save(vaultOf(store, { failWrite: true }))).resolves.toBeUndefined();
     expect(store.files.has(MEMORY_CACHE_PATH)).toBe(false);
+  });
+});
+
+describe('MemoryCache: the saved file is the rows joined as text (the reference), byte for byte', () => {
+  /** Small deterministic generator (LCG) for the random rows. */
+  const lcg = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const PIECES = ['a', 'b ', 'Z', '0', 'é', '€', '😀', '"', '\\', '\n', '\t', '\u0001', '\u2028', '\u007f', 'mem-', '[[x]]', '\ud800', '\udfff', '{', ']'];
+  const randomText = (next: () => number, length: number) => Array.from({ length }, () => PIECES[Math.floor(next() * PIECES.length)]).join('');
+
+  it('encodePieces: the pieces joined and encoded (TextEncoder), in views of one buffer, for buffers of 1 to 70 bytes and random pieces', () => {
+    const next = lcg(7);
+    for (let round = 0; round < 400; round++) {
+      // well-formed text (JSON.stringify's, a decoder's): a lone surrogate at a piece's edge is not one piece's half of a pair
+      const pieces = Array.from({ length: Math.floor(next() * 12) }, () => randomText(next, Math.floor(next() * 30)).replace(/[\ud800-\udfff]/g, (c) => (c === '\ud800' ? '\ud83d\ude00' : 'q')));
+      const size = 1 + Math.floor(next() * 70);
+      const out: Uint8Array[] = [];
+      for (const chunk of encodePieces(pieces, size)) {
+        expect(chunk.length).toBeGreaterThan(0);
+        out.push(chunk.slice());
+      }
+      expect(Buffer.concat(out).equals(Buffer.from(new TextEncoder().encode(pieces.join(''))))).toBe(true);
+    }
+    // crafted: a piece that fills the buffer exactly, one cut inside a character, one larger than the buffer, empty ones
+    const chunks = (pieces: string[], size: number) => {
+      const out: string[] = [];
+      for (const c of encodePieces(pieces, size)) out.push(Buffer.from(c).toString('utf8')); // each view read before the next is made
+      return out;
+    };
+    expect(chunks(['abcd', 'ef'], 4)).toEqual(['abcd', 'ef']);
+    expect(chunks(['ab€', 'c'], 4)).toEqual(['ab', '€c']);
+    expect(chunks(['a', '😀😀x', '', 'y'], 5)).toEqual(['a😀', '😀x', 'y']);
+    expect(chunks(['😀', 'é'], 3)).toEqual(['😀', 'é']);
+    expect(chunks(['', ''], 4)).toEqual([]);
+  });
+
+  it('rows made by keep, rows read from the file, moves, on crafted and random memories (by writeChunks and by write)', async () => {
+    for (const [seed, chunked] of [[1, true], [2, true], [3, false]] as const) {
+      const next = lcg(seed);
+      // the file's rows: read back by get() as the lines they were
+      const listed = Array.from({ length: 40 }, (_, i) => parseMemory(`episodic/r${i} ${randomText(next, 3).replace(/[\n\\/]/g, '')}.md`, text(`mem-r${String(i).padStart(11, '0')}`, randomText(next, 30)), settings));
+      const store = newStore({ [MEMORY_CACHE_PATH]: `${HEADER}\n${listed.map((m, i) => rowOf(m, version(100 + i), m.id)).join('\n')}\n` });
+      const cache = await MemoryCache.load(vaultOf(store));
+      cache.begin();
+      // the reference: each row's line after its path, as a string, in the order a Map keeps them
+      const expected = new Map<string, string>();
+      listed.forEach((m, i) => {
+        expect(cache.get(m.path, 100 + i, 1000)).not.toBeNull();
+        expected.set(m.path, rowOf(m, version(100 + i), m.id).slice(JSON.stringify(m.path).length + 2));
+      });
+      const kept = Array.from({ length: 2600 }, (_, i) => {
+        const body = i === 7 ? `big ${'€😀'.repeat(200_000)}` : i === 8 ? 'ascii only' : randomText(next, 1 + Math.floor(next() * 400));
+        return parseMemory(`episodic/k${i} ${i % 3 === 0 ? 'été' : 'plain'}.md`, text(`mem-k${String(i).padStart(11, '0')}`, body), settings);
+      });
+      kept.forEach((m, i) => {
+        const id = i % 5 === 0 ? null : m.id;
+        cache.keep(m, version(i + 1, 1_700_000_000_000.25 + i, `t${i}`), id);
+        expected.delete(m.path);
+        expected.set(m.path, rowOf(m, version(i + 1, 1_700_000_000_000.25 + i, `t${i}`), id).slice(JSON.stringify(m.path).length + 2));
+      });
+      for (const m of [...listed.slice(0, 10), ...kept.slice(0, 900)]) {
+        const to = m.path.replace('episodic/', 'archive/');
+        cache.moved(m.path, to);
+        const tail = expected.get(m.path)!;
+        expected.delete(m.path);
+        expected.set(to, tail);
+      }
+      await cache.save(vaultOf(store, { chunked }));
+      const reference = [HEADER, ...[...expected].map(([path, tail]) => `[${JSON.stringify(path)},${tail}`), ''].join('\n');
+      expect(store.files.get(MEMORY_CACHE_PATH)!.length).toBe(reference.length);
+      expect(store.files.get(MEMORY_CACHE_PATH) === reference).toBe(true);
+    }
   });
 });
