@@ -286,6 +286,11 @@ export class Vault {
       const scan = await scanMemoryFiles(this.ports.files, folders);
       stats = new Map(scan.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
       paths = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
+    } else if (options.keep && this.ports.files.scan) {
+      // the same paths from one read of each folder (listMemoryPaths reads each twice: its
+      // files, then its sub-folders; 10,000 entries each time in a first consolidation)
+      const scan = await scanMemoryFiles(this.ports.files, folders, { stat: false });
+      paths = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
     } else paths = await listMemoryPaths(this.ports.files, folders);
     const read: Memory[] = [];
     const problems: MemoryParseError[] = [];

@@ -3,7 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
-import { listMemoryPaths, listMemoryStats, MEMORY_ROOTS, scanMemoryFiles } from '../../src/core/memory-files';
+import { compareMemoryPaths, listMemoryPaths, listMemoryStats, MEMORY_ROOTS, scanMemoryFiles } from '../../src/core/memory-files';
+import { NodeLocks } from '../../headless/locks';
+import { resolveSettings } from '../../src/core/settings';
+import { Vault } from '../../src/core/vault';
 import { MemoryFileStore } from '../helpers/memory-ports';
 
 /**
@@ -61,6 +64,33 @@ describe('scanMemoryFiles', () => {
     expect(scan.entries).toBe(12);
     // the note-named entries that are not regular files, by path (the write index reads them every time)
     expect(scan.others).toEqual(['episodic/dangling.md', 'episodic/dir-link.md', 'episodic/loop.md', 'semantic/pipe.md', 'decisions/folder.md']);
+    // without stats (a load that reads every file): the regular files by their entries, and the
+    // files and the others in compareMemoryPaths' order are listMemoryPaths' paths (what a
+    // consolidation's load without a memory cache lists from one read of each folder)
+    const bare = await scanMemoryFiles(store, MEMORY_ROOTS, { stat: false });
+    expect(bare.files.map(([p, size, mtimeMs]) => [p, size === -1 && mtimeMs === -1 ? 'unstated' : size])).toEqual([
+      ['episodic/a.md', 'unstated'],
+      ['episodic/b.md', 'unstated'],
+      ['episodic/link.md', 1],
+      ['episodic/deep/c.md', 'unstated'],
+      ['episodic/deep/deeper/d.md', 'unstated'],
+      ['semantic/s.md', 'unstated'],
+      ['archive/episodic/old.md', 'unstated'],
+    ]);
+    const listed = await listMemoryPaths(store, MEMORY_ROOTS);
+    expect([...bare.files.map(([p]) => p), ...bare.others].sort(compareMemoryPaths)).toEqual(listed);
+    expect(listed).toEqual(['episodic/a.md', 'episodic/b.md', 'episodic/dangling.md', 'episodic/dir-link.md', 'episodic/link.md', 'episodic/loop.md', 'episodic/deep/c.md', 'episodic/deep/deeper/d.md', 'semantic/pipe.md', 'semantic/s.md', 'decisions/folder.md', 'archive/episodic/old.md']);
+    // loadAll keeping what it read (consolidation), without a memory cache: those paths, one read of each folder
+    const readdirs: string[] = [];
+    const counting = new NodeFileStore(root);
+    for (const method of ['list', 'folders', 'scan'] as const) {
+      const original = (counting[method] as (...a: unknown[]) => unknown).bind(counting);
+      (counting as unknown as Record<string, unknown>)[method] = (dir: string, ...rest: unknown[]) => (readdirs.push(`${method} ${dir}`), original(dir, ...rest));
+    }
+    const vault = new Vault({ files: counting, locks: new NodeLocks(root), clock: { now: () => 0 }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    expect((await vault.loadAll({ keep: true })).paths).toEqual(listed);
+    expect(readdirs.filter((r) => r.startsWith('list') || r.startsWith('folders'))).toEqual([]);
+    expect(readdirs.filter((r) => r === 'scan episodic')).toEqual(['scan episodic']);
   });
 
   it('gives the same from a store without scan (listStats, folders and list)', async () => {

@@ -130,8 +130,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 588.4 KB with a first recall's indexes made as the snapshot's arrays at once (Bm25ArraysBuilder,
   // frozenPartsFromDocs), entity words and date tokens read in place when the text is ASCII (issue 23,
   // first recall without its cache: +2.1 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(588_500);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_380_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 588.9 KB with the memory cache saved in pieces (encodePieces; the plugin's store tells no
+  // versions and saves none) and a consolidation's load listing each folder once (issue 23,
+  // first consolidation: +0.4 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(589_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_380_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
