@@ -133,8 +133,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 588.9 KB with the memory cache saved in pieces (encodePieces; the plugin's store tells no
   // versions and saves none) and a consolidation's load listing each folder once (issue 23,
   // first consolidation: +0.4 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(589_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_380_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 590.6 KB with a first recall's documents kept as their catalog rows (catalogDoc: no texts kept
+  // alive), the catalog's rows encoded as the cache is written and bodyText read by hand (issue 23,
+  // first recall without its cache: +1.7 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(590_700);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_382_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -101,6 +101,58 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
   };
 }
 
+/**
+ * A string that holds no other: V8 keeps a slice of 13 characters or more (an id, a source, a
+ * link's target read from a note) as a view that keeps the whole text it was cut from alive, so
+ * 10,000 documents of a first load would keep their 10,000 file texts; a copy keeps itself only.
+ * Exported for tests.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
+const ownOrNull = (s: string | null): string | null => (s === null ? null : ownString(s));
+const ownLink = (link: MemoryLink): MemoryLink => ({ ...link, target: ownString(link.target) });
+
+/**
+ * toRecallDoc as the catalog keeps it: the fields of its row, as decode gives them from the
+ * cache (no text, tags, related paths or recall count: results read those from their files),
+ * with strings that hold nothing of the note's text. A first load over 10,000 files kept each
+ * file's text, body and tags alive until the end, all copied by every young-generation GC.
+ */
+export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
+  const text = bodyText(memory.body);
+  const accessMs = parseTimestamp(memory.last_accessed_at)!;
+  const createdMs = parseTimestamp(memory.created_at)!;
+  const links = memory.links.length === 0 ? memory.links : memory.links.map(ownLink);
+  return {
+    id: ownString(memory.id),
+    path: memory.path,
+    category: memory.category,
+    confidence: memory.confidence,
+    tier: memory.tier,
+    archived,
+    createdMs,
+    accessMs,
+    activationMs: memory.activation_at ? parseTimestamp(memory.activation_at)! : accessMs,
+    access_count: memory.access_count,
+    is_error: memory.is_error,
+    half_life_days: memory.half_life_days,
+    activation: memory.activation,
+    amplitude: memory.amplitude,
+    agent_role: ownOrNull(memory.agent_role),
+    source: ownOrNull(memory.source),
+    session: ownOrNull(memory.session),
+    terms: analyze(`${text} ${memory.tags.join(' ')}`).terms,
+    facets: [...memoryTimeTerms(text, createdMs), ...entityTerms(text)],
+    links,
+    co_access: memory.co_access,
+    superseded_by: ownOrNull(supersededBy(memory)),
+    text: null,
+    text_hash: contentHash(text),
+  };
+}
+
 type Row = [
   path: string, size: number, mtimeMs: number, category: Category, confidence: Confidence, tier: Tier | null,
   createdMs: number, accessMs: number, activationMs: number, accessCount: number, isError: 0 | 1, halfLife: number,
@@ -191,12 +243,16 @@ export function catalogFingerprint(settings: EngramSettings): string {
 }
 
 /**
+ * `lean`: documents parsed here are catalogDoc's (what their rows keep, as documents from the
+ * cache are: no text, tags, related paths or recall count), for a caller that indexes them and
+ * reads its results' files (openRecall); otherwise toRecallDoc's, with all of those.
  * `pause`: awaited after each file (and each slice of the cache read), so that a process loading
  * in the background (the MCP server's preload, the plugin's start) lets requests in between
  * slices instead of blocking for the whole load; it decides when to pause (slicer.ts).
  */
-export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[]; pause?: () => Promise<void> } = {}): Promise<Catalog> {
+export async function loadCatalog(vault: Vault, options: { useCache?: boolean; listing?: ListedFile[]; pause?: () => Promise<void>; lean?: boolean } = {}): Promise<Catalog> {
   const useCache = options.useCache ?? true;
+  const lean = options.lean ?? false;
   const print = fingerprint(vault.settings);
   const cached = new ShardedMap<Row | ErrorRow>(); // no step rehashes every row (sharded-map.ts)
   if (useCache) for (const row of (await readCache(vault, print, options.pause))?.rows ?? []) {
@@ -217,7 +273,7 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
     if (!row || row[1] !== listed[1] || row[2] !== listed[2]) {
       parsed++;
       // a file listed without its stats (scanMemoryFiles' `stat: false`) gets them from its read
-      const fresh = listed[1] < 0 ? await parseListed(vault, listed) : await parseFile(vault, path);
+      const fresh = listed[1] < 0 ? await parseListed(vault, listed, lean) : await parseFile(vault, path, lean);
       if (fresh instanceof MemoryParseError) row = [path, listed[1], listed[2], fresh.reason];
       else {
         doc = fresh;
@@ -262,11 +318,11 @@ export async function staleCatalogRows(vault: Vault): Promise<string[]> {
 }
 
 /** A memory file as a recall document, or why it cannot be one. */
-export async function parseFile(vault: Vault, path: string): Promise<RecallDoc | MemoryParseError> {
+export async function parseFile(vault: Vault, path: string, lean = false): Promise<RecallDoc | MemoryParseError> {
   try {
     const bytes = await vault.ports.files.read(path);
     if (!bytes) return new MemoryParseError(path, 'disappeared while being read');
-    return docOf(vault, path, bytes);
+    return docOf(vault, path, bytes, lean);
   } catch (error) {
     return parseError(path, error);
   }
@@ -278,12 +334,12 @@ export async function parseFile(vault: Vault, path: string): Promise<RecallDoc |
  * each file once and stats none before; when the read fails, from a stat of the path, as a
  * listing with stats would have said them (-1 when that fails too: the next load looks again).
  */
-async function parseListed(vault: Vault, listed: ListedFile): Promise<RecallDoc | MemoryParseError> {
+async function parseListed(vault: Vault, listed: ListedFile, lean: boolean): Promise<RecallDoc | MemoryParseError> {
   const files = vault.ports.files;
   const path = listed[0];
   if (!files.readWithStat) {
     await statInto(vault, listed);
-    return parseFile(vault, path);
+    return parseFile(vault, path, lean);
   }
   try {
     const read = await files.readWithStat(path);
@@ -293,7 +349,7 @@ async function parseListed(vault: Vault, listed: ListedFile): Promise<RecallDoc 
     }
     listed[1] = read.size;
     listed[2] = read.mtimeMs;
-    return docOf(vault, path, read.bytes);
+    return docOf(vault, path, read.bytes, lean);
   } catch (error) {
     if (listed[1] < 0) await statInto(vault, listed);
     return parseError(path, error);
@@ -311,9 +367,9 @@ async function statInto(vault: Vault, listed: ListedFile): Promise<void> {
   listed[2] = stat?.mtimeMs ?? -1;
 }
 
-function docOf(vault: Vault, path: string, bytes: Uint8Array): RecallDoc {
+function docOf(vault: Vault, path: string, bytes: Uint8Array, lean: boolean): RecallDoc {
   const memory = parseMemory(path, decodeNote(path, bytes, vault.settings.maxFileBytes), vault.settings);
-  return toRecallDoc(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
+  return (lean ? catalogDoc : toRecallDoc)(memory, path.startsWith(`${ARCHIVE_FOLDER}/`));
 }
 
 function parseError(path: string, error: unknown): MemoryParseError {

@@ -108,7 +108,8 @@ export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<R
       return new RecallEngine(patched, vault.settings);
     }
   }
-  const catalog = await loadCatalog(vault, { listing });
+  // lean: the engine keeps no texts (results read theirs, as from the snapshot), so the load keeps none
+  const catalog = await loadCatalog(vault, { listing, lean: true });
   // read-only indexes, as the snapshot written here opens them: built as arrays, without posting lists
   const parts = frozenPartsFromDocs(catalog.docs, vault.settings);
   await saveSnapshot(vault, encodeSnapshot(parts, listing, fingerprint, catalog.signatures()));

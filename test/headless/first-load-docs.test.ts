@@ -1,0 +1,152 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { openVault } from '../../headless/runtime';
+import { parseMemory } from '../../src/core/memory';
+import { seededRandom } from '../../src/core/random';
+import { catalogDoc, CATALOG_PATH, loadCatalog, ownString, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
+import { hydrate, openRecall } from '../../src/core/recall/results';
+import { partsFromDocs, RecallEngine } from '../../src/core/recall/recall';
+import { resolveSettings } from '../../src/core/settings';
+import { initVault } from '../helpers/cli';
+
+/**
+ * Issue 23, a first recall at 10k: openRecall's load keeps each parsed document as its catalog
+ * row keeps it (catalogDoc: no text, tags, related paths or recall count, strings that hold
+ * nothing of the file's text) instead of toRecallDoc's whole document. What it indexes, the
+ * caches it writes and the results it gives are toRecallDoc's.
+ */
+const settings = resolveSettings(undefined);
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+const random = seededRandom('issue-23-first-load-docs');
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+
+/** toRecallDoc as the catalog's row keeps it: the reference catalogDoc must equal. */
+function rowOf(doc: RecallDoc): RecallDoc {
+  const rest: Partial<RecallDoc> = { ...doc, text: null };
+  delete rest.tags;
+  delete rest.related_paths;
+  delete rest.recall_count;
+  return rest as RecallDoc;
+}
+
+const FIELDS = [
+  'category: episodic',
+  'created_at: "2025-12-01T00:00:00Z"',
+  'last_accessed_at: "2025-12-02T10:00:00.250Z"',
+  'confidence: observed',
+  'tags: ["auth", "a, b", "quote \\" and \\u00e9"]',
+  'half_life_days: 7',
+  'access_count: 3',
+  'is_error: false',
+  'tier: warm',
+  'co_access: {"mem-aaaaaaaaaaaa": 2, "mem-bbbbbbbbbbbb": 0.5}',
+  'related_paths: ["src/a.ts"]',
+  'amplitude: 1.25',
+  'activation: 0.3',
+  'activation_at: "2025-12-01T00:00:00Z"',
+  'content_hash: "0ebde0133fc9755a"',
+  'source: a-long-source-name-from-the-import',
+  'session: a-session-with-a-long-name-0001',
+  'agent_role: reviewer-of-the-long-names',
+  'aliases: ["Observation 0: auth term2y"]',
+  'link_ids: ["related mem-7c55dc0c88cd", "supersedes mem-111111111111", "bogus mem-222222222222"]',
+  'remembered_again: 1',
+  'superseded_by: mem-333333333333',
+  'decays_from: "[[mem-444444444444]]"',
+];
+const BODY = 'Observation 0: Alice met Bob in Paris on 3 March 2025; auth term2y retry. [[mem-555555555555|contradicts]] [[Other note|related]]\n\n[[mem-666666666666]]\n';
+const note = (fields: readonly string[], body: string) => ['---', 'id: mem-4d7c6388c5c0', ...fields, '---', body].join('\n');
+
+function expectSame(text: string, archived: boolean): RecallDoc {
+  const memory = parseMemory('episodic/note.md', text, settings);
+  const lean = catalogDoc(memory, archived);
+  const expected = rowOf(toRecallDoc(parseMemory('episodic/note.md', text, settings), archived));
+  expect(lean).toEqual(expected);
+  expect(JSON.stringify(lean)).toBe(JSON.stringify(expected)); // key order too
+  expect(Object.keys(lean)).not.toContain('tags');
+  return lean;
+}
+
+describe('catalogDoc: a document as its catalog row keeps it', () => {
+  it('is toRecallDoc without text, tags, related paths and recall count, on a note with every field', () => {
+    const doc = expectSame(note(FIELDS, BODY), false);
+    expect(doc.text).toBeNull();
+    expect(doc.links).toEqual([
+      { target: 'mem-7c55dc0c88cd', kind: 'related' },
+      { target: 'mem-111111111111', kind: 'supersedes' },
+      { target: 'mem-555555555555', kind: 'contradicts' },
+      { target: 'mem-666666666666', kind: 'related' },
+      { target: 'mem-444444444444', kind: 'decays_from' },
+    ]);
+    expect([doc.id, doc.source, doc.session, doc.agent_role, doc.superseded_by]).toEqual(['mem-4d7c6388c5c0', 'a-long-source-name-from-the-import', 'a-session-with-a-long-name-0001', 'reviewer-of-the-long-names', 'mem-333333333333']);
+    expect(doc.text_hash).toBe(toRecallDoc(parseMemory('episodic/note.md', note(FIELDS, BODY), settings), false).text_hash);
+    expect(expectSame(note(FIELDS, BODY), true).archived).toBe(true);
+  });
+
+  it('is toRecallDoc without those fields on random notes (fields left out, nulls, links, bodies)', () => {
+    const bodies = [BODY, '', 'plain words only', 'Tuesday the 4th: [[mem-777777777777|decays_from]] and "The Title Here"', ' \u00e9t\u00e9 \t ', '[[mem-555555555555]] [[mem-555555555555]]'];
+    for (let round = 0; round < 300; round++) {
+      const fields = FIELDS.filter(() => random() < 0.7).map((line) => (random() < 0.1 && !/^(category|created_at)/.test(line) ? `${line.slice(0, line.indexOf(':'))}: null` : line));
+      if (!fields.some((l) => l.startsWith('category:'))) fields.unshift('category: semantic');
+      if (!fields.some((l) => l.startsWith('created_at:'))) fields.unshift('created_at: "2024-02-29T23:59:59Z"');
+      const body = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(bodies)).join(pick(['\n', ' ', '\n\n']));
+      expectSame(note(fields, body), random() < 0.5);
+    }
+  });
+
+  it('ownString gives the same string, of any length and characters', () => {
+    const atoms = ['a', 'Z', ' ', '\u00e9', '\u{1F600}', '-', '0', '\n'];
+    for (let round = 0; round < 500; round++) {
+      const s = Array.from({ length: Math.floor(random() * 40) }, () => pick(atoms)).join('');
+      const cut = `xx${s}yy`.slice(2, 2 + s.length);
+      expect(ownString(cut)).toBe(s);
+    }
+    expect([ownString(''), ownString('mem-4d7c6388c5c0'), ownString('twelve chars')]).toEqual(['', 'mem-4d7c6388c5c0', 'twelve chars']);
+  });
+});
+
+describe('a lean first load (openRecall) against a load with whole documents', () => {
+  let env: Awaited<ReturnType<typeof initVault>>;
+  beforeEach(async () => {
+    env = await initVault('engram-first-load-docs-');
+    mkdirSync(path.join(env.vault, 'episodic'), { recursive: true });
+    const ids = Array.from({ length: 12 }, (_, i) => `mem-${String(i).padStart(12, '0')}`);
+    ids.forEach((id, i) => {
+      const fields = FIELDS.filter((_, k) => (k + i) % 4 !== 0 || k < 2).map((l) => l.replace('mem-333333333333', ids[(i + 1) % ids.length]!));
+      writeFileSync(path.join(env.vault, 'episodic', `note ${i}.md`), note(fields, `Note ${i} about the webhook retry ${i % 3 === 0 ? 'and the ledger' : 'timeout'}. [[${ids[(i + 5) % ids.length]}]]\n`).replace('mem-4d7c6388c5c0', id));
+    });
+    writeFileSync(path.join(env.vault, 'episodic', 'broken.md'), 'no frontmatter\n');
+    rmSync(path.join(env.vault, '.engram/cache'), { recursive: true, force: true });
+  });
+  afterEach(() => env.cleanup());
+
+  it('writes the catalog and gives the documents a load of whole documents gives, less what rows do not keep', async () => {
+    const { vault } = openVault({ vault: env.vault, cwd: env.dir, env: {} });
+    const whole = await loadCatalog(vault);
+    const wholeBytes = readFileSync(path.join(env.vault, CATALOG_PATH));
+    rmSync(path.join(env.vault, '.engram/cache'), { recursive: true, force: true });
+    const lean = await loadCatalog(vault, { lean: true });
+    expect(readFileSync(path.join(env.vault, CATALOG_PATH))).toEqual(wholeBytes);
+    expect(lean.docs).toEqual(whole.docs.map(rowOf));
+    expect(lean.docs.map((d) => d.text)).toEqual(whole.docs.map(() => null));
+    expect(whole.docs.every((d) => typeof d.text === 'string' && d.text.length > 0)).toBe(true);
+    expect(lean.problems).toEqual(whole.problems);
+    expect(Array.from(lean.signatures())).toEqual(Array.from(whole.signatures()));
+    expect([lean.docs.length, lean.problems.length, lean.parsed]).toEqual([12, 1, 13]);
+  });
+
+  it('answers as an engine over whole documents does, with the texts, tags and related paths of the files', async () => {
+    const { vault } = openVault({ vault: env.vault, cwd: env.dir, env: {} });
+    const first = await openRecall(vault);
+    const whole = await loadCatalog(vault, { useCache: false });
+    const reference = new RecallEngine(partsFromDocs(whole.docs, settings), settings);
+    const again = await openRecall(vault); // from the snapshot the first wrote
+    const shown = async (engine: RecallEngine) =>
+      (await hydrate(vault, engine.search('webhook ledger', { limit: 5 }, NOW).hits)).map((h) => [h.doc.id, h.score, h.doc.text, h.doc.tags, h.doc.related_paths, h.doc.recall_count]);
+    const answer = await shown(first);
+    expect(answer).toEqual(await shown(reference));
+    expect(answer).toEqual(await shown(again));
+    expect(answer.map((a) => a[0])).toEqual(['mem-000000000003', 'mem-000000000007', 'mem-000000000011', 'mem-000000000006', 'mem-000000000002']);
+    expect(answer[0]!.slice(2)).toEqual(['Note 3 about the webhook retry and the ledger. [[mem-000000000008]]', ['auth', 'a, b', 'quote " and \u00e9'], ['src/a.ts'], 2]);
+  });
+});
