@@ -49,6 +49,9 @@ const WIKILINK = /\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g;
  * (`[[mem-x]]` or `[[mem-x|some label]]`) counts as `related`; links to other notes are ignored.
  */
 export function parseLinks(body: string): MemoryLink[] {
+  // a link counts only when its target is a memory id, which starts with mem-: a body without one
+  // (Engram writes links by file name since issue 21) has none, without running the pattern
+  if (!body.includes('mem-')) return [];
   const links: MemoryLink[] = [];
   const seen = new Set<string>();
   for (const m of body.matchAll(WIKILINK)) {

@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { openVault } from '../../headless/runtime';
+import { isMemoryId } from '../../src/core/ids';
+import { LINK_KINDS, parseLinks, type LinkKind, type MemoryLink } from '../../src/core/links';
 import { parseMemory } from '../../src/core/memory';
 import { seededRandom } from '../../src/core/random';
 import { catalogDoc, CATALOG_PATH, loadCatalog, ownString, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
@@ -148,5 +150,38 @@ describe('a lean first load (openRecall) against a load with whole documents', (
     expect(answer).toEqual(await shown(again));
     expect(answer.map((a) => a[0])).toEqual(['mem-000000000003', 'mem-000000000007', 'mem-000000000011', 'mem-000000000006', 'mem-000000000002']);
     expect(answer[0]!.slice(2)).toEqual(['Note 3 about the webhook retry and the ledger. [[mem-000000000008]]', ['auth', 'a, b', 'quote " and \u00e9'], ['src/a.ts'], 2]);
+  });
+});
+
+/** parseLinks before its early return (a body without `mem-`): the pattern over every body. */
+function referenceParseLinks(body: string): MemoryLink[] {
+  const links: MemoryLink[] = [];
+  const seen = new Set<string>();
+  for (const m of body.matchAll(/\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g)) {
+    const target = m[1]!.trim().replace(/\.md$/, '').split('/').pop()!;
+    if (!isMemoryId(target)) continue;
+    const label = (m[2] ?? '').trim();
+    const kind: LinkKind = (LINK_KINDS as readonly string[]).includes(label) ? (label as LinkKind) : 'related';
+    if (seen.has(`${target}|${kind}`)) continue;
+    seen.add(`${target}|${kind}`);
+    links.push({ target, kind });
+  }
+  return links;
+}
+
+describe('parseLinks', () => {
+  it('finds what the pattern over the whole body finds, with or without mem- in the body', () => {
+    const atoms = ['[[', ']]', '|', '#', 'mem-', 'MEM-', 'me', 'm-', 'aaaaaaaaaaaa', '0123456789ab', '.md', '/', ' ', '\n', 'related', 'decays_from', 'contradicts', 'Title', 'x', 'é'];
+    let found = 0;
+    for (let round = 0; round < 4000; round++) {
+      const link = () => `[[${pick(['', ' ', 'notes/', '../'])}${pick(['mem-', 'MEM-', 'me', 'mem'])}${pick(['aaaaaaaaaaaa', '0123456789ab', 'aaaa'])}${pick(['', '.md', '#part'])}${pick(['', '|related', '|contradicts ', '|label', '|'])}]]`;
+      const body = Array.from({ length: 1 + Math.floor(random() * 14) }, () => (random() < 0.3 ? link() : pick(atoms))).join('');
+      const links = parseLinks(body);
+      expect(links).toEqual(referenceParseLinks(body));
+      found += links.length;
+    }
+    expect(found).toBeGreaterThan(20);
+    expect(parseLinks('[[Other note|related]] [[MEM-aaaaaaaaaaaa]] [[notes/mem-aaaaaaaaaaaa.md|contradicts]]')).toEqual([{ target: 'mem-aaaaaaaaaaaa', kind: 'contradicts' }]);
+    expect(parseLinks('[[Other note|related]] [[MEM-aaaaaaaaaaaa]]')).toEqual([]);
   });
 });
