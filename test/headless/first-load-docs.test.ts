@@ -6,6 +6,7 @@ import { LINK_KINDS, parseLinks, type LinkKind, type MemoryLink } from '../../sr
 import { parseMemory } from '../../src/core/memory';
 import { seededRandom } from '../../src/core/random';
 import { catalogDoc, CATALOG_PATH, loadCatalog, ownString, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
+import { indexSignature } from '../../src/core/recall/engine-update';
 import { hydrate, openRecall } from '../../src/core/recall/results';
 import { partsFromDocs, RecallEngine } from '../../src/core/recall/recall';
 import { resolveSettings } from '../../src/core/settings';
@@ -183,5 +184,49 @@ describe('parseLinks', () => {
     expect(found).toBeGreaterThan(20);
     expect(parseLinks('[[Other note|related]] [[MEM-aaaaaaaaaaaa]] [[notes/mem-aaaaaaaaaaaa.md|contradicts]]')).toEqual([{ target: 'mem-aaaaaaaaaaaa', kind: 'contradicts' }]);
     expect(parseLinks('[[Other note|related]] [[MEM-aaaaaaaaaaaa]]')).toEqual([]);
+  });
+});
+
+describe('the catalog a first load writes', () => {
+  let env: Awaited<ReturnType<typeof initVault>>;
+  beforeEach(async () => {
+    env = await initVault('engram-first-load-rows-');
+    mkdirSync(path.join(env.vault, 'episodic'), { recursive: true });
+    // more files than a slice of rows (256), unreadable ones among them, across the slices' edges
+    for (let i = 0; i < 530; i++) {
+      const file = path.join(env.vault, 'episodic', `n${String(i).padStart(4, '0')}.md`);
+      if (i % 97 === 0 || i === 255 || i === 256) writeFileSync(file, `not a memory ${i}\n`);
+      else writeFileSync(file, note(FIELDS.filter((_, k) => (k + i) % 5 !== 0 || k < 2), `Note ${i}: the ${pick(['webhook', 'ledger', 'queue'])} on ${1 + (i % 28)} March 2025 with Alice ${i}.\n`).replace('mem-4d7c6388c5c0', `mem-${String(i).padStart(12, '0')}`));
+    }
+    rmSync(path.join(env.vault, '.engram/cache'), { recursive: true, force: true });
+  });
+  afterEach(() => env.cleanup());
+
+  it('writes what JSON.stringify of the whole cache writes, and each document\'s signature', async () => {
+    const { vault } = openVault({ vault: env.vault, cwd: env.dir, env: {} });
+    const first = await loadCatalog(vault, { lean: true });
+    const text = readFileSync(path.join(env.vault, CATALOG_PATH), 'utf8');
+    const cache = JSON.parse(text) as { format: number; fingerprint: string; rows: unknown[][] };
+    expect(JSON.stringify(cache)).toBe(text);
+    expect([cache.rows.length, cache.rows.filter((r) => r.length === 4).length, first.docs.length, first.problems.length]).toEqual([530, 8, 522, 8]);
+    expect(cache.rows.map((r) => r[0])).toEqual(Array.from({ length: 530 }, (_, i) => `episodic/n${String(i).padStart(4, '0')}.md`));
+    // the reference: each document's signature from its whole document
+    const whole = await loadCatalog(vault, { useCache: false });
+    const expected = whole.docs.map(indexSignature);
+    expect(Array.from(first.signatures())).toEqual(expected);
+    expect(Array.from(whole.signatures())).toEqual(expected); // no cache written: from rows encoded on demand
+    // from the cache (nothing parsed): the same rows, documents and signatures
+    const again = await loadCatalog(vault);
+    expect(again.parsed).toBe(0);
+    expect(again.docs).toEqual(first.docs);
+    expect(Array.from(again.signatures())).toEqual(expected);
+    expect(readFileSync(path.join(env.vault, CATALOG_PATH), 'utf8')).toBe(text);
+    // one file changed: that row again, the others from the cache, written in the same form
+    writeFileSync(path.join(env.vault, 'episodic', 'n0001.md'), readFileSync(path.join(env.vault, 'episodic', 'n0001.md'), 'utf8').replace('Note 1:', 'Note one:'));
+    const changed = await loadCatalog(vault, { lean: true });
+    expect(changed.parsed).toBe(1);
+    const after = readFileSync(path.join(env.vault, CATALOG_PATH), 'utf8');
+    expect(JSON.stringify(JSON.parse(after))).toBe(after);
+    expect(Array.from(changed.signatures())).toEqual((await loadCatalog(vault, { useCache: false })).docs.map(indexSignature));
   });
 });

@@ -259,9 +259,13 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
     cached.set(row[0], row);
     await options.pause?.();
   }
-  const rows: Array<Row | ErrorRow> = [];
+  // a number: the row of docs[n], a document parsed here, encoded from it when the cache is
+  // written (a row held for each of 10,000 parsed files was as many more arrays and joined
+  // strings for every young-generation GC of a first load to copy)
+  const rows: Array<Row | ErrorRow | number> = [];
   const docs: RecallDoc[] = [];
-  const docRows: Row[] = [];
+  // each document's row from the cache, or its listing (size, mtime) to encode it with
+  const docRows: Array<Row | ListedFile> = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
   for (const listed of options.listing ?? (await listMemoryFiles(vault, options.pause))) {
@@ -269,28 +273,35 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
     const path = listed[0];
     // nothing to look up in an empty cache (a first load: each path's hash is work)
     let row = cached.size > 0 ? cached.get(path) : undefined;
-    let doc: RecallDoc | null = null;
     if (!row || row[1] !== listed[1] || row[2] !== listed[2]) {
       parsed++;
       // a file listed without its stats (scanMemoryFiles' `stat: false`) gets them from its read
       const fresh = listed[1] < 0 ? await parseListed(vault, listed, lean) : await parseFile(vault, path, lean);
       if (fresh instanceof MemoryParseError) row = [path, listed[1], listed[2], fresh.reason];
       else {
-        doc = fresh;
-        row = encode(fresh, listed[1], listed[2]);
+        rows.push(docs.length);
+        docs.push(fresh);
+        docRows.push(listed);
+        continue;
       }
     }
     rows.push(row);
     if (row.length === 4) problems.push(new MemoryParseError(path, row[3]));
     else {
-      docs.push(doc ?? decode(row));
+      docs.push(decode(row));
       docRows.push(row);
     }
   }
-  if (useCache && (parsed > 0 || rows.length !== cached.size)) await writeCache(vault, { format: FORMAT, fingerprint: print, rows }, options.pause);
+  const rowOf = (k: number): Row => {
+    const row = docRows[k]!;
+    return row.length === 3 ? encode(docs[k]!, row[1], row[2]) : row;
+  };
+  let written: Float64Array | null = null;
+  if (useCache && (parsed > 0 || rows.length !== cached.size)) written = await writeCache(vault, print, rows, rowOf, options.pause);
   const signatures = () => {
-    const out = new Float64Array(docRows.length);
-    for (let i = 0; i < docRows.length; i++) out[i] = signatureOf(docRows[i]![17], docRows[i]![20], docRows[i]![16]);
+    if (written) return written.slice();
+    const out = new Float64Array(docs.length);
+    for (let k = 0; k < docs.length; k++) out[k] = rowSignature(rowOf(k));
     return out;
   };
   return { docs, problems, parsed, signatures };
@@ -457,24 +468,36 @@ export async function parseCatalogInSlices(bytes: Uint8Array, pause: () => Promi
   return head ?? (JSON.parse(new TextDecoder().decode(bytes)) as CacheFile);
 }
 
+/** signatureOf a document's row. */
+const rowSignature = (row: Row): number => signatureOf(row[17], row[20], row[16]);
+
 /**
- * The cache written; with `pause`, its text made a few hundred rows at a time (the same text as
- * JSON.stringify of the whole, which is one block of ~300 ms at 100,000 memories).
+ * The cache written, its text made a few hundred rows at a time (the same text as JSON.stringify
+ * of the whole `{ format, fingerprint, rows }`, which is one block of ~300 ms at 100,000
+ * memories), `pause` awaited after each slice; a number in `rows` is the row of that document
+ * (rowOf), encoded there and dropped with its slice. Returns each document's signature (from its
+ * row, in document order: rows less the error rows).
  */
-async function writeCache(vault: Vault, cache: CacheFile, pause?: () => Promise<void>): Promise<void> {
+async function writeCache(vault: Vault, print: string, rows: ReadonlyArray<Row | ErrorRow | number>, rowOf: (doc: number) => Row, pause?: () => Promise<void>): Promise<Float64Array> {
+  const signatures: number[] = [];
+  const parts = [JSON.stringify({ format: FORMAT, fingerprint: print, rows: [] }).slice(0, -2)];
+  const slice: Array<Row | ErrorRow> = [];
+  for (let at = 0; at < rows.length; at += WRITE_ROWS) {
+    slice.length = 0;
+    for (let i = at; i < rows.length && i < at + WRITE_ROWS; i++) {
+      const entry = rows[i]!;
+      const row = typeof entry === 'number' ? rowOf(entry) : entry;
+      if (row.length !== 4) signatures.push(rowSignature(row));
+      slice.push(row);
+    }
+    parts.push(JSON.stringify(slice).slice(1, -1));
+    await pause?.();
+  }
   try {
-    let text: string;
-    if (pause) {
-      const parts = [JSON.stringify({ ...cache, rows: [] }).slice(0, -2)];
-      for (let at = 0; at < cache.rows.length; at += WRITE_ROWS) {
-        parts.push(JSON.stringify(cache.rows.slice(at, at + WRITE_ROWS)).slice(1, -1));
-        await pause();
-      }
-      text = `${parts[0]}${parts.slice(1).join(',')}]}`;
-    } else text = JSON.stringify(cache);
     await vault.ports.files.mkdir('.engram/cache');
-    await vault.ports.files.write(CATALOG_PATH, text);
+    await vault.ports.files.write(CATALOG_PATH, `${parts[0]}${parts.slice(1).join(',')}]}`);
   } catch {
     // The cache is an optimisation: a read-only vault still answers.
   }
+  return Float64Array.from(signatures);
 }
