@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { openVault } from '../../headless/runtime';
 import { isMemoryId } from '../../src/core/ids';
 import { LINK_KINDS, parseLinks, type LinkKind, type MemoryLink } from '../../src/core/links';
-import { parseMemory } from '../../src/core/memory';
+import { bodyText, parseMemory } from '../../src/core/memory';
 import { seededRandom } from '../../src/core/random';
 import { catalogDoc, CATALOG_PATH, loadCatalog, ownString, toRecallDoc, type RecallDoc } from '../../src/core/recall/catalog';
 import { indexSignature } from '../../src/core/recall/engine-update';
@@ -228,5 +228,41 @@ describe('the catalog a first load writes', () => {
     const after = readFileSync(path.join(env.vault, CATALOG_PATH), 'utf8');
     expect(JSON.stringify(JSON.parse(after))).toBe(after);
     expect(Array.from(changed.signatures())).toEqual((await loadCatalog(vault, { useCache: false })).docs.map(indexSignature));
+  });
+});
+
+/** bodyText before the scan: the two global patterns and trim. */
+const bodyTextByPatterns = (body: string): string =>
+  (!body.includes('[[') ? body : body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link))).replace(/\s+/g, ' ').trim();
+
+describe('bodyText', () => {
+  it('gives what the patterns give, on crafted bodies', () => {
+    const crafted: Array<[string, string]> = [
+      ['', ''],
+      ['  one  two\n\nthree \t', 'one two three'],
+      ['a [[Note|related]] b [[Other]] c [[x|contradicts ]] d', 'a b [[Other]] c [[x|contradicts ]] d'],
+      ['[[[a|related]] [[b]c]]|related]] [[c|supersedes]]', '[[b]c]]|related]]'],
+      ['keep [[a|decays_from]]', 'keep'],
+      ['\u00a0x\u2028y\u3000\ufeffz\u200bw\u180e', 'x y z\u200bw\u180e'],
+      ['[[unclosed|related] and ]]', '[[unclosed|related] and ]]'],
+      ['|related]] [[', '|related]] [['],
+    ];
+    for (const [body, expected] of crafted) {
+      expect(bodyTextByPatterns(body)).toBe(expected);
+      expect(bodyText(body)).toBe(expected);
+    }
+  });
+
+  it('gives what the patterns give, on random bodies of links, brackets and white space of every kind', () => {
+    const atoms = ['[[', ']]', '[', ']', '|related', '|decays_from', '|supersedes', '|contradicts', '|label', '|', 'related', ' ', '  ', '\n', '\r\n', '\t', '\v', '\f',
+      '\u00a0', '\u1680', '\u2000', '\u200a', '\u200b', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u180e', '\u0085', 'a', 'Word', '\u00e9', '\u{1F600}'];
+    let changed = 0;
+    for (let round = 0; round < 6000; round++) {
+      const body = Array.from({ length: Math.floor(random() * 24) }, () => pick(atoms)).join('');
+      const expected = bodyTextByPatterns(body);
+      expect(bodyText(body)).toBe(expected);
+      if (expected !== body) changed++;
+    }
+    expect(changed).toBeGreaterThan(4000);
   });
 });
