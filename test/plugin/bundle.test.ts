@@ -135,9 +135,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // first consolidation: +0.4 KB).
   // 590.6 KB with a first recall's documents kept as their catalog rows (catalogDoc: no texts kept
   // alive), the catalog's rows encoded as the cache is written and bodyText read by hand (issue 23,
-  // first recall without its cache: +1.7 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(590_700);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_382_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // first recall without its cache: +1.7 KB); 591.4 KB with the catalog written in pieces through
+  // encodePieces (the same issue: +0.8 KB, the plugin's store has no writeChunks and joins them).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(591_500);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_383_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
