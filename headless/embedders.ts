@@ -3,6 +3,7 @@ import { EmbedderError } from '../src/core/errors';
 import type { Embedder } from '../src/core/ports';
 import type { EmbedderSettings } from '../src/core/settings';
 import { HttpEmbedder } from '../src/embedding/http-embedder';
+import { nodePost } from './http-post';
 import { TransformersEmbedder } from '../src/embedding/transformers-embedder';
 
 /**
@@ -46,7 +47,7 @@ export async function loadTransformers(importer: (name: string) => Promise<unkno
 export function createEmbedder(settings: EmbedderSettings, vaultRoot: string): Embedder | null {
   if (settings.kind === 'none') return null;
   if (settings.kind === 'http') {
-    return new HttpEmbedder({ url: settings.url, api: settings.api, model: settings.model, timeoutMs: settings.timeoutMs, batchSize: settings.batchSize }, fetch);
+    return new HttpEmbedder({ url: settings.url, api: settings.api, model: settings.model, timeoutMs: settings.timeoutMs, batchSize: settings.batchSize }, nodePost);
   }
   const models = settings.localModelPath ? nodePath.resolve(vaultRoot, settings.localModelPath) : nodePath.join(vaultRoot, '.engram', 'models');
   return new TransformersEmbedder({

@@ -17,17 +17,28 @@ export interface HttpEmbedderOptions {
   headers?: Record<string, string>;
 }
 
+/** An answer as the embedder reads it: what fetch's Response has. */
+export interface HttpAnswer {
+  ok: boolean;
+  status: number;
+  statusText: string;
+  text(): Promise<string>;
+}
+
+/** The one request the embedder makes: what fetch does with these arguments (fetch is one). */
+export type HttpPost = (url: string, init: { method: 'POST'; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<HttpAnswer>;
+
 export class HttpEmbedder implements Embedder {
   readonly model: string;
   private dimensions: number | null = null;
 
   /**
-   * `fetchImpl` is the shell's HTTP client: Node's fetch in the runner, a requestUrl-based one
-   * inside Obsidian.
+   * `fetchImpl` is the shell's HTTP client: node:http in the runner (headless/http-post.ts), a
+   * requestUrl-based fetch inside Obsidian, fetch itself anywhere.
    */
   constructor(
     private readonly options: HttpEmbedderOptions,
-    private readonly fetchImpl: typeof fetch,
+    private readonly fetchImpl: HttpPost,
   ) {
     this.model = `${options.api}:${options.model}@${options.url}`;
   }
@@ -77,7 +88,7 @@ export class HttpEmbedder implements Embedder {
         body: JSON.stringify(payload),
         signal,
       });
-    let response: Response;
+    let response: HttpAnswer;
     try {
       try {
         response = await request();
@@ -90,7 +101,7 @@ export class HttpEmbedder implements Embedder {
       }
     } catch (error) {
       if (signal.aborted) this.fail(`no answer within ${this.options.timeoutMs} ms`);
-      this.fail(`unreachable (${error instanceof Error ? (error.cause as Error | undefined)?.message ?? error.message : String(error)})`);
+      this.fail(`unreachable (${reasonOf(error)})`);
     }
     if (!response.ok) this.fail(`HTTP ${response.status} ${response.statusText}`.trim());
     let text: string;
@@ -106,4 +117,11 @@ export class HttpEmbedder implements Embedder {
       this.fail('the answer is not JSON');
     }
   }
+}
+
+/** Why a request failed: fetch's cause ("connect ECONNREFUSED ..." under "fetch failed") or the error's own message (an error of another realm too). */
+function reasonOf(error: unknown): string {
+  if (typeof error !== 'object' || error === null || typeof (error as Error).message !== 'string') return String(error);
+  const cause = (error as Error).cause;
+  return typeof cause === 'object' && cause !== null && typeof (cause as Error).message === 'string' ? (cause as Error).message : (error as Error).message;
 }
