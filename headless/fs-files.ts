@@ -224,6 +224,16 @@ export class NodeFileStore implements FileStore {
     return stable.bytes;
   }
 
+  async readWithRoom(rel: string, room: number): Promise<Uint8Array | null> {
+    const open = this.openRegular(this.resolve(rel), rel);
+    if (!open) return null;
+    try {
+      return readAll(open.fd, open.stat.size, room);
+    } finally {
+      fs.closeSync(open.fd);
+    }
+  }
+
   /** A plain read, with the size and mtime of the file read (its fstat: what statSync of the path says). */
   async readWithStat(rel: string): Promise<{ bytes: Uint8Array; size: number; mtimeMs: number } | null> {
     const open = this.openRegular(this.resolve(rel), rel);
@@ -782,10 +792,15 @@ function sameVersion(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
 }
 
-/** The whole file from its start (positioned reads: the descriptor may have been read before). */
-function readAll(fd: number, sizeHint: bigint | number): Buffer {
+/**
+ * The whole file from its start (positioned reads: the descriptor may have been read before).
+ * `room` (readWithRoom): bytes left free past the content, in a buffer of its own (never Node's
+ * shared pool; fewer when the file grew while it was read).
+ */
+function readAll(fd: number, sizeHint: bigint | number, room?: number): Buffer {
   const chunks: Buffer[] = [];
-  let buffer = Buffer.allocUnsafe(Math.max(1, Number(sizeHint)) + 1);
+  const size = Math.max(1, Number(sizeHint)) + 1;
+  let buffer = room === undefined ? Buffer.allocUnsafe(size) : Buffer.allocUnsafeSlow(size + Math.max(0, Math.floor(room)));
   let filled = 0;
   let position = 0;
   for (;;) {
@@ -804,7 +819,13 @@ function readAll(fd: number, sizeHint: bigint | number): Buffer {
     if (n < wanted) break;
   }
   chunks.push(buffer.subarray(0, filled));
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  if (chunks.length === 1) return chunks[0]!;
+  if (room === undefined) return Buffer.concat(chunks);
+  const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
+  const whole = Buffer.allocUnsafeSlow(length + Math.max(0, Math.floor(room)));
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(whole, at);
+  return whole.subarray(0, length);
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

@@ -32,6 +32,13 @@ export interface FileStore {
    */
   read(path: string, options?: { stable?: boolean }): Promise<Uint8Array | null>;
   /**
+   * A plain read into an array whose buffer is its own (nothing else uses it) with `room` bytes
+   * free past the content (fewer when the file grew while read; untouched memory costs nothing
+   * until written): for a caller that appends to what it read in memory (the embeddings bin).
+   * Optional: a store without it reads with `read`.
+   */
+  readWithRoom?(path: string, room: number): Promise<Uint8Array | null>;
+  /**
    * A plain read that also says which version of the file it read: `version` is null unless
    * the bytes are the whole of one complete version (the file was not being saved in place,
    * and did not change while it was read). Optional: a store without it reads with `read`.

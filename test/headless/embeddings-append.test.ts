@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
 import { NodeLocks } from '../../headless/locks';
-import { checksum, copyRows, copyStoredRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, isPacked, loadVectors, updateVectors, updateVectorsFrom, type LoadResult } from '../../src/core/embeddings/store';
+import { checksum, copyRows, copyStoredRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, isPacked, loadVectors, storedArray, updateVectors, updateVectorsFrom, type LoadResult, type StoredVectors } from '../../src/core/embeddings/store';
 import type { Embedder, FileStore } from '../../src/core/ports';
 import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
@@ -26,6 +26,20 @@ const embedder: Embedder = {
   },
 };
 const sources = (ids: string) => [...ids].map((id) => ({ id, text: `${id} text` }));
+
+/** The stored vectors read through storedArray (one array, rows anywhere in it) as packed rows; null when in pieces. */
+function throughArray(stored: StoredVectors): Float32Array | null {
+  const one = storedArray(stored);
+  if (!one) return null;
+  const out = new Float32Array(stored.ids.length * stored.dimensions);
+  for (let i = 0; i < stored.ids.length; i++) {
+    const row = one.rows ? one.rows[i]! : i;
+    out.set(one.data.subarray(row * stored.dimensions, (row + 1) * stored.dimensions), i * stored.dimensions);
+  }
+  return out;
+}
+
+const hex = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
 
 /** What a load gives, comparable: ids, hashes and the vectors' bytes in order. */
 function view(r: LoadResult) {
@@ -188,10 +202,10 @@ describe('vectors held where the bin has them (not packed until asked for)', () 
     const { vault: reference } = memoryVault('2026-01-01T00:00:00Z');
     let seed = 11;
     const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-    const hex = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
     const variant = new Map<string, number>();
     let stored: LoadResult | null = null;
     let chained = 0;
+    let oneArray = 0;
     for (let step = 0; step < 60; step++) {
       // mostly the ids there in their order, some dropped, some added anywhere, a text changed now and then
       const ids = [...'abcdefghijklmnop'].filter(() => rand() < 0.8);
@@ -209,6 +223,10 @@ describe('vectors held where the bin has them (not packed until asked for)', () 
       const held = stored.vectors!;
       if (!isPacked(held)) chained++;
       expect([step, held.ids, held.hashes]).toEqual([step, packed.ids, packed.hashes]);
+      // one array with the rows where they are (the appends went into the room past the bin read)
+      const through = throughArray(held);
+      if (through) oneArray++;
+      expect([step, through && hex(through)]).toEqual([step, through && hex(packed.vectors)]);
       for (let trial = 0; trial < 20; trial++) {
         const count = Math.floor(rand() * (ids.length + 3));
         let r = Math.floor(rand() * ids.length);
@@ -235,6 +253,48 @@ describe('vectors held where the bin has them (not packed until asked for)', () 
     }
     // updates that appended gave back vectors held where the bin has them (the others wrote the bin whole, packed)
     expect(chained).toBe(27);
+    // the others: an append after a whole write (its packed array has no room past it) holds its rows apart
+    expect(oneArray).toBe(37);
+  });
+
+  it('appends in memory into the room past the bin read: one array, and never twice into the same room', async () => {
+    const open = (store: FileStore) => new Vault({ files: store, locks: new NodeLocks(dir), clock: { now: () => 0 }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const vault = open(new NodeFileStore(dir));
+    const whole = async (...steps: string[]) => {
+      const { vault: reference } = memoryVault('2026-01-01T00:00:00Z');
+      for (const ids of steps) await updateVectors(reference, sources(ids), embedder);
+      return view(await loadVectors(reference));
+    };
+    await updateVectors(vault, sources('abc'), embedder);
+    // a store that cannot read with room: the appended rows are a piece of their own
+    const plain = new NodeFileStore(dir);
+    (plain as { readWithRoom?: unknown }).readWithRoom = undefined;
+    const without = open(plain);
+    const fromPlain = await updateVectorsFrom(without, await loadVectors(without), sources('axbc'), embedder);
+    expect(storedArray(fromPlain.stored.vectors!)).toBeNull();
+    expect(view(fromPlain.stored)).toEqual(await whole('abc', 'axbc'));
+    const loaded = await loadVectors(vault);
+    const read = storedArray(loaded.vectors!)!;
+    expect(Array.from(read.rows!)).toEqual([0, 3, 1, 2]);
+    // the room: an eighth of the rows and at least 1,024, past the 4 rows read
+    expect(read.data.buffer.byteLength).toBeGreaterThanOrEqual((4 + 1024) * D * 4);
+    const { stored } = await updateVectorsFrom(vault, loaded, sources('axbcy'), embedder);
+    const one = storedArray(stored.vectors!)!;
+    expect(one.data.buffer).toBe(read.data.buffer); // written into the room, not into a new array
+    expect([one.data.length, Array.from(one.rows!)]).toEqual([5 * D, [0, 3, 1, 2, 4]]);
+    const reference = await whole('abc', 'axbc', 'axbcy');
+    expect(hex(throughArray(stored.vectors!)!)).toBe(reference.bytes);
+    // from the first update's vectors, the room past them is theirs: one array again
+    const next = await updateVectorsFrom(vault, stored, sources('axbcyw'), embedder);
+    expect(storedArray(next.stored.vectors!)!.data.buffer).toBe(read.data.buffer);
+    expect(hex(throughArray(next.stored.vectors!)!)).toBe((await whole('abc', 'axbc', 'axbcy', 'axbcyw')).bytes);
+    // a second update from the vectors as first loaded: the room past them is taken, so its rows
+    // go into an array of their own, and what the first updates hold stays as it was
+    const other = await updateVectorsFrom(vault, loaded, sources('axbcz'), embedder);
+    expect(storedArray(other.stored.vectors!)).toBeNull();
+    expect(hex(other.stored.vectors!.vectors)).toBe((await whole('abc', 'axbc', 'axbcz')).bytes);
+    expect(hex(throughArray(stored.vectors!)!)).toBe(reference.bytes);
+    expect(hex(throughArray(next.stored.vectors!)!)).toBe((await whole('abc', 'axbc', 'axbcy', 'axbcyw')).bytes);
   });
 
   it('an update that appends gives back the vectors unpacked: the bin read and the rows appended, not a copy', async () => {

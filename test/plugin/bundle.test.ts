@@ -137,8 +137,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // alive), the catalog's rows encoded as the cache is written and bodyText read by hand (issue 23,
   // first recall without its cache: +1.7 KB); 591.4 KB with the catalog written in pieces through
   // encodePieces (the same issue: +0.8 KB, the plugin's store has no writeChunks and joins them).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(591_500);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_383_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 592.5 KB with clustering on the stored vectors where they are (vectorClusters' rows, storedArray,
+  // appends into the room past the bin read) and the embedder's HTTP client narrowed to a POST
+  // (issue 23, the 100k next night: +1.2 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(592_600);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_384_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -523,6 +523,20 @@ export interface VectorClusterOptions {
   known?: SketchCache | null;
   /** false: compute everything in JavaScript, without the WebAssembly kernel (the same result; for the tests). */
   wasm?: boolean;
+  /**
+   * Row r is row rows[r] of `packed` (rows of d columns), not the r-th: the vectors as the
+   * embeddings store holds them (the bin as read and appended to) are clustered where they are,
+   * not copied out into a new array first (a 147 MB array at 100k episodes, whose first touch
+   * cost about a second of CPU a night here). Absent: row r at r·d.
+   */
+  rows?: Int32Array;
+}
+
+/** Where each of n rows of d columns starts: rows[r]·d, or r·d without `rows`. */
+function rowStarts(n: number, d: number, rows?: Int32Array): Int32Array {
+  const at = new Int32Array(n);
+  for (let r = 0; r < n; r++) at[r] = (rows ? rows[r]! : r) * d;
+  return at;
 }
 
 /**
@@ -541,13 +555,13 @@ export interface SketchCache {
 }
 
 /** Two 32-bit hashes of each row's words (see SketchCache). */
-export function rowFingerprints(packed: Float32Array, d: number, n: number): Uint32Array {
-  const words = new Uint32Array(packed.buffer, packed.byteOffset, n * d);
+export function rowFingerprints(packed: Float32Array, d: number, n: number, at: Int32Array = rowStarts(n, d)): Uint32Array {
+  const words = new Uint32Array(packed.buffer, packed.byteOffset, packed.length);
   const out = new Uint32Array(n * 2);
   for (let r = 0; r < n; r++) {
     let f = 0x811c9dc5;
     let g = 0x9e3779b9 ^ d;
-    for (let j = r * d, end = j + d; j < end; j++) {
+    for (let j = at[r]!, end = j + d; j < end; j++) {
       const w = words[j]!;
       f = imul(f ^ w, 0x01000193);
       g = imul(g ^ w, 0x5bd1e995);
@@ -592,7 +606,7 @@ function gaussians(count: number, seed: number): Float32Array {
 }
 
 /** 64-bit SimHash of every row (two int32 words): bit k is the side of random hyperplane k. `skip`: rows whose sketch is in `out` already. */
-function sketches(packed: Float32Array, d: number, n: number, out: Int32Array<ArrayBufferLike> = new Int32Array(n * 2), skip?: Uint8Array, kernel?: Kernel | null): Int32Array<ArrayBufferLike> {
+function sketches(packed: Float32Array, d: number, n: number, at: Int32Array, out: Int32Array<ArrayBufferLike> = new Int32Array(n * 2), skip?: Uint8Array, kernel?: Kernel | null): Int32Array<ArrayBufferLike> {
   const planes = gaussians(SKETCH_BITS * d, 0x5eed);
   if (kernel && d > 0) {
     // the planes as doubles, eight a pass: plane 8P + 2k + l, column j at double (8P·d + 8j + 2k + l)
@@ -602,8 +616,8 @@ function sketches(packed: Float32Array, d: number, n: number, out: Int32Array<Ar
     reserve(kernel, outAt + chunk * 8);
     const doubles = new Float64Array(kernel.memory.buffer, 0, SKETCH_BITS * d);
     for (let plane = 0; plane < SKETCH_BITS; plane++) {
-      const at = (plane >> 3) * 8 * d + (plane & 7);
-      for (let j = 0; j < d; j++) doubles[at + j * 8] = planes[plane * d + j]!;
+      const first = (plane >> 3) * 8 * d + (plane & 7);
+      for (let j = 0; j < d; j++) doubles[first + j * 8] = planes[plane * d + j]!;
     }
     const values = new Float32Array(kernel.memory.buffer);
     const words = new Int32Array(kernel.memory.buffer);
@@ -612,7 +626,7 @@ function sketches(packed: Float32Array, d: number, n: number, out: Int32Array<Ar
       let count = 0;
       for (; r < n && count < chunk; r++) {
         if (skip?.[r]) continue;
-        values.set(packed.subarray(r * d, r * d + d), rowsAt / 4 + count * d);
+        values.set(packed.subarray(at[r], at[r]! + d), rowsAt / 4 + count * d);
         rows[count++] = r;
       }
       kernel.sketchRows(rowsAt, 0, d, count, outAt);
@@ -627,7 +641,7 @@ function sketches(packed: Float32Array, d: number, n: number, out: Int32Array<Ar
     if (skip?.[r]) continue;
     let lo = 0;
     let hi = 0;
-    const v = r * d;
+    const v = at[r]!;
     // four planes at a time: each of the row's values is read once for four products
     for (let k = 0; k < SKETCH_BITS; k += 4) {
       let s0 = 0;
@@ -714,7 +728,9 @@ function popcount(x: number): number {
  * The tests check the groups equal those of comparing every pair exactly.
  */
 export function vectorClusters(packed: Float32Array, d: number, threshold: number, minSize: number, options: VectorClusterOptions = {}): VectorClusters {
-  const n = d === 0 ? 0 : packed.length / d;
+  const n = d === 0 ? 0 : (options.rows?.length ?? packed.length / d);
+  // where each row starts in `packed` (options.rows: anywhere; else row r at r·d)
+  const at = rowStarts(n, d, options.rows);
   const uf = new UnionFind(n);
   const h = min(d, max(8, Math.round(d / 4)));
   // WebAssembly SIMD where there is (see Kernel): the same sums, so the same pairs and groups
@@ -727,12 +743,12 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
   const prepare = (): void => {
     if (sketch.length > 0 || n === 0) return;
     tail = new Float32Array(n);
-    for (let r = 0; r < n; r++) tail[r] = sqrt(max(0, dotRows(packed, r * d, r * d, h, d)));
+    for (let r = 0; r < n; r++) tail[r] = sqrt(max(0, dotRows(packed, at[r]!, at[r]!, h, d)));
     if (options.known === undefined) {
-      sketch = sketches(packed, d, n, undefined, undefined, kernel);
+      sketch = sketches(packed, d, n, at, undefined, undefined, kernel);
       return;
     }
-    const fingerprints = rowFingerprints(packed, d, n);
+    const fingerprints = rowFingerprints(packed, d, n, at);
     sketch = new Int32Array(n * 2);
     const kept = new Uint8Array(n);
     const known = options.known;
@@ -750,7 +766,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
         sketchesKept++;
       }
     }
-    sketches(packed, d, n, sketch, kept, kernel);
+    sketches(packed, d, n, at, sketch, kept, kernel);
     sketchCache = { dimensions: d, fingerprints, sketches: sketch };
   };
   const q = Math.acos(max(-1, min(1, threshold))) / Math.PI;
@@ -762,7 +778,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
    * bound rejects only when below the threshold (a tail too large for a float is Infinity, and
    * Infinity · 0 is NaN: such a pair is compared in full).
    */
-  const close = (a: number, b: number, head: number): boolean => !(head + tail[a]! * tail[b]! < threshold) && head + dotRows(packed, a * d, b * d, h, d) >= threshold;
+  const close = (a: number, b: number, head: number): boolean => !(head + tail[a]! * tail[b]! < threshold) && head + dotRows(packed, at[a]!, at[b]!, h, d) >= threshold;
   /** Pairs of `a` with rows[from..to): the sketch test inline, then the exact comparison. */
   const scan = (a: number, rows: Int32Array, from: number, to: number): void => {
     if (from >= to) return;
@@ -775,7 +791,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       if (popcount2(lo ^ sketch[b * 2]!, hi ^ sketch[b * 2 + 1]!) > maxBits) continue;
       if (uf.find(a) === uf.find(b)) continue;
       compared++;
-      if (close(a, b, dotRows(packed, a * d, b * d, 0, h))) uf.union(a, b);
+      if (close(a, b, dotRows(packed, at[a]!, at[b]!, 0, h))) uf.union(a, b);
     }
   };
   /**
@@ -799,7 +815,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       const r = rows[from + x]!;
       words[x * 2] = sketch[r * 2]!;
       words[x * 2 + 1] = sketch[r * 2 + 1]!;
-      doubles.set(packed.subarray(r * d, r * d + h), headAt / 8 + x * h);
+      doubles.set(packed.subarray(at[r], at[r]! + h), headAt / 8 + x * h);
     }
     sketched += (size * (size - 1)) / 2;
     for (let x = 0; x < size; x++) {
@@ -865,7 +881,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
           const r = old[y]!;
           words[y * 2] = sketch[r * 2]!;
           words[y * 2 + 1] = sketch[r * 2 + 1]!;
-          values.set(packed.subarray(r * d, r * d + h), oldHeadAt / 4 + y * h);
+          values.set(packed.subarray(at[r], at[r]! + h), oldHeadAt / 4 + y * h);
         }
         for (let x = 0; x < rows.length; x += group) {
           const size = min(group, rows.length - x);
@@ -873,7 +889,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
             const a = rows[x + g]!;
             words[freshAt / 4 + g * 2] = sketch[a * 2]!;
             words[freshAt / 4 + g * 2 + 1] = sketch[a * 2 + 1]!;
-            values.set(packed.subarray(a * d, a * d + h), freshHeadAt / 4 + g * h);
+            values.set(packed.subarray(at[a], at[a]! + h), freshHeadAt / 4 + g * h);
           }
           words.fill(0, countAt / 4, countAt / 4 + group);
           kernel.passDots(size, freshAt, 0, m, maxBits, freshHeadAt, oldHeadAt, h, listAt, productAt, countAt);
@@ -897,7 +913,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
       }
       const passed = [new Int32Array(m), new Int32Array(m), new Int32Array(m), new Int32Array(m)];
       const count = new Int32Array(4);
-      const head = (_: number, a: number, b: number): number => dotRows(packed, a * d, b * d, 0, h);
+      const head = (_: number, a: number, b: number): number => dotRows(packed, at[a]!, at[b]!, 0, h);
       for (let x = 0; x < rows.length; x += 4) {
         const group = min(4, rows.length - x);
         if (m > 0) passSketches(sketch, rows, x, group, oldSketch, m, maxBits, passed, count);
@@ -931,10 +947,10 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
     const simsAt = rowAt + h * 8;
     reserve(kernel, simsAt + m * 8);
     const doubles = new Float64Array(kernel.memory.buffer);
-    for (let p = 0; p < m; p++) doubles.set(packed.subarray(pivotRow[p]! * d, pivotRow[p]! * d + h), p * h);
+    for (let p = 0; p < m; p++) doubles.set(packed.subarray(at[pivotRow[p]!], at[pivotRow[p]!]! + h), p * h);
     similarity = new Float64Array(kernel.memory.buffer, simsAt, m);
     toPivots = (r) => {
-      doubles.set(packed.subarray(r * d, r * d + h), rowAt / 8);
+      doubles.set(packed.subarray(at[r], at[r]! + h), rowAt / 8);
       kernel.dots(rowAt, 0, m, h, simsAt);
     };
   }
@@ -942,7 +958,7 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
     let filled = 0;
     toPivots?.(r);
     for (let p = 0; p < m; p++) {
-      const s = toPivots ? similarity[p]! : dotRows(packed, r * d, pivotRow[p]! * d, 0, h);
+      const s = toPivots ? similarity[p]! : dotRows(packed, at[r]!, at[pivotRow[p]!]!, 0, h);
       if (filled < probes || s > sims[filled - 1]!) {
         let k = filled < probes ? filled++ : filled - 1;
         while (k > 0 && sims[k - 1]! < s) {
@@ -967,14 +983,15 @@ export function vectorClusters(packed: Float32Array, d: number, threshold: numbe
 }
 
 /** The member closest to the group's mean vector: the most representative episode. */
-export function vectorMedoid(packed: Float32Array, d: number, group: number[]): number {
+export function vectorMedoid(packed: Float32Array, d: number, group: number[], rows?: Int32Array): number {
+  const at = (r: number): number => (rows ? rows[r]! : r) * d;
   const mean = new Float64Array(d);
-  for (const r of group) for (let j = 0; j < d; j++) mean[j]! += packed[r * d + j]!;
+  for (const r of group) for (let j = 0; j < d; j++) mean[j]! += packed[at(r) + j]!;
   let best = group[0]!;
   let bestScore = -Infinity;
   for (const r of group) {
     let s = 0;
-    for (let j = 0; j < d; j++) s += mean[j]! * packed[r * d + j]!;
+    for (let j = 0; j < d; j++) s += mean[j]! * packed[at(r) + j]!;
     if (s > bestScore) {
       bestScore = s;
       best = r;

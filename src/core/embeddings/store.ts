@@ -97,6 +97,38 @@ function binBacked(model: string, dimensions: number, ids: string[], hashes: str
   return stored;
 }
 
+/**
+ * Bins read with room past their rows (FileStore.readWithRoom): the buffer's byte up to which
+ * views of it are in use. An append continues in memory from the view that ends there (its rows
+ * written into the room, read back as one array with the rest: the clustering then takes the
+ * episodes' rows where they are, see storedArray); any other view of the buffer ends earlier and
+ * is not appended to in place (two updates from the same vectors do not write the same room).
+ */
+const inUseTo = new WeakMap<ArrayBufferLike, number>();
+
+/** Room to ask for past the bin's rows: an eighth of them and at least 1,024 (a night's new episodes). */
+function roomFor(binRows: number, d: number): number {
+  return Math.max(1024, Math.ceil(binRows / 8)) * d * 4;
+}
+
+/** A view of `count` floats right after `chunk` in its buffer, when that is room nothing else uses; else null. */
+function roomAfter(chunk: Float32Array, count: number): Float32Array | null {
+  const end = chunk.byteOffset + chunk.byteLength;
+  if (inUseTo.get(chunk.buffer) !== end || chunk.buffer.byteLength - end < count * 4) return null;
+  return new Float32Array(chunk.buffer, end, count);
+}
+
+/**
+ * The stored vectors as one array, without packing them: row i of the stored vectors is row
+ * rows[i] of `data` (rows null: row i). Null when they are held in several pieces (an append
+ * that found no room).
+ */
+export function storedArray(stored: StoredVectors): { data: Float32Array; rows: Int32Array | null } | null {
+  const bin = unpacked.get(stored);
+  if (!bin) return { data: stored.vectors, rows: null };
+  return bin.chunks.length === 1 ? { data: bin.chunks[0]!, rows: bin.rows } : null;
+}
+
 /** Whether `vectors` of these stored vectors is packed already (binBacked's packing has happened or was never needed). Exported for tests. */
 export function isPacked(stored: StoredVectors): boolean {
   return !unpacked.has(stored);
@@ -176,9 +208,11 @@ export function copyRows(from: Float32Array, to: Float32Array, d: number, count:
 export type LoadResult = { vectors: StoredVectors | null; problem: string | null; layout?: VectorsLayout };
 
 /** The vectors of an index and the bin's bytes it covers (aligned), or the problem. */
-function readIndexed(index: EmbeddingIndexFile, covered: Uint8Array): LoadResult {
+function readIndexed(index: EmbeddingIndexFile, covered: Uint8Array, roomy = false): LoadResult {
   const rebuilt = (what: string): LoadResult => ({ vectors: null, problem: `${what}: the embeddings will be rebuilt` });
   const binVectors = new Float32Array(covered.buffer, covered.byteOffset, covered.length / 4);
+  // the bytes past what the index covers (room, a torn append) are free for the next append in memory
+  if (roomy) inUseTo.set(covered.buffer, covered.byteOffset + covered.byteLength);
   if (checksum(binVectors) !== index.checksum) return rebuilt(`${EMBEDDINGS_BIN} does not match its index (checksum)`);
   const d = index.dimensions;
   if (index.format === 1) {
@@ -231,13 +265,15 @@ export async function loadVectors(vault: Vault): Promise<LoadResult> {
   } catch (error) {
     return { vectors: null, problem: `${EMBEDDINGS_INDEX} is unreadable (${error instanceof Error ? error.message : String(error)}): the embeddings will be rebuilt` };
   }
-  const bin = await files.read(EMBEDDINGS_BIN);
+  // with room past the rows where the store can: tonight's new rows are appended there in memory
+  const roomy = files.readWithRoom !== undefined;
+  const bin = roomy ? await files.readWithRoom!(EMBEDDINGS_BIN, roomFor(index.bytes / 4 / index.dimensions, index.dimensions)) : await files.read(EMBEDDINGS_BIN);
   // longer than the index says: an append the index was never written for (a crash), not read
   if (!bin || bin.length < index.bytes) {
     return { vectors: null, problem: `${EMBEDDINGS_BIN} has ${bin?.length ?? 0} bytes where its index says ${index.bytes}: the embeddings will be rebuilt` };
   }
   const covered = bin.subarray(0, index.bytes);
-  return readIndexed(index, covered.byteOffset % 4 === 0 ? covered : covered.slice());
+  return covered.byteOffset % 4 === 0 ? readIndexed(index, covered, roomy) : readIndexed(index, covered.slice());
 }
 
 /** The whole bin (row i: the i-th memory), then its index; returns the layout written. */
@@ -280,7 +316,12 @@ async function appendVectors(vault: Vault, loaded: LoadResult, stored: Omit<Stor
   const binRows = before.binRows + fresh.size;
   if ((binRows - count) * 4 > binRows) return null;
   const rows = new Int32Array(count);
-  const added = new Float32Array(fresh.size * d);
+  // the new rows right after the bin's in its buffer when there is room (one array: see storedArray)
+  const last = chunks?.[chunks.length - 1];
+  const inRoom = last && fresh.size > 0 ? roomAfter(last, fresh.size * d) : null;
+  // taken at once (an update from the same vectors meanwhile finds no room); unused if this append fails
+  if (inRoom) inUseTo.set(inRoom.buffer, inRoom.byteOffset + inRoom.byteLength);
+  const added = inRoom ?? new Float32Array(fresh.size * d);
   let next = before.binRows;
   for (let i = 0; i < count; i++) {
     const vector = fresh.get(i);
@@ -294,8 +335,12 @@ async function appendVectors(vault: Vault, loaded: LoadResult, stored: Omit<Stor
   // covers (another writer replaced it meanwhile) is written whole
   if (added.length > 0 && !(await append(EMBEDDINGS_BIN, new Uint8Array(added.buffer, added.byteOffset, added.byteLength), before.binRows * d * 4))) return null;
   await writeIndex(vault, stored, layout);
-  const vectors = chunks
-    ? binBacked(stored.model, d, stored.ids, stored.hashes, { chunks: added.length > 0 ? [...chunks, added] : chunks, rows })
+  let held = chunks && added.length > 0 ? [...chunks, added] : chunks;
+  if (chunks && inRoom) {
+    held = [...chunks.slice(0, -1), new Float32Array(last!.buffer, last!.byteOffset, last!.length + inRoom.length)];
+  }
+  const vectors = held
+    ? binBacked(stored.model, d, stored.ids, stored.hashes, { chunks: held, rows })
     : { ...stored, vectors: packedVectors(previous, count, d, (i) => (fresh.has(i) ? -1 : rowOf.get(stored.ids[i]!)!), fresh) };
   return { vectors, problem: null, layout };
 }

@@ -91,6 +91,65 @@ describe('clustering (SPEC §8)', () => {
     expect([plainBlocked.clusters, plainBlocked.sketched, plainBlocked.compared]).toEqual([slow, blocked.sketched, blocked.compared]);
   });
 
+  it('clusters rows where they are (options.rows) exactly as the same rows packed: every path, crafted and random', () => {
+    let s = 77;
+    const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const unit = (v: Float32Array) => {
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    };
+    /** The result as comparable values (labels in order, the sketch cache's words). */
+    const seen = (r: ReturnType<typeof vectorClusters>) => ({
+      clusters: r.clusters,
+      labels: r.labels && [...r.labels],
+      fresh: r.fresh,
+      sketched: r.sketched,
+      compared: r.compared,
+      fingerprints: r.sketchCache && Array.from(r.sketchCache.fingerprints),
+      sketches: r.sketchCache && Array.from(r.sketchCache.sketches),
+      kept: r.sketchesKept,
+    });
+    let cases = 0;
+    for (const [n, d, topics] of [[1, 5, 1], [2, 3, 1], [40, 7, 4], [700, 24, 60], [2600, 40, 200]] as const) {
+      const centres = Array.from({ length: topics }, () => unit(Float32Array.from({ length: d }, rand)));
+      const vectors = Array.from({ length: n }, (_, i) => unit(Float32Array.from(centres[i % topics]!, (x) => x + rand() * (i % 6 === 0 ? 0.7 : 0.1))));
+      const packed = new Float32Array(n * d);
+      vectors.forEach((v, i) => packed.set(v, i * d));
+      // the same rows scattered in a larger array, in another order, junk rows between them
+      const size = n * 2 + 3;
+      const order = Array.from({ length: size }, (_, i) => i);
+      for (let i = size - 1; i > 0; i--) {
+        const j = Math.floor((rand() + 0.5) * (i + 1));
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      const rows = Int32Array.from(order.slice(0, n));
+      const scattered = Float32Array.from({ length: size * d }, () => rand() * 1e30);
+      vectors.forEach((v, i) => scattered.set(v, rows[i]! * d));
+      const keys = vectors.map((_, i) => `k${i}`);
+      // the previous night: a tenth of the rows unknown (new), the rest in the groups of the full run
+      const night1 = vectorClusters(packed, d, 0.82, 3, { keys });
+      const previous = new Map([...night1.labels!].filter(([key]) => Number(key.slice(1)) % 10 !== 3));
+      const known = vectorClusters(packed, d, 0.82, 3, { known: null }).sketchCache;
+      for (const options of [{}, { blockingFrom: 0 }, { keys }, { keys, previous }, { keys, previous, known: null }, { keys, previous, known: known ?? null }, { blockingFrom: 0, known: null }]) {
+        for (const wasm of [true, false]) {
+          const reference = vectorClusters(packed, d, 0.82, 3, { ...options, wasm });
+          const fast = vectorClusters(scattered, d, 0.82, 3, { ...options, wasm, rows });
+          expect([n, options, wasm, seen(fast)]).toEqual([n, options, wasm, seen(reference)]);
+          for (const group of reference.clusters) expect(vectorMedoid(scattered, d, group, rows)).toBe(vectorMedoid(packed, d, group));
+          cases++;
+        }
+      }
+      if (n === 2600) {
+        // the random case is no trivial one: groups carried, rows compared again, sketches kept
+        const fresh = vectorClusters(scattered, d, 0.82, 3, { keys, previous, known: known!, rows });
+        expect(fresh.clusters.length).toBeGreaterThan(150);
+        expect(fresh.fresh).toBe(260); // the rows the previous night did not know
+        expect(fresh.sketchesKept).toBe(n);
+      }
+    }
+    expect(cases).toBe(70);
+  });
+
   it('carries groups from one run to the next: comparing only new rows and broken groups finds the same clusters', () => {
     let s = 5;
     const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
