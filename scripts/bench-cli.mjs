@@ -23,6 +23,9 @@ const SIZE = Number(values.size);
 const RUNS = Number(values.runs);
 /** Samples of the import row (a new vault each): half the rounds, at least 2. */
 const IMPORTS = Number(values.imports ?? Math.max(2, Math.ceil(RUNS / 2)));
+/** Samples of the first consolidate row (a copy of the vault each): as the first recall's. */
+const CONSOLIDATES = Math.max(1, Math.ceil(RUNS / 2));
+const CP = process.platform !== 'win32' && existsSync('/bin/cp') ? '/bin/cp' : null;
 const NOW = '2026-11-29T12:00:00Z';
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const engramOf = (p) => path.join(p.endsWith('.js') ? path.dirname(path.resolve(p)) : path.resolve(p, p.endsWith('dist') || p.endsWith('dist/') ? '' : 'dist'), 'engram.js');
@@ -157,12 +160,24 @@ try {
     }
   }
   alternate(`remember one memory into the ${SIZE} vault`, RUNS, (i, r) => run(cli(i, 'remember', `Bench note ${r}: the partner webhook retry budget moved to ${r + 3} attempts.`)));
-  alternate(`first consolidate of the ${SIZE} vault (lexical)`, 1, (i) => run(cli(i, 'consolidate')));
+  // each sample consolidates a copy of the vault as the rows above left it (`cp -a` keeps the
+  // nanosecond mtimes the caches compare; Node's cpSync keeps milliseconds): one sample of a
+  // 3.3 s run moved 10 % between runs of the bench on a loaded machine. Without cp, one sample.
+  const bases = builds.map((_, i) => path.join(work, `consolidate-base-${i}`));
+  const copies = CP ? CONSOLIDATES : 1;
+  if (copies > 1) for (const i of builds.keys()) renameSync(vaults[i], bases[i]);
+  alternate(`first consolidate of the ${SIZE} vault (lexical)`, copies, (i) => {
+    if (copies > 1) {
+      if (existsSync(vaults[i])) renameSync(vaults[i], path.join(work, `aside-${aside++}`));
+      execFileSync(CP, ['-a', bases[i], vaults[i]]);
+    }
+    return run(cli(i, 'consolidate'));
+  });
 
   load.push(loadavg());
   const fmt = (x) => (x === null || x === undefined ? '' : x.toFixed(0));
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '');
-  console.log(`\nEngram at the command line: ${SIZE} memories, medians (${RUNS} rounds; import ${IMPORTS}, first recall ${Math.max(1, Math.ceil(RUNS / 2))}, consolidate 1), builds interleaved`);
+  console.log(`\nEngram at the command line: ${SIZE} memories, medians (${RUNS} rounds; import ${IMPORTS}, first recall ${Math.max(1, Math.ceil(RUNS / 2))}, consolidate ${CP ? CONSOLIDATES : 1}), builds interleaved`);
   console.log(`load average (1, 5, 15 min) at start ${load[0].map((x) => x.toFixed(1)).join(' ')}, at end ${load[1].map((x) => x.toFixed(1)).join(' ')}; ${TIME ? 'CPU = user + system' : 'no /usr/bin/time: wall only'}\n`);
   const head = ['measure', 'build', 'wall ms', 'x node -e 0', 'CPU ms', 'CPU x node', 'peak MB'];
   if (builds.length > 1) head.push(`wall x ${builds[1].name}`, `CPU x ${builds[1].name}`);
