@@ -116,6 +116,21 @@ export class OrderedShardedMap<V> {
     for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) yield values[i]!;
   }
 
+  /**
+   * The values in insertion order, in a new array: a copy of the table in one step where
+   * `[...values()]` takes an iterator step per entry (100,000 documents: 26 ms of CPU against 6
+   * for the copy, medians of 30 at load 9; the plugin's engine build took its documents so in
+   * one turn of a build in slices).
+   */
+  valuesArray(): V[] {
+    if (this.holes === 0) return this.valueAt.slice() as V[];
+    const keys = this.keyAt;
+    const values = this.valueAt;
+    const out: V[] = [];
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) out.push(values[i]!);
+    return out;
+  }
+
   private closeUp(): void {
     const keys: string[] = [];
     const values: V[] = [];

@@ -246,7 +246,7 @@ export class MemoryIndex {
     if (!this.live) {
       this.building = null; // a build in slices under way is overtaken by this one
       this.queued = [];
-      this.live = new LiveIndex([...this.docs.values()], this.vault().settings);
+      this.live = new LiveIndex(this.docs.valuesArray(), this.vault().settings);
       this.roomAhead();
     }
     return this.live.engine;
@@ -259,7 +259,7 @@ export class MemoryIndex {
   buildInSlices(): Promise<void> {
     if (this.live) return Promise.resolve();
     if (this.building) return this.building;
-    const docs = [...this.docs.values()];
+    const docs = this.docs.valuesArray();
     let building: Promise<void> | null = null;
     building = (async () => {
       const live = await LiveIndex.inSlices(docs, this.vault().settings, null, this.slicer().tick);

@@ -48,6 +48,7 @@ describe('OrderedShardedMap', () => {
     const same = () => {
       expect(ordered.size).toBe(plain.size);
       expect([...ordered.values()]).toEqual([...plain.values()]);
+      expect(ordered.valuesArray()).toEqual([...plain.values()]);
     };
     for (const phase of [0.1, 0.7, 0.3]) {
       // deletions 10 %, then 70 % (holes pass half the entries: closed up), then 30 %
@@ -75,5 +76,20 @@ describe('OrderedShardedMap', () => {
     same();
     ordered.set('b', 1).set('a', 2).set('b', 3);
     expect([...ordered.values()]).toEqual([3, 2]);
+  });
+
+  it('valuesArray: the values in insertion order in a copy the map does not change afterwards, with or without holes', () => {
+    const ordered = new OrderedShardedMap<number>();
+    ordered.set('a', 1).set('b', 2).set('c', 3);
+    const before = ordered.valuesArray();
+    expect(before).toEqual([1, 2, 3]);
+    ordered.set('a', 9);
+    ordered.delete('b');
+    expect(before).toEqual([1, 2, 3]);
+    const holed = ordered.valuesArray();
+    expect(holed).toEqual([9, 3]);
+    ordered.set('d', 4);
+    expect(holed).toEqual([9, 3]);
+    expect(ordered.valuesArray()).toEqual([9, 3, 4]);
   });
 });

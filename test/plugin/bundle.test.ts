@@ -140,8 +140,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 592.5 KB with clustering on the stored vectors where they are (vectorClusters' rows, storedArray,
   // appends into the room past the bin read) and the embedder's HTTP client narrowed to a POST
   // (issue 23, the 100k next night: +1.2 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(592_600);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_384_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 592.7 KB with the engine build taking its documents as one copy (OrderedShardedMap.valuesArray;
+  // issue 23, the plugin's longest turn at 100k: +0.2 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(592_800);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_384_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
