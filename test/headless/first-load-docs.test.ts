@@ -89,7 +89,11 @@ describe('catalogDoc: a document as its catalog row keeps it', () => {
   it('is toRecallDoc without those fields on random notes (fields left out, nulls, links, bodies)', () => {
     const bodies = [BODY, '', 'plain words only', 'Tuesday the 4th: [[mem-777777777777|decays_from]] and "The Title Here"', ' \u00e9t\u00e9 \t ', '[[mem-555555555555]] [[mem-555555555555]]'];
     for (let round = 0; round < 300; round++) {
-      const fields = FIELDS.filter(() => random() < 0.7).map((line) => (random() < 0.1 && !/^(category|created_at)/.test(line) ? `${line.slice(0, line.indexOf(':'))}: null` : line));
+      // the three times one string, two of them, or three (read once each where they are one)
+      const times = ['"2025-12-01T00:00:00Z"', '"2025-12-02T10:00:00.250Z"', '"2025-12-03T00:00:00Z"'];
+      const fields = FIELDS.filter(() => random() < 0.7)
+        .map((line) => (/^(last_accessed_at|activation_at):/.test(line) ? `${line.slice(0, line.indexOf(':'))}: ${pick(times)}` : line))
+        .map((line) => (random() < 0.1 && !/^(category|created_at)/.test(line) ? `${line.slice(0, line.indexOf(':'))}: null` : line));
       if (!fields.some((l) => l.startsWith('category:'))) fields.unshift('category: semantic');
       if (!fields.some((l) => l.startsWith('created_at:'))) fields.unshift('created_at: "2024-02-29T23:59:59Z"');
       const body = Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(bodies)).join(pick(['\n', ' ', '\n\n']));

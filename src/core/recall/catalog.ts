@@ -123,9 +123,13 @@ const ownLink = (link: MemoryLink): MemoryLink => ({ ...link, target: ownString(
  */
 export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
   const text = bodyText(memory.body);
-  const accessMs = parseTimestamp(memory.last_accessed_at)!;
   const createdMs = parseTimestamp(memory.created_at)!;
+  // a new memory's three times are one string: read once
+  const accessMs = memory.last_accessed_at === memory.created_at ? createdMs : parseTimestamp(memory.last_accessed_at)!;
+  const activationMs = !memory.activation_at ? accessMs : memory.activation_at === memory.last_accessed_at ? accessMs : parseTimestamp(memory.activation_at)!;
   const links = memory.links.length === 0 ? memory.links : memory.links.map(ownLink);
+  const times = memoryTimeTerms(text, createdMs);
+  const entities = entityTerms(text);
   return {
     id: ownString(memory.id),
     path: memory.path,
@@ -135,7 +139,7 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
     archived,
     createdMs,
     accessMs,
-    activationMs: memory.activation_at ? parseTimestamp(memory.activation_at)! : accessMs,
+    activationMs,
     access_count: memory.access_count,
     is_error: memory.is_error,
     half_life_days: memory.half_life_days,
@@ -144,8 +148,10 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
     agent_role: ownOrNull(memory.agent_role),
     source: ownOrNull(memory.source),
     session: ownOrNull(memory.session),
-    terms: analyze(`${text} ${memory.tags.join(' ')}`).terms,
-    facets: [...memoryTimeTerms(text, createdMs), ...entityTerms(text)],
+    // without tags, the text alone: its copy with a space after it gives no other word
+    terms: analyze(memory.tags.length === 0 ? text : `${text} ${memory.tags.join(' ')}`).terms,
+    // memoryTimeTerms' array is its own (a new one each call): kept as it is when no entity follows
+    facets: entities.length === 0 ? times : [...times, ...entities],
     links,
     co_access: memory.co_access,
     superseded_by: ownOrNull(supersededBy(memory)),

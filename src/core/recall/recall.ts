@@ -157,12 +157,34 @@ export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettin
  */
 export function frozenPartsFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): EngineParts {
   const params = bm25Params(settings);
-  const lexical = new Bm25ArraysBuilder();
+  // each index has at most one entry per term given: room for all of them at once
+  let room = 0;
+  for (const doc of docs) room += doc.terms.length + (doc.facets?.length ?? 0);
+  const lexical = new Bm25ArraysBuilder(room);
   for (const doc of docs) lexical.addLists(doc.facets ? [doc.terms, doc.facets] : [doc.terms], doc.terms.length);
-  const episodes = new Bm25ArraysBuilder();
-  const steps = episodeSteps(docs, episodes);
-  let step = steps.next();
-  while (!step.done) step = steps.next();
+  // episodes as episodeSteps numbers them (in the order of their first member), each the group
+  // of its members' entries in the lexical builder: their words and facets, counted there
+  const episodeOf = new Int32Array(docs.length).fill(-1);
+  const numbers = new Map<string, number>();
+  const episodeNames: string[] = [];
+  const members: number[][] = [];
+  const lengths: number[] = [];
+  for (let i = 0; i < docs.length; i++) {
+    const session = docs[i]!.session;
+    if (session === null) continue;
+    let e = numbers.get(session);
+    if (e === undefined) {
+      e = episodeNames.length;
+      numbers.set(session, e);
+      episodeNames.push(session);
+      members.push([]);
+      lengths.push(0);
+    }
+    members[e]!.push(i);
+    lengths[e]! += docs[i]!.terms.length;
+    episodeOf[i] = e;
+  }
+  const episodes = lexical.grouped(members, lengths);
   const lexicalArrays = lexical.toArrays();
   const episodeArrays = episodes.toArrays();
   if (lexical.clamped || episodes.clamped) return partsFromDocs(docs, settings);
@@ -170,7 +192,8 @@ export function frozenPartsFromDocs(docs: readonly RecallDoc[], settings: Engram
     table: tableFromDocs(docs),
     lexical: Bm25Index.fromArrays(params.lexical, lexicalArrays),
     episodes: Bm25Index.fromArrays(params.episodes, episodeArrays),
-    ...step.value,
+    episodeOf,
+    episodeNames,
   };
 }
 

@@ -7,7 +7,7 @@ import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts, parseFile,
 import { withSparseRows } from './doc-table';
 import { indexSignature, patchRow } from './engine-update';
 import { bm25Params, frozenPartsFromDocs, type EngineParts } from './recall';
-import { decodeSnapshot, encodeSnapshot, SNAPSHOT_PATH, type ListedFile, type Snapshot } from './snapshot';
+import { decodeSnapshot, joinPieces, SNAPSHOT_PATH, snapshotPieces, type ListedFile, type Snapshot } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
 /** A recall result as the runner prints it (SPEC §14), with what an agent needs to judge it. */
@@ -104,7 +104,7 @@ export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<R
     if (snapshot.matches(listing)) return new RecallEngine(snapshot.parts(params), vault.settings);
     const patched = await patchSnapshot(vault, snapshot, listing, params);
     if (patched) {
-      await saveSnapshot(vault, encodeSnapshot(patched, listing, fingerprint, snapshot.signatures!));
+      await saveSnapshot(vault, snapshotPieces(patched, listing, fingerprint, snapshot.signatures!));
       return new RecallEngine(patched, vault.settings);
     }
   }
@@ -112,7 +112,7 @@ export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<R
   const catalog = await loadCatalog(vault, { listing, lean: true });
   // read-only indexes, as the snapshot written here opens them: built as arrays, without posting lists
   const parts = frozenPartsFromDocs(catalog.docs, vault.settings);
-  await saveSnapshot(vault, encodeSnapshot(parts, listing, fingerprint, catalog.signatures()));
+  await saveSnapshot(vault, snapshotPieces(parts, listing, fingerprint, catalog.signatures()));
   return new RecallEngine(parts, vault.settings);
 }
 
@@ -142,10 +142,13 @@ async function patchSnapshot(vault: Vault, snapshot: Snapshot, listing: ListedFi
   return { ...parts, table: withSparseRows(parts.table, rows) };
 }
 
-async function saveSnapshot(vault: Vault, bytes: Uint8Array): Promise<void> {
+/** The snapshot written from its pieces (snapshotPieces): as they are where the store takes pieces, joined otherwise. */
+async function saveSnapshot(vault: Vault, pieces: Uint8Array[]): Promise<void> {
   try {
-    await vault.ports.files.mkdir('.engram/cache');
-    await vault.ports.files.write(SNAPSHOT_PATH, bytes);
+    const files = vault.ports.files;
+    await files.mkdir('.engram/cache');
+    if (files.writeChunks) await files.writeChunks(SNAPSHOT_PATH, pieces);
+    else await files.write(SNAPSHOT_PATH, joinPieces(pieces));
   } catch {
     // an optimisation only: a read-only vault still answers
   }

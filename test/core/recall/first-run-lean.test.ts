@@ -127,6 +127,63 @@ describe('the arrays of an index made without its posting lists', () => {
     expect(new Bm25ArraysBuilder().toArrays()).toEqual(new Bm25Index(params).toArrays());
   });
 
+  it('are the same whatever room the builder was made with (a room of one grows as the default one does)', () => {
+    const random = seededRandom('issue-23-builder-room');
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const docs = Array.from({ length: 200 }, () => Array.from({ length: 2 }, () => Array.from({ length: Math.floor(random() * 12) }, () => pick(vocabulary))));
+    const arraysWith = (builder: Bm25ArraysBuilder) => {
+      docs.forEach((lists, d) => builder.addLists(lists, d % 7));
+      return builder.toArrays();
+    };
+    const exact = docs.reduce((n, lists) => n + lists[0]!.length + lists[1]!.length, 0);
+    const expected = arraysWith(new Bm25ArraysBuilder());
+    expect(arraysWith(new Bm25ArraysBuilder(1))).toEqual(expected);
+    expect(arraysWith(new Bm25ArraysBuilder(0))).toEqual(expected);
+    expect(arraysWith(new Bm25ArraysBuilder(exact))).toEqual(expected);
+    expect(expected.docs.length).toBeGreaterThan(1000);
+  });
+
+  it('of groups of documents (episodes) are those of a builder given each group\'s members\' lists one after the other', () => {
+    const random = seededRandom('issue-23-grouped');
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    for (let round = 0; round < 20; round++) {
+      const docs = Array.from({ length: Math.floor(random() * 200) }, () =>
+        Array.from({ length: Math.floor(random() * 3) }, () => Array.from({ length: Math.floor(random() * 15) }, () => pick(vocabulary))),
+      );
+      const builder = new Bm25ArraysBuilder(round % 2 === 0 ? 1 : 4096);
+      docs.forEach((lists) => builder.addLists(lists, 1));
+      // groups of any members (some documents in none, a group may be empty), in any order
+      const groups = Array.from({ length: Math.floor(random() * 12) }, () => docs.map((_, d) => d).filter(() => random() < 0.3));
+      const lengths = groups.map(() => Math.floor(random() * 50));
+      const reference = new Bm25ArraysBuilder();
+      groups.forEach((group, g) => reference.addLists(group.flatMap((d) => docs[d]!), lengths[g]!));
+      const grouped = builder.grouped(groups, lengths);
+      expect(grouped.toArrays()).toEqual(reference.toArrays());
+      expect(grouped.clamped).toBe(false);
+      // a group added to afterwards numbers its terms as the reference does
+      expect(grouped.addLists([['t1', 'new']], 2)).toBe(reference.addLists([['t1', 'new']], 2));
+      expect(grouped.toArrays()).toEqual(reference.toArrays());
+    }
+    const two = new Bm25ArraysBuilder();
+    two.addLists([['a', 'b', 'a']], 3);
+    two.addLists([['c']], 1);
+    two.addLists([['a'], ['b']], 2);
+    expect(two.grouped([[2, 0], [1]], [5, 1]).toArrays()).toEqual({
+      terms: ['a', 'b', 'c'], offsets: Int32Array.of(0, 1, 2, 3), docs: Int32Array.of(0, 0, 1), tfs: Uint16Array.of(3, 2, 1), lengths: Int32Array.of(5, 1),
+    });
+  });
+
+  it('of groups whose summed tf passes 16 bits say so', () => {
+    const builder = new Bm25ArraysBuilder();
+    builder.addLists([Array.from({ length: 40000 }, () => 'a')], 1);
+    builder.addLists([Array.from({ length: 40000 }, () => 'a')], 1);
+    builder.toArrays();
+    expect(builder.clamped).toBe(false);
+    const grouped = builder.grouped([[0, 1]], [2]);
+    expect(grouped.toArrays().tfs).toEqual(Uint16Array.of(65535));
+    expect(grouped.clamped).toBe(true);
+  });
+
   it('say when a tf was cut to 16 bits', () => {
     const builder = new Bm25ArraysBuilder();
     builder.addLists([Array.from({ length: 65536 }, () => 'a'), ['b']], 65537);
@@ -161,6 +218,14 @@ describe('the arrays of an index made without its posting lists', () => {
       expect(answer(frozen)).toEqual(answer(built));
       expect(answer(frozen).length).toBeGreaterThan(0);
     }
+    // an episode's summed tf past 16 bits (each member's fits): partsFromDocs' parts too
+    docs[1]!.terms = Array.from({ length: 40000 }, () => 'pizza');
+    docs[15]!.terms = Array.from({ length: 40000 }, () => 'pizza');
+    expect(docs[1]!.session).toBe(docs[15]!.session);
+    const summed = frozenPartsFromDocs(docs, settings);
+    expect(Buffer.from(encodeSnapshot(summed, listing, 'f'))).toEqual(Buffer.from(encodeSnapshot(partsFromDocs(docs, settings), listing, 'f')));
+    expect(() => summed.lexical.add(['x'])).not.toThrow(); // partsFromDocs' whole parts, its lexical index too
+    expect(() => summed.episodes.add(['x'])).not.toThrow();
     docs[7]!.terms = Array.from({ length: 65536 }, () => 'pizza');
     expect(() => frozenPartsFromDocs(docs, settings).lexical.add(['x'])).not.toThrow();
   });

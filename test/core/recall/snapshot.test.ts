@@ -103,6 +103,50 @@ describe('recall snapshot', () => {
   });
 });
 
+describe('the snapshot written in pieces', () => {
+  it('writes by writeChunks, where the store has it, the bytes encodeSnapshot gives, each array a view of its own (no copy), padded to 8 bytes', async () => {
+    const { snapshotPieces, joinPieces } = await import('../../../src/core/recall/snapshot');
+    const docs = bodies.map((b, n) => toRecallDoc(parseMemory(`episodic/${id(n)}.md`, note(n, b), S), false));
+    const parts = partsFromDocs(docs, S);
+    const files: Array<[string, number, number]> = docs.map((d, n) => [d.path, n, 0]);
+    const signatures = Float64Array.from(docs, (_, n) => n + 0.5);
+    const pieces = snapshotPieces(parts, files, 'fp', signatures);
+    const whole = encodeSnapshot(parts, files, 'fp', signatures);
+    expect(Buffer.from(joinPieces(pieces))).toEqual(Buffer.from(whole));
+    expect(decodeSnapshot(whole)!.signatures).toEqual(signatures);
+    // the head (magic and length), the header, its padding, then arrays and their padding
+    expect(pieces[0]!.length).toBe(12);
+    expect(pieces.some((p) => p.buffer === parts.table.createdMs.buffer)).toBe(true);
+    expect(pieces.some((p) => p.buffer === signatures.buffer)).toBe(true);
+    let at = 0;
+    for (const piece of pieces) {
+      if (piece.buffer === parts.table.createdMs.buffer) expect(at % 8).toBe(0);
+      at += piece.length;
+    }
+    expect(whole.length % 8).toBe(0);
+    expect(joinPieces([])).toEqual(new Uint8Array(0));
+    expect(Array.from(joinPieces([Uint8Array.of(1, 2), Uint8Array.of(), Uint8Array.of(3)]))).toEqual([1, 2, 3]);
+
+    // openRecall through writeChunks and through write: the same file
+    const chunked = memoryVault('2026-05-03T00:00:00Z');
+    const plain = memoryVault('2026-05-03T00:00:00Z');
+    let calls = 0;
+    (chunked.files as unknown as { writeChunks: (p: string, c: Iterable<Uint8Array>) => Promise<void> }).writeChunks = async (path, chunks) => {
+      const list = [...chunks].map((c) => c.slice());
+      if (path === SNAPSHOT_PATH) {
+        calls++;
+        expect(list.length).toBeGreaterThan(2);
+      }
+      await chunked.files.write(path, joinPieces(list));
+    };
+    for (const { files: store } of [chunked, plain]) bodies.forEach((b, n) => store.files.set(`episodic/${id(n)}.md`, note(n, b)));
+    await openRecall(chunked.vault);
+    await openRecall(plain.vault);
+    expect(calls).toBe(1);
+    expect(Buffer.from(chunked.files.binary.get(SNAPSHOT_PATH)!)).toEqual(Buffer.from(plain.files.binary.get(SNAPSHOT_PATH)!));
+  });
+});
+
 describe('the signatures a first load writes', () => {
   it('are each document\'s indexSignature, from its catalog row', async () => {
     const { MemoryFileStore } = await import('../../helpers/memory-ports');
