@@ -80,12 +80,9 @@ const QUOTED_VALUE = new RegExp(`^${QUOTED}$`);
 const QUOTED_LIST = new RegExp(`^\\[(?:${QUOTED}(?:, ${QUOTED})*)?\\]$`);
 /** A decimal without exponent or leading zeros, its integer part at most 15 digits: YAML's int or float, as Number reads it. */
 const NUMBER = '-?(?:0|[1-9]\\d{0,14})(?:\\.\\d{1,20})?';
-const NUMBER_VALUE = new RegExp(`^${NUMBER}$`);
 /** js-yaml reads the integer -0 as 0 (Number and JSON: -0). */
 const MINUS_ZERO = /: -0[,}]/;
 const NUMBER_MAP = new RegExp(`^\\{(?:${QUOTED}: ${NUMBER}(?:, ${QUOTED}: ${NUMBER})*)?\\}$`);
-/** A plain scalar the core schema reads as a string: a letter first, no indicator, not a null or boolean word. */
-const PLAIN_STRING = /^[A-Za-z_][\w.\-/]*(?: [\w.\-/]+)*$/;
 const PLAIN_NOT_STRING = /^(?:null|true|false)$/i;
 
 /** Characters that make js-yaml refuse a document or read lines differently (and tabs, carriage returns, surrogates). */
@@ -170,6 +167,76 @@ function plainQuoted(text: string): boolean {
   return true;
 }
 
+/**
+ * A list of double-quoted strings without a backslash or another quote inside (`["a", "b c"]`,
+ * what Engram writes: each string is the characters between its quotes), as JSON.parse reads it;
+ * undefined for anything else, which QUOTED_LIST and JSON.parse then judge. `text` starts with
+ * `[`. Exported for tests (compared with the pattern and JSON.parse).
+ */
+export function plainQuotedList(text: string): string[] | undefined {
+  const out: string[] = [];
+  const n = text.length;
+  for (let i = 1; ; i += 2) {
+    if (text.charCodeAt(i) !== 0x22) return undefined;
+    let end = i + 1;
+    for (; end < n; end++) {
+      const c = text.charCodeAt(end);
+      if (c === 0x22) break;
+      if (c === 0x5c) return undefined;
+    }
+    if (end >= n) return undefined;
+    out.push(text.slice(i + 1, end));
+    i = end + 1;
+    if (i === n - 1 && text.charCodeAt(i) === 0x5d) return out;
+    if (text.charCodeAt(i) !== 0x2c || text.charCodeAt(i + 1) !== 0x20) return undefined;
+  }
+}
+
+const isDigitCode = (c: number) => c >= 0x30 && c <= 0x39;
+
+/** Whether `text` is a NUMBER alone (`^NUMBER$`), read by hand. Exported for tests (compared with the pattern). */
+export function isNumberText(text: string): boolean {
+  const n = text.length;
+  let i = text.charCodeAt(0) === 0x2d ? 1 : 0;
+  const first = text.charCodeAt(i);
+  if (first === 0x30) i++;
+  else if (first >= 0x31 && first <= 0x39) {
+    const from = i;
+    while (++i < n && isDigitCode(text.charCodeAt(i)));
+    if (i - from > 15) return false;
+  } else return false;
+  if (i === n) return true;
+  if (text.charCodeAt(i) !== 0x2e) return false;
+  const from = ++i;
+  while (i < n && isDigitCode(text.charCodeAt(i))) i++;
+  return i === n && i - from >= 1 && i - from <= 20;
+}
+
+/** A letter, a digit, _, ., - or /: a character of a plain word (isPlainText). */
+const isPlainCode = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x2d && c <= 0x39) || c === 0x5f;
+
+/**
+ * A plain scalar the core schema reads as a string, unless it is a null or boolean word: a letter
+ * or _ first, then words of letters, digits, _, ., - and / one space apart (what
+ * /^[A-Za-z_][\w.\-/]*(?: [\w.\-/]+)*$/ matches), read by hand. Exported for tests (compared with the pattern).
+ */
+export function isPlainText(text: string): boolean {
+  const n = text.length;
+  const c0 = text.charCodeAt(0);
+  if (!((c0 >= 0x61 && c0 <= 0x7a) || (c0 >= 0x41 && c0 <= 0x5a) || c0 === 0x5f)) return false;
+  for (let i = 1; i < n; i++) {
+    const c = text.charCodeAt(i);
+    // one space between words: a plain character after it (past the end: NaN, none)
+    if (!isPlainCode(c) && !(c === 0x20 && isPlainCode(text.charCodeAt(i + 1)))) return false;
+  }
+  return true;
+}
+
+/**
+ * A flat value's text read as the YAML core schema reads it; undefined for the YAML parser. The
+ * forms Engram writes (a plain list, a decimal, a plain word) are read by hand, the others by the
+ * patterns: a first recall at 10k reads 200,000 fields.
+ */
 function flatValue(text: string): unknown {
   const first = text.charCodeAt(0);
   if (first === 0x22 /* " */) {
@@ -178,17 +245,18 @@ function flatValue(text: string): unknown {
   }
   if (text === '[]') return [];
   if (text === '{}') return {};
-  if (first === 0x5b /* [ */) return QUOTED_LIST.test(text) ? (JSON.parse(text) as string[]) : undefined;
+  if (first === 0x5b /* [ */) return plainQuotedList(text) ?? (QUOTED_LIST.test(text) ? (JSON.parse(text) as string[]) : undefined);
   if (first === 0x7b /* { */) {
     if (!NUMBER_MAP.test(text) || MINUS_ZERO.test(text)) return undefined;
     const map = JSON.parse(text) as Record<string, number>;
     // a repeated key is an error to YAML; JSON keeps the last
     return (text.match(/": /g)?.length ?? 0) === Object.keys(map).length ? map : undefined;
   }
-  if (NUMBER_VALUE.test(text)) return text === '-0' ? undefined : Number(text);
+  if (isNumberText(text)) return text === '-0' ? undefined : Number(text);
   if (text === 'null') return null;
   if (text === 'true' || text === 'false') return text === 'true';
-  return PLAIN_STRING.test(text) && !PLAIN_NOT_STRING.test(text) ? text : undefined;
+  // null, true and false in any case are four or five letters
+  return isPlainText(text) && !((text.length === 4 || text.length === 5) && PLAIN_NOT_STRING.test(text)) ? text : undefined;
 }
 
 export type FieldValue = string | number | boolean | null | string[] | Record<string, number>;

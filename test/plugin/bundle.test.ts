@@ -144,9 +144,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // issue 23, the plugin's longest turn at 100k: +0.2 KB).
   // 592.9 KB with a first recall's snapshot written in pieces (snapshotPieces, joinPieces) and its
   // episode index made from the word index's entries (Bm25ArraysBuilder.grouped; issue 23, first
-  // recall without its cache: +0.2 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(593_000);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_384_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // recall without its cache: +0.2 KB); 593.8 KB with the flat frontmatter's decimals, plain words
+  // and lists read by hand (the same issue: +0.8 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(593_800);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_385_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
