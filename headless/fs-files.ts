@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as nodePath from 'node:path';
 import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
-import type { FileStat, FileStore, FileVersion, FolderScan } from '../src/core/ports';
+import type { FileStat, FileStore, FileVersion, FolderScan, RangeReader } from '../src/core/ports';
 
 /**
  * The core's file port over a folder on disk. Every path is vault-relative and checked:
@@ -256,6 +256,21 @@ export class NodeFileStore implements FileStore {
     } finally {
       fs.closeSync(open.fd);
     }
+  }
+
+  /** The file kept open for positioned reads (pread) of parts of it, until closed. */
+  async openRanges(rel: string): Promise<RangeReader | null> {
+    const open = this.openRegular(this.resolve(rel), rel);
+    if (!open) return null;
+    const { fd } = open;
+    return {
+      size: Number(open.stat.size),
+      read: async (at, length) => {
+        const bytes = Buffer.allocUnsafe(length);
+        return bytes.subarray(0, fs.readSync(fd, bytes, 0, length, at));
+      },
+      close: async () => fs.closeSync(fd),
+    };
   }
 
   /**

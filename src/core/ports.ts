@@ -15,6 +15,15 @@ export interface FolderScan {
   others: string[];
 }
 
+/** An open file's parts (FileStore.openRanges). */
+export interface RangeReader {
+  /** The file's size when opened. */
+  readonly size: number;
+  /** The bytes [at, at + length) of the file, fewer at its end. */
+  read(at: number, length: number): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
 /**
  * The version of a file's content a reader saw: its size and mtime, and `tag`, which a later
  * `unchanged` compares (on disk: inode, size and mtime in nanoseconds).
@@ -79,6 +88,13 @@ export interface FileStore {
    * with `stat: false`) instead of a stat of each file before reading it.
    */
   readWithStat?(path: string): Promise<{ bytes: Uint8Array; size: number; mtimeMs: number } | null>;
+  /**
+   * The file opened for reads of parts of it: its size, then byte ranges of that same version
+   * (a file renamed over it meanwhile is not seen) until closed. Null when it does not exist.
+   * Optional: a reader after a few rows of a large file (the id index's table, memory-files.ts)
+   * reads it whole without it.
+   */
+  openRanges?(path: string): Promise<RangeReader | null>;
   /**
    * Replace a file atomically (temp file + rename), never writing through a symlink. With
    * `expect`, the write happens only if the file still holds exactly that text, read stable

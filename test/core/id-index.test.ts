@@ -1,4 +1,5 @@
-import { ID_INDEX_PATH, IdIndex, indexOfBytes, listMemoryPaths } from '../../src/core/memory-files';
+import { ID_INDEX_PATH, idCacheText, IdIndex, indexOfBytes, listMemoryPaths, rowsFromTable } from '../../src/core/memory-files';
+import type { RangeReader } from '../../src/core/ports';
 import { MemoryFileStore } from '../helpers/memory-ports';
 
 /** A note holding `id` in its frontmatter, `pad` characters of body (a size change is a rewrite). */
@@ -239,5 +240,149 @@ describe('IdIndex from a reader that read the files (consolidation)', () => {
     files.reads.length = 0;
     expect(await new IdIndex(files).find('mem-aaaaaaaaaaaa')).toBe('archive/mem-aaaaaaaaaaaa.md');
     expect(files.reads).toEqual([ID_INDEX_PATH]);
+  });
+});
+
+/** A store that also reads parts of files (as the runner's does), counting whole reads and the ranges read. */
+class RangeStore extends CountingStore {
+  readonly ranges: Array<[string, number, number]> = [];
+  readonly closed: string[] = [];
+  async openRanges(path: string): Promise<RangeReader | null> {
+    const bytes = await super.read(path);
+    this.reads.pop(); // not a whole read: counted as ranges
+    if (!bytes) return null;
+    return {
+      size: bytes.length,
+      read: async (at, length) => (this.ranges.push([path, at, length]), bytes.slice(at, at + length)),
+      close: async () => void this.closed.push(path),
+    };
+  }
+}
+
+async function rangedVault(): Promise<RangeStore> {
+  const files = new RangeStore();
+  files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa'));
+  // non-ASCII names of 2, 3 and 4 UTF-8 bytes a letter before other rows: their byte offsets must stay right
+  files.files.set('episodic/Zoë «ß» 日本 🦀.md', note('mem-ffffffffffff'));
+  files.files.set('episodic/[draft] "b".md', note('mem-bbbbbbbbbbbb'));
+  files.files.set('archive/mem-cccccccccccc.md', note('mem-cccccccccccc'));
+  files.files.set('semantic/c.md', note('mem-cccccccccccc'));
+  files.files.set('decisions/zz.md', note('mem-000000000000'));
+  files.files.set('episodic/other.md', '---\ntitle: not a memory\n---\n');
+  await new IdIndex(files).refresh();
+  files.reads.length = 0;
+  return files;
+}
+
+describe('the table of rows by id at the end of ids.json', () => {
+  type Row = [string, number, number, string | null];
+  const rowsOf = (text: string): Row[] => (JSON.parse(text) as { rows: Row[] }).rows;
+
+  it('leaves the rows what older readers read, and ends with each id-holding row by id, its offset and length', async () => {
+    const files = await rangedVault();
+    const text = files.files.get(ID_INDEX_PATH)!;
+    const parsed = JSON.parse(text) as { format: number; rows: Row[]; byId: string };
+    expect(Object.keys(parsed)).toEqual(['format', 'rows', 'byId']);
+    // the text before the table is JSON.stringify of what was written before it
+    expect(text.startsWith(JSON.stringify({ format: 1, rows: parsed.rows }).slice(0, -1))).toBe(true);
+    expect(parsed.rows.map((r) => r[0])).toEqual([
+      'episodic/Zoë «ß» 日本 🦀.md',
+      'episodic/[draft] "b".md',
+      'episodic/mem-aaaaaaaaaaaa.md',
+      'episodic/other.md',
+      'semantic/c.md',
+      'decisions/zz.md',
+      'archive/mem-cccccccccccc.md',
+    ]);
+    expect(parsed.rows.map((r) => r[3])).toEqual(['mem-ffffffffffff', 'mem-bbbbbbbbbbbb', 'mem-aaaaaaaaaaaa', null, 'mem-cccccccccccc', 'mem-000000000000', 'mem-cccccccccccc']);
+    const bytes = Buffer.from(text);
+    const entries = parsed.byId.slice(0, -10).match(/.{24}/g)!;
+    expect(parsed.byId.slice(-10)).toBe('0000000006');
+    expect(entries.map((e) => e.slice(0, 12))).toEqual(['000000000000', 'aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'cccccccccccc', 'cccccccccccc', 'ffffffffffff']);
+    // each entry's offset and length cut exactly its row out of the file's bytes
+    const cut = entries.map((e) => JSON.parse(bytes.subarray(parseInt(e.slice(12, 20), 16), parseInt(e.slice(12, 20), 16) + parseInt(e.slice(20), 16)).toString('utf8')) as Row);
+    expect(cut).toEqual([
+      parsed.rows[5],
+      parsed.rows[2],
+      parsed.rows[1],
+      // one id's rows in the file's order
+      parsed.rows[4],
+      parsed.rows[6],
+      parsed.rows[0],
+    ]);
+  });
+
+  it('gives the rows of an id from a few positioned reads, in the file order, and none for an id it does not hold', async () => {
+    const files = await rangedVault();
+    const rows = rowsOf(files.files.get(ID_INDEX_PATH)!);
+    const row = (i: number) => [rows[i]![0], [rows[i]![1], rows[i]![2], rows[i]![3]]];
+    expect([...(await rowsFromTable(files, 'mem-cccccccccccc'))!]).toEqual([row(4), row(6)]);
+    expect([...(await rowsFromTable(files, 'mem-ffffffffffff'))!]).toEqual([row(0)]);
+    expect([...(await rowsFromTable(files, 'mem-000000000000'))!]).toEqual([row(5)]);
+    // after the rows of non-ASCII paths
+    expect([...(await rowsFromTable(files, 'mem-aaaaaaaaaaaa'))!]).toEqual([row(2)]);
+    expect([...(await rowsFromTable(files, 'mem-zzzzzzzzzzzz'))!]).toEqual([]);
+    expect([...(await rowsFromTable(files, 'mem-bbbbbbbbbbba'))!]).toEqual([]);
+    expect(files.reads).toEqual([]);
+    // each look-up closed what it opened; reads of a few bytes each
+    expect(files.closed).toEqual(Array(6).fill(ID_INDEX_PATH));
+    expect(Math.max(...files.ranges.map(([, , length]) => length))).toBeLessThan(120);
+  });
+
+  it('answers nothing (the caller reads the whole file) without ranges from the store, a file, a table, or with a table that does not check out', async () => {
+    const files = await rangedVault();
+    const plain = new MemoryFileStore();
+    plain.files.set(ID_INDEX_PATH, files.files.get(ID_INDEX_PATH)!);
+    expect(await rowsFromTable(plain, 'mem-aaaaaaaaaaaa')).toBeUndefined();
+    expect(await rowsFromTable(new RangeStore(), 'mem-aaaaaaaaaaaa')).toBeUndefined();
+    expect(await rowsFromTable(files, 'not-an-id')).toBeUndefined();
+    const text = files.files.get(ID_INDEX_PATH)!;
+    const table = text.indexOf(',"byId":"') + ',"byId":"'.length;
+    const variants: Record<string, string> = {
+      // an older build's file
+      'no table': `${JSON.stringify({ format: 1, rows: rowsOf(text) })}`,
+      'cut short': text.slice(0, -1),
+      'a count that overruns the table': `${text.slice(0, -12)}0000000007"}`,
+      'an entry not in its form': `${text.slice(0, table + 12)}x${text.slice(table + 13)}`,
+      // the first entry (mem-000000000000) pointing at the row of mem-aaaaaaaaaaaa
+      'an entry pointing at another id': `${text.slice(0, table + 12)}${text.slice(table + 24 + 12, table + 48)}${text.slice(table + 24)}`,
+    };
+    for (const [what, variant] of Object.entries(variants)) {
+      files.files.set(ID_INDEX_PATH, variant);
+      expect([what, await rowsFromTable(files, 'mem-000000000000')]).toEqual([what, undefined]);
+    }
+  });
+
+  it('is left out when a row is too long for its entry, and find reads the whole file as before', async () => {
+    const files = await rangedVault();
+    const long = `episodic/${'\u0001'.repeat(11_000)}.md`; // escaped as \u0001: 66,000 bytes of row
+    files.files.set(long, note('mem-dddddddddddd'));
+    await new IdIndex(files).refresh();
+    expect(files.files.get(ID_INDEX_PATH)!.endsWith(']}')).toBe(true);
+    files.reads.length = 0;
+    expect(await rowsFromTable(files, 'mem-dddddddddddd')).toBeUndefined();
+    expect(await new IdIndex(files).find('mem-dddddddddddd')).toBe(long);
+    expect(files.reads).toEqual([ID_INDEX_PATH]);
+  });
+
+  it('lets find answer as the whole file would, without reading it', async () => {
+    const files = await rangedVault();
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 3));
+    const whole = new CountingStore();
+    for (const [path, text] of files.files) whole.files.set(path, text);
+    for (const id of ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-cccccccccccc', 'mem-ffffffffffff', 'mem-000000000000']) {
+      expect([id, await new IdIndex(files).find(id)]).toEqual([id, await new IdIndex(whole).find(id)]);
+    }
+    // the changed file read once to see it still holds its id; ids.json never whole
+    expect(files.reads).toEqual(['episodic/mem-aaaaaaaaaaaa.md']);
+    expect(whole.reads.filter((p) => p === ID_INDEX_PATH)).toHaveLength(5);
+  });
+
+  it('is written for no rows too, and read as holding nothing', async () => {
+    const files = new RangeStore();
+    expect(idCacheText(new Map())).toBe('{"format":1,"rows":[],"byId":"0000000000"}');
+    files.files.set(ID_INDEX_PATH, idCacheText(new Map()));
+    expect(JSON.parse(files.files.get(ID_INDEX_PATH)!)).toEqual({ format: 1, rows: [], byId: '0000000000' });
+    expect([...(await rowsFromTable(files, 'mem-aaaaaaaaaaaa'))!]).toEqual([]);
   });
 });

@@ -146,8 +146,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // episode index made from the word index's entries (Bm25ArraysBuilder.grouped; issue 23, first
   // recall without its cache: +0.2 KB); 593.8 KB with the flat frontmatter's decimals, plain words
   // and lists read by hand (the same issue: +0.8 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(593_800);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_385_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 595.4 KB with ids.json's table of its rows by id (memory-files.ts: written by every refresh, the
+  // plugin's too; read a few bytes at a time where the store reads parts of files, the runner's:
+  // issue 23, cold touch, +1.6 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(595_500);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_387_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
