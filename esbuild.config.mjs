@@ -28,6 +28,13 @@ async function build(options) {
   return result;
 }
 
+// The YAML libraries are a bundle of their own, dist/engram-yaml.js (headless/yaml-libs.ts), which
+// headless/lazy-yaml.ts requires at their first use from beside the bundle it is in: the one
+// require the Node bundles leave as it is.
+function besideBundle() {
+  return { name: 'beside-bundle', setup: (b) => b.onResolve({ filter: /^\.\/engram-yaml\.js$/ }, (args) => ({ path: args.path, external: true })) };
+}
+
 // gpt-tokenizer (1.1 MB of BPE ranks) and transformers.js stay in node_modules for the
 // runner and load only when a command needs them: bundled, they cost every command
 // ~100 ms of parsing at start. The MCP SDK (and zod) load only for `engram mcp`. SHA-256 is
@@ -37,7 +44,7 @@ async function build(options) {
 // (Object.defineProperty, ~1,080 sites in engram-cli.js), paid at module load and at each
 // closure made (an import made ~4 a line). Nothing reads a function's name but error.name,
 // which each error class states (src/core/errors.ts).
-const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'], alias: { '@noble/hashes/sha2': './headless/node-sha2.ts', yaml: './headless/lazy-yaml.ts', 'js-yaml': './headless/lazy-yaml.ts' } };
+const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: 'linked', minify: true, logLevel: 'warning', external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'], alias: { '@noble/hashes/sha2': './headless/node-sha2.ts', yaml: './headless/lazy-yaml.ts', 'js-yaml': './headless/lazy-yaml.ts' }, plugins: [besideBundle()] };
 
 // The CLI bundle is ASCII, so the launcher reads it as one-byte text (headless/compile-cache.ts):
 // esbuild escapes strings but leaves regular expressions' letters (’, “, —, ¹) as they are, and
@@ -62,8 +69,11 @@ const asciiSource = {
 mkdirSync('dist/plugin', { recursive: true });
 const worker = build({ entryPoints: ['src/embedding/worker-entry.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'chrome114', minify: true, outfile: 'dist/plugin/embedding-worker.js', logLevel: 'warning' });
 await Promise.all([
-  // dist/engram.js is a small launcher that runs dist/engram-cli.js through V8's code cache
-  build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram-cli.js', plugins: [asciiSource] }),
+  // dist/engram.js is a small launcher that runs dist/engram-cli.js (or a command's own bundle) through V8's code cache
+  build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram-cli.js', plugins: [...node.plugins, asciiSource] }),
+  // commands built alone as well (headless/bundles.ts: the launcher runs `engram touch` with this one)
+  build({ ...node, entryPoints: ['headless/touch-main.ts'], outfile: 'dist/engram-touch.js', plugins: [...node.plugins, asciiSource] }),
+  build({ ...node, entryPoints: ['headless/yaml-libs.ts'], outfile: 'dist/engram-yaml.js', sourcemap: false }),
   build({ ...node, entryPoints: ['headless/launcher.ts'], outfile: 'dist/engram.js', sourcemap: false, banner: { js: '#!/usr/bin/env node' } }),
   build({ ...node, entryPoints: ['headless/index.ts'], outfile: 'dist/lib.js' }),
   worker,

@@ -19,9 +19,9 @@ import type { Category, Confidence } from '../src/core/settings';
 import { describeMemory } from '../src/core/show';
 import { vaultStats } from '../src/core/stats';
 import { currentTier } from '../src/core/tiers';
-import { useMemories, type UseOptions, type UseResult } from '../src/core/touch';
 import type { Command, CommandContext } from './command';
-import { count, oneOf, print, readInput, resolveIds, textArgument, memoryRef, openRecallCounting, warnUnreadable } from './command-kit';
+import { count, oneOf, print, readInput, textArgument, memoryRef, openRecallCounting, warnUnreadable } from './command-kit';
+import { touchCommand, useCommand } from './use-commands';
 import { loadVectors, refreshVectors } from '../src/core/embeddings/store';
 import { loadCatalog } from '../src/core/recall/catalog';
 import { searchVectors } from '../src/core/embeddings/vector-search';
@@ -44,18 +44,6 @@ import { MIGRATE_COMMANDS } from './migrate-command';
 import { PRUNE_STRENGTH } from '../src/core/consolidation/prune';
 import { ARGUMENT_RANGES, checkQuery } from '../src/core/arguments';
 import { insideObsidianVault, openVault, vaultRoot, type Runtime } from './runtime';
-
-function formatUse(results: UseResult[]): string {
-  return results
-    .map((r) => {
-      const tier = r.tier_before === r.tier ? r.tier : `${r.tier_before} -> ${r.tier}`;
-      const spread = Object.keys(r.spread).length > 0 ? `  spread to ${Object.keys(r.spread).length}` : '';
-      const due = r.due_for_validation ? '  due for validation' : '';
-      const back = r.revived_from ? `  back out of archive/ (${r.path})` : '';
-      return `${r.id}  ${tier}  access_count ${r.access_count}  activation ${r.activation}${spread}${due}${back}`;
-    })
-    .join('\n');
-}
 
 /** `recall --batch` input: one {"id", "query"} a line; errors name the line. */
 function parseBatch(jsonl: string, name: string): Array<{ id: unknown; query: string }> {
@@ -198,25 +186,6 @@ function formatResults(results: RecallResult[], explain: boolean): string {
     .join('\n');
 }
 
-/** touch and cite: memories used together, reinforced the way `use` says. */
-function useCommand(name: string, summary: string, details: string, use: UseOptions): Command {
-  return {
-    group: 'use',
-    args: 'ID|PATH ...',
-    arity: [1, Infinity],
-    summary,
-    details,
-    options: {},
-    async run(context) {
-      const runtime = openVault(context.runtime);
-      const ids = await resolveIds(runtime, context, name);
-      const results = await useMemories(runtime.vault, ids, use);
-      if (use.use === 'cited') await citedOutputs(runtime.vault, await Promise.all(ids.map((id) => runtime.vault.resolve(id))));
-      return print(context, results, () => formatUse(results));
-    },
-  };
-}
-
 /** Abstractive summaries for consolidate, when configured (consolidation.abstractive and a chat endpoint). */
 function abstractiveFor(runtime: Runtime, context: CommandContext): ConsolidateOptions['abstractive'] {
   const { vault } = runtime;
@@ -335,24 +304,16 @@ export const COMMANDS: Record<string, Command> = {
   },
 
 
-  touch: useCommand(
-    'touch',
-    'the touch protocol: one tier up, access counted, read boost',
-    'archive -> cold -> warm -> active (core never changes), access_count + 1, last_accessed_at = now,\n' +
-      'read boost 0.25 to activation, spread to linked memories; memories touched in one call get\n' +
-      'co_access += 1 on both sides.\n' +
-      'json: [{"id", "path", "tier_before", "tier", "access_count", "activation", "due_for_validation", "spread"}]',
-    {
-    use: 'read',
-    touch: true,
-    coAccess: true,
-  }),
+  touch: touchCommand,
 
   cite: useCommand(
     'cite',
     'citation boost: the memories were cited in an answer',
     'Activation + 1.5 (and its spread to linked memories); no tier change. json: as touch',
     { use: 'cited', touch: false, coAccess: true },
+    async (vault, ids) => {
+      await citedOutputs(vault, await Promise.all(ids.map((id) => vault.resolve(id))));
+    },
   ),
 
   show: {

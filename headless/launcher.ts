@@ -1,5 +1,6 @@
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
+import { bundleFor, CLI_BUNDLE } from './bundles';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
 import { viaServer } from './serve-client';
 import { servedCommand } from './serve-protocol';
@@ -7,13 +8,18 @@ import { readStdinSync } from './stdin';
 import { writeAllSync } from './stdout';
 
 /**
- * The `engram` executable (dist/engram.js): runs the CLI bundle (dist/engram-cli.js) through
- * V8's code cache (headless/compile-cache.ts: one cache a command, per user, written at the exit
- * of a command that succeeded; ENGRAM_NO_COMPILE_CACHE=1 or ENGRAM_COMPILE_CACHE=off: none). A
- * cold command otherwise compiles the bundle (and every function it calls) again in each process.
+ * The `engram` executable (dist/engram.js): runs the CLI bundle (dist/engram-cli.js), or the
+ * bundle of the one command the line names when that command is built alone (headless/bundles.ts),
+ * through V8's code cache (headless/compile-cache.ts: one cache a command, per user, written at
+ * the exit of a command that succeeded; ENGRAM_NO_COMPILE_CACHE=1 or ENGRAM_COMPILE_CACHE=off:
+ * none). A cold command otherwise compiles the bundle (and every function it calls) again in each
+ * process.
  */
 
-const bundle = nodePath.join(__dirname, 'engram-cli.js');
+const argv = process.argv.slice(2);
+/** The CLI bundle: its build is the one `engram serve` must be (serve-client.ts). */
+const cliBundle = nodePath.join(__dirname, CLI_BUNDLE);
+const bundle = nodePath.join(__dirname, bundleFor(argv));
 /**
  * import() inside a vm.Script has no loader on Node 20 ('A dynamic import callback was not
  * specified'; the main-context loader is experimental and warns there). The bundle loads its
@@ -31,7 +37,7 @@ function runHere(stdin: string | null): void {
     process.stderr.write(`engram: ${bundle} is empty (being installed or built right now?): run the command again\n`);
     process.exit(1);
   }
-  const cli = new CachedBundle(bundle, source, cacheFileFor(bundle, process.argv.slice(2), processSettings(homedir, tmpdir)));
+  const cli = new CachedBundle(bundle, source, cacheFileFor(bundle, argv, processSettings(homedir, tmpdir)));
   if (cli.needsSave)
     process.once('exit', (code) => {
       if (code === 0) cli.save();
@@ -40,14 +46,13 @@ function runHere(stdin: string | null): void {
 }
 
 // recall, context and touch go to the vault's `engram serve` when one runs (headless/serve-client.ts)
-const argv = process.argv.slice(2);
 if (servedCommand(argv) && !process.env.ENGRAM_NO_SERVE) {
   void viaServer({
     argv,
     cwd: process.cwd(),
     env: process.env,
     platform: process.platform,
-    bundle,
+    bundle: cliBundle,
     readStdin: () => readStdinSync(0),
     isatty: (fd) => (require('node:tty') as typeof import('node:tty')).isatty(fd),
     stdout: (text) => writeAllSync(1, text),

@@ -1,5 +1,6 @@
 import type * as JsYaml from 'js-yaml';
 import type * as Yaml from 'yaml';
+import type * as YamlLibs from './yaml-libs';
 
 /**
  * The two YAML libraries of src/core/frontmatter.ts, evaluated at their first use: the Node builds
@@ -7,15 +8,19 @@ import type * as Yaml from 'yaml';
  * evaluated both at start (their schemas, tags and classes: ~6 % of a cold touch's profile, 3-5 %
  * of `--version`'s), while Engram's own frontmatter is read and edited without either (the flat
  * reader and the line edits); they are needed only for frontmatter written by hand in full YAML.
- * esbuild bundles each library as a CommonJS module whose body runs at the first require, so each
- * `require` below runs it once, when called. Only what frontmatter.ts uses is here: an import of
- * anything else fails the build ("No matching export").
+ * Each library's body runs at its first use (yaml-libs.ts). Only what frontmatter.ts uses is here:
+ * an import of anything else fails the build ("No matching export").
  */
 let yamlLib: typeof Yaml | undefined;
 let jsYamlLib: typeof JsYaml | undefined;
-// relative paths: the package names are aliased to this file
-const yaml = (): typeof Yaml => (yamlLib ??= require('../node_modules/yaml/dist/index.js') as typeof Yaml);
-const jsYaml = (): typeof JsYaml => (jsYamlLib ??= require('../node_modules/js-yaml/index.js') as typeof JsYaml);
+/**
+ * The libraries are not in the bundle that imports this file but in dist/engram-yaml.js beside it
+ * (headless/yaml-libs.ts; the build leaves this require as it is): every command read, and kept
+ * as a string, their 156 KB of source to use them rarely.
+ */
+const libs = (): typeof YamlLibs => require('./engram-yaml.js') as typeof YamlLibs;
+const yaml = (): typeof Yaml => (yamlLib ??= libs().yaml());
+const jsYaml = (): typeof JsYaml => (jsYamlLib ??= libs().jsYaml());
 
 export const isMap = ((node: unknown) => yaml().isMap(node)) as typeof Yaml.isMap;
 export const isScalar = ((node: unknown) => yaml().isScalar(node)) as typeof Yaml.isScalar;

@@ -1,0 +1,107 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { bundleFor, CLI_BUNDLE, COMMAND_BUNDLES } from '../../headless/bundles';
+import { COMMANDS } from '../../headless/commands';
+import { touchCommand } from '../../headless/use-commands';
+import { engram, initVault } from '../helpers/cli';
+
+/**
+ * The bundles the launcher chooses between (headless/bundles.ts): `engram touch` runs from a
+ * bundle of its own (dist/engram-touch.js) with the CLI's parser, help and command, so it prints,
+ * writes and exits as the CLI does; the YAML libraries are a bundle of their own
+ * (dist/engram-yaml.js) that neither command bundle holds, loaded for frontmatter written by hand.
+ */
+const root = path.join(__dirname, '..', '..');
+const DIST = path.join(root, 'dist');
+const ENGRAM = path.join(DIST, 'engram.js');
+const NOW = '2026-11-10T10:00:00Z';
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const res = spawnSync(process.execPath, [ENGRAM, ...args], { env: { ...process.env, ENGRAM_NO_COMPILE_CACHE: '1', ENGRAM_NO_SERVE: '1', ...env } });
+  return { code: res.status, stdout: res.stdout.toString(), stderr: res.stderr.toString() };
+}
+
+describe('bundleFor', () => {
+  it('names the bundle of the command the CLI would run, the CLI bundle for everything else', () => {
+    const cases: Array<[string[], string]> = [
+      [['touch', 'mem-aaaaaaaaaaaa'], 'engram-touch.js'],
+      [['--vault', 'v', '--json', 'touch', 'a', 'b'], 'engram-touch.js'],
+      [['--now', '2026-01-01T00:00:00Z', 'touch', '--help'], 'engram-touch.js'],
+      [['--vault', 'touch', 'recall', 'q'], CLI_BUNDLE],
+      [['help', 'touch'], CLI_BUNDLE],
+      [['--', 'touch'], CLI_BUNDLE],
+      [['recall', 'touch'], CLI_BUNDLE],
+      [['Touch'], CLI_BUNDLE],
+      [['touchy'], CLI_BUNDLE],
+      [['toString'], CLI_BUNDLE],
+      [['--version'], CLI_BUNDLE],
+      [[], CLI_BUNDLE],
+    ];
+    expect(cases.map(([argv]) => bundleFor(argv))).toEqual(cases.map(([, bundle]) => bundle));
+  });
+
+  it("runs a command alone only where the CLI's table has the very same command, and the build writes each bundle", () => {
+    expect(COMMAND_BUNDLES).toEqual({ touch: 'engram-touch.js' });
+    expect(COMMANDS.touch).toBe(touchCommand);
+    const config = readFileSync(path.join(root, 'esbuild.config.mjs'), 'utf8');
+    for (const file of [CLI_BUNDLE, ...Object.values(COMMAND_BUNDLES), 'engram-yaml.js']) expect(config).toContain(`outfile: 'dist/${file}'`);
+  });
+});
+
+describe('the built touch bundle', () => {
+  let dir: string;
+  let vault: string;
+  let cleanup: () => void;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    ({ dir, vault, cleanup } = await initVault('engram-bundles-'));
+    for (const [i, text] of ['Retries use exponential backoff from 200 ms.', 'Webhook signatures are checked with HMAC over the raw body.'].entries()) {
+      ids.push((await engram(vault, ['--now', `2026-11-0${i + 1}T10:00:00Z`, '--json', 'remember', text])).json().id);
+    }
+  });
+  afterAll(() => cleanup());
+
+  it('prints help, the version and usage errors as the CLI does', async () => {
+    const help = run(['touch', '--help']);
+    expect(help).toEqual({ ...run(['help', 'touch']), code: 0 });
+    expect(run(['touch', '--version'])).toEqual({ code: 0, stdout: `${JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version}\n`, stderr: '' });
+    for (const args of [['touch'], ['touch', '--limit', '3', 'mem-aaaaaaaaaaaa'], ['touch', '-5 degrees'], ['--vault', vault, 'touch', 'mem-zzzzzzzzzzzz']]) {
+      const inProcess = await engram(vault, args.slice(args[0] === '--vault' ? 2 : 0));
+      expect([args, run(args[0] === '--vault' ? args : ['--vault', vault, ...args])]).toEqual([args, { code: inProcess.code, stdout: inProcess.stdout, stderr: inProcess.stderr }]);
+    }
+  });
+
+  it('touches as the CLI does: the same output and the same files, from its own bundle and code cache', async () => {
+    const copy = path.join(dir, 'copy');
+    cpSync(vault, copy, { recursive: true });
+    const cache = path.join(dir, 'code-cache');
+    const built = run(['--vault', vault, '--now', NOW, '--json', 'touch', ...ids], { ENGRAM_NO_COMPILE_CACHE: '', ENGRAM_COMPILE_CACHE: cache });
+    const inProcess = await engram(copy, ['--now', NOW, '--json', 'touch', ...ids]);
+    expect(built).toEqual({ code: 0, stdout: inProcess.stdout, stderr: '' });
+    expect(JSON.parse(built.stdout)).toHaveLength(2);
+    // the same bytes but for the device's id, which names the vault's place (machine.ts): the copy is another place
+    const machine = (v: string) => readFileSync(path.join(v, '.engram', 'machine-id'), 'utf8').split(' ')[0]!;
+    expect(machine(vault)).not.toBe(machine(copy));
+    const notes = (v: string) => ['episodic', 'semantic'].flatMap((folder) => readdirSync(path.join(v, folder)).map((f): [string, string] => [`${folder}/${f}`, readFileSync(path.join(v, folder, f), 'utf8').replaceAll(machine(v), 'm-DEVICE')]));
+    expect(notes(vault)).toEqual(notes(copy));
+    expect(notes(vault).filter(([, text]) => text.includes('access_count: 1'))).toHaveLength(2);
+    // the code cache written is the touch bundle's (its size names it), not the CLI bundle's
+    const size = statSync(path.join(DIST, 'engram-touch.js')).size;
+    expect(readdirSync(cache).map((f) => f.replace(/-\d+-\d+-touch/, '-touch'))).toEqual([`engram-cli-${process.version}-${process.arch}-${size}-touch.v8cache`]);
+  });
+
+  it('reads frontmatter written by hand in full YAML through the YAML bundle, which neither command bundle holds', () => {
+    writeFileSync(path.join(vault, 'semantic', 'by hand.md'), '---\nid: mem-aaaaaaaaaaaa\ncategory: semantic\ncreated_at: 2026-01-01T00:00:00Z\ntags:\n  - alpha\n  - beta\n---\nWritten by hand.\n');
+    const touched = run(['--vault', vault, '--now', NOW, '--json', 'touch', 'mem-aaaaaaaaaaaa']);
+    expect([touched.code, touched.stderr, JSON.parse(touched.stdout)[0].tier]).toEqual([0, '', 'cold']);
+    expect(readFileSync(path.join(vault, 'semantic', 'by hand.md'), 'utf8')).toContain('tags:\n  - alpha\n  - beta\n');
+    expect(JSON.parse(run(['--vault', vault, '--json', 'show', 'mem-aaaaaaaaaaaa']).stdout).tags).toEqual(['alpha', 'beta']);
+    // a string of each YAML library's source: in its own bundle only
+    for (const [file, holds] of [['engram-yaml.js', true], [CLI_BUNDLE, false], ['engram-touch.js', false], ['lib.js', false]] as const) {
+      const text = readFileSync(path.join(DIST, file), 'utf8');
+      expect([file, text.includes('tag:yaml.org,2002:'), text.includes('Implicit map keys need to be followed by map values')]).toEqual([file, holds, holds]);
+    }
+    expect(existsSync(path.join(DIST, 'engram-yaml.js'))).toBe(true);
+  });
+});
