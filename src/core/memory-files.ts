@@ -369,6 +369,12 @@ export class IdIndex {
   private cacheBytes: Uint8Array | null | undefined = undefined;
   /** Rows learn() was told before the rows were loaded. */
   private learned: Map<string, Row> | null = null;
+  /**
+   * The rows findInCacheText found for each id, kept for the next look-up of the id (a touch
+   * locates each memory twice: to read it, then under its lock to write it), with the size and
+   * mtime a read of the file confirmed since, as find() keeps them in the loaded rows.
+   */
+  private idRows = new Map<string, Map<string, Row>>();
 
   constructor(private readonly files: FileStore) {}
 
@@ -429,8 +435,12 @@ export class IdIndex {
     if (!isMemoryId(id)) return undefined;
     // the id's rows from the table at the end of ids.json, when the store reads parts of files;
     // otherwise (or with no table: an older build wrote it) searched in the whole text
-    const rows = (this.cacheBytes === undefined ? await rowsFromTable(this.files, id) : undefined) ?? (await this.rowsInText(id));
-    if (!rows) return undefined;
+    let rows = this.idRows.get(id);
+    if (!rows) {
+      rows = (this.cacheBytes === undefined ? await rowsFromTable(this.files, id) : undefined) ?? (await this.rowsInText(id));
+      if (!rows) return undefined;
+      this.idRows.set(id, rows);
+    }
     const paths = [...rows.keys()];
     if (paths.length === 0) return undefined;
     // the candidates in find()'s order, each judged as find() judges it
@@ -445,7 +455,11 @@ export class IdIndex {
       // most of a cold touch whose neighbours had been touched before
       const bytes = await this.files.read(path).catch(() => null);
       const now = bytes ? frontmatterId(new TextDecoder().decode(bytes)) : null;
-      if (now === id || now === null) return path;
+      if (now === id) {
+        rows.set(path, [stat.size, stat.mtimeMs, id]);
+        return path;
+      }
+      if (now === null) return path;
     }
     return undefined;
   }

@@ -197,14 +197,16 @@ export function compareIds(a: string, b: string): number {
 }
 
 async function spreadFrom(vault: Vault, source: Memory, boost: number, now: number, machine: string, write: boolean): Promise<Record<string, number>> {
-  const cache = new Map<string, Memory | null>([[source.id, source]]);
-  const load = async (id: string): Promise<Memory | null> => {
+  // each memory the spread reaches, with the text it was read from (null: the source, whose text is not kept)
+  const cache = new Map<string, { memory: Memory; text: string | null } | null>([[source.id, { memory: source, text: null }]]);
+  const loaded = async (id: string): Promise<{ memory: Memory; text: string | null } | null> => {
     if (!cache.has(id)) {
       const path = await vault.locate(id);
-      cache.set(id, path ? ((await vault.read(path).catch(() => null))?.memory ?? null) : null);
+      cache.set(id, path ? await vault.read(path).catch(() => null) : null);
     }
     return cache.get(id)!;
   };
+  const load = async (id: string): Promise<Memory | null> => (await loaded(id))?.memory ?? null;
   const neighbours = async (id: string): Promise<string[]> => {
     const memory = await load(id);
     if (!memory) return [];
@@ -217,11 +219,16 @@ async function spreadFrom(vault: Vault, source: Memory, boost: number, now: numb
   const applied: Record<string, number> = {};
   for (const [id, share] of [...shares].sort(([a], [b]) => compareIds(a, b))) {
     if (write) {
-      await vault.update(id, (memory) => ({
+      // from the text the spread read: written only if the file still holds exactly that text,
+      // else from a fresh read, as update() would (Vault.updateKnown); update() read and parsed
+      // each file again under its lock, and parsed what it wrote
+      const change = (memory: Memory): Record<string, FieldValue> => ({
         activation: roundActivation(activationAt(memory, now, vault.settings) + share),
         activation_at: later(memory.activation_at, now),
         [COUNTED_BY]: machine,
-      }));
+      });
+      // every memory a share went to was loaded, and found (neighbours() keeps only those)
+      await vault.updateKnown((await loaded(id))!, change);
     }
     applied[id] = roundActivation(share);
   }

@@ -378,6 +378,29 @@ describe('the table of rows by id at the end of ids.json', () => {
     expect(whole.reads.filter((p) => p === ID_INDEX_PATH)).toHaveLength(5);
   });
 
+  it('keeps the rows of an id it looked up, and the size and mtime a read of a changed file confirmed, for the next look-up', async () => {
+    const files = await rangedVault();
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 3));
+    const index = new IdIndex(files);
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('episodic/mem-aaaaaaaaaaaa.md');
+    const ranges = files.ranges.length;
+    expect(files.reads).toEqual(['episodic/mem-aaaaaaaaaaaa.md']);
+    // again (a touch's update, under its lock): neither the table nor the file read again
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('episodic/mem-aaaaaaaaaaaa.md');
+    expect([files.ranges.length, files.reads]).toEqual([ranges, ['episodic/mem-aaaaaaaaaaaa.md']]);
+    // written again since: read once more, then trusted
+    files.files.set('episodic/mem-aaaaaaaaaaaa.md', note('mem-aaaaaaaaaaaa', 5));
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('episodic/mem-aaaaaaaaaaaa.md');
+    expect(await index.find('mem-aaaaaaaaaaaa')).toBe('episodic/mem-aaaaaaaaaaaa.md');
+    expect([files.ranges.length, files.reads]).toEqual([ranges, ['episodic/mem-aaaaaaaaaaaa.md', 'episodic/mem-aaaaaaaaaaaa.md']]);
+    // another id is looked up in the table
+    expect(await index.find('mem-bbbbbbbbbbbb')).toBe('episodic/[draft] "b".md');
+    expect(files.ranges.length).toBeGreaterThan(ranges);
+    // a file that no longer holds the id: the full look-up, as before
+    files.files.set('episodic/[draft] "b".md', note('mem-eeeeeeeeeeee', 7));
+    expect(await index.find('mem-bbbbbbbbbbbb')).toBeNull();
+  });
+
   it('is written for no rows too, and read as holding nothing', async () => {
     const files = new RangeStore();
     expect(idCacheText(new Map())).toBe('{"format":1,"rows":[],"byId":"0000000000"}');

@@ -193,6 +193,30 @@ describe('useMemories', () => {
     expect(s.files.files.has(`episodic/${GONE}.md`)).toBe(false);
   });
 
+  it('writes each memory the spread reached from the text it read it from, unless that file changed since', async () => {
+    const s = setup();
+    s.put(`episodic/${A}.md`, { ...base(A, NOW), co_access: `{"${B}": 1}` });
+    s.put(`episodic/${B}.md`, { ...base(B, NOW), co_access: `{"${A}": 1, "${C}": 1}` });
+    s.put(`episodic/${C}.md`, base(C, NOW));
+    await s.vault.locate(A); // the id index made, reading every file once
+    const reads: string[] = [];
+    const read = s.files.read.bind(s.files);
+    s.files.read = async (path: string) => (reads.push(path), read(path));
+    const [result] = await useMemories(s.vault, [A], { use: 'cited', touch: false, coAccess: false });
+    expect(result!.spread).toEqual({ [B]: 0.75, [C]: 0.375 });
+    // B and C read once each, to follow the links; written from those texts, not read again
+    expect(reads.filter((p) => p.startsWith('episodic/') && p !== `episodic/${A}.md`)).toEqual([`episodic/${B}.md`, `episodic/${C}.md`]);
+    expect([s.fields(`episodic/${B}.md`).activation, s.fields(`episodic/${C}.md`).activation]).toEqual([0.75, 0.375]);
+    // a person's edit of C between the spread's read and its write: C is written from a fresh read, the edit kept
+    s.files.read = async (path: string) => {
+      const bytes = await read(path);
+      if (path === `episodic/${C}.md`) s.files.files.set(path, s.files.files.get(path)!.replace('Some text.', 'Some text, edited.'));
+      return bytes;
+    };
+    await useMemories(s.vault, [A], { use: 'cited', touch: false, coAccess: false });
+    expect([s.fields(`episodic/${C}.md`).activation, s.fields(`episodic/${C}.md`).body]).toEqual([0.75, 'Some text, edited.\n']);
+  });
+
   it('a linked file that cannot be read receives nothing, and the use goes on', async () => {
     const s = setup();
     s.put(`episodic/${A}.md`, { ...base(A, NOW), co_access: `{"${B}": 1, "${C}": 1}` });
