@@ -2,6 +2,7 @@ import { copyRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors
 import { loadCatalog } from '../../src/core/recall/catalog';
 import { naiveSearch, searchVectors } from '../../src/core/embeddings/vector-search';
 import type { Embedder } from '../../src/core/ports';
+import { contentHash } from '../../src/core/ids';
 import { normalise } from '../../src/embedding/vectors';
 import { memoryVault } from '../helpers/memory-ports';
 
@@ -180,6 +181,29 @@ describe('vectors held by the process that wrote them (updateVectorsFrom)', () =
     ({ stored } = await updateVectorsFrom(vault, stored, [...sources({ a: 'alpha', b: 'beta' }), { id: 'a', text: 'again' }], oddEmbedder('odd:v2')));
     expect(stored.problem).toBe(`${EMBEDDINGS_INDEX} lists 3 vectors, not one row each of the 3 in 72 bytes: the embeddings will be rebuilt`);
     await same(vault, stored);
+  });
+
+  it("takes a source's hash as given: its text is made only to be embedded; the hashes come back in the sources' order", async () => {
+    const { vault } = memoryVault('2026-01-01T00:00:00Z');
+    const first = await updateVectorsFrom(vault, null, sources({ a: 'alpha', b: 'beta' }), oddEmbedder());
+    expect(first.hashes).toEqual([contentHash('alpha'), contentHash('beta')]);
+    const made: string[] = [];
+    const lazy = (id: string, text: string, hash?: string) => ({
+      id,
+      ...(hash === undefined ? {} : { hash }),
+      get text() {
+        made.push(id);
+        return text;
+      },
+    });
+    // b's text changed but its hash is given as the stored one: kept, its text never made; c is new: made to be embedded
+    const next = await updateVectorsFrom(vault, first.stored, [lazy('c', 'gamma', 'c-hash'), lazy('a', 'alpha', first.hashes[0]), lazy('b', 'beta changed', first.hashes[1])], oddEmbedder());
+    expect([made, next.report.embedded, next.report.kept, next.hashes]).toEqual([['c'], 1, 2, ['c-hash', contentHash('alpha'), contentHash('beta')]]);
+    expect((await loadVectors(vault)).vectors!.hashes).toEqual(['c-hash', contentHash('alpha'), contentHash('beta')]);
+    // without a hash: the text is made and hashed (kept when it is the stored one)
+    made.length = 0;
+    const last = await updateVectorsFrom(vault, next.stored, [lazy('a', 'alpha'), lazy('c', 'gamma')], oddEmbedder());
+    expect([made, last.report.embedded, last.hashes]).toEqual([['a', 'c', 'c'], 1, [contentHash('alpha'), contentHash('gamma')]]);
   });
 });
 

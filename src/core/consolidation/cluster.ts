@@ -439,11 +439,19 @@ function carryGroups(uf: UnionFind, keys: string[], previous: Map<string, string
   return fresh.sort((a, b) => a - b);
 }
 
-/** Every row's group label for the next run: the key of its group's first row, '' when alone. */
+/**
+ * Every row's group label for the next run: the key of its group's first row (its root), ''
+ * when alone. Sizes by root in an array: at 100k rows a Map of sizes and an array per entry
+ * cost a nightly run ~0.2 s.
+ */
 function groupLabels(uf: UnionFind, keys: string[]): Map<string, string> {
-  const size = new Map<number, number>();
-  for (let r = 0; r < keys.length; r++) size.set(uf.find(r), (size.get(uf.find(r)) ?? 0) + 1);
-  return new Map(keys.map((key, r) => [key, size.get(uf.find(r))! > 1 ? keys[uf.find(r)]! : '']));
+  const n = keys.length;
+  const root = new Int32Array(n);
+  const size = new Int32Array(n);
+  for (let r = 0; r < n; r++) size[(root[r] = uf.find(r))]!++;
+  const labels = new Map<string, string>();
+  for (let r = 0; r < n; r++) labels.set(keys[r]!, size[root[r]!]! > 1 ? keys[root[r]!]! : '');
+  return labels;
 }
 
 export interface LexicalClusters {

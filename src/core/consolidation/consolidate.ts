@@ -1,8 +1,9 @@
-import { loadVectors, updateVectorsFrom, type LoadResult } from '../embeddings/store';
+import { loadVectors, updateVectorsFrom, type EmbedSource, type LoadResult } from '../embeddings/store';
 import { renderMemoryFile, type NewMemory } from '../memory-file';
 import { PATTERN_TITLE_CHARS, planClusters, type ClusterAction, type ClusterMemo } from './semantic';
 import type { AbstractiveReport } from './abstractive';
 import { loadSketches, saveSketches } from './sketch-cache';
+import { loadClusterMemo, saveClusterMemo } from './cluster-memo';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import { setFrontmatterFields, type FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
@@ -191,10 +192,13 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   let embedStep: StepReport;
   // the vectors as this run wrote them (what a load reads back), for the clusters and the update after them
   let vectorsNow: LoadResult | null = null;
+  // the content hash of each live memory's text (in live's order), for the update after clustering
+  let liveHashes: string[] = [];
   if (options.embedder && !options.dryRun) {
     try {
-      const { report, stored } = await updateVectorsFrom(vault, null, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
+      const { report, stored, hashes } = await updateVectorsFrom(vault, null, live.map((m) => ({ id: m.id, text: memoryText(m) })), options.embedder);
       vectorsNow = stored;
+      liveHashes = hashes;
       embedStep = { step: 'embed', count: report.embedded, total: report.total, ms: round1(options.elapsed() - t), ...(report.rebuilt ? { note: report.rebuilt } : {}) };
     } catch (error) {
       // an embedder that fails tonight (a server down) leaves the vectors as they were
@@ -242,13 +246,14 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   at('clustered');
   // what clustering wrote is embedded tonight, not by the next run: a second run the same night changes nothing
   if (options.embedder && !options.dryRun && plan.clusters.length > 0 && !embedStep.note?.startsWith('failed')) {
-    const texts = new Map(live.map((m) => [m.id, memoryText(m)]));
+    // the live memories' texts as the first update hashed them (made again only to be embedded), then what clustering wrote
+    const sources = new Map<string, EmbedSource>(live.map((m, i) => [m.id, { id: m.id, hash: liveHashes[i]!, get text() { return memoryText(m); } }]));
     for (const cluster of plan.clusters) {
       const written = await vault.resolve(cluster.id).catch(() => null);
-      if (written) texts.set(cluster.id, memoryText(written));
+      if (written) sources.set(cluster.id, { id: cluster.id, text: memoryText(written) });
     }
     try {
-      const { report } = await updateVectorsFrom(vault, vectorsNow, [...texts].map(([id, text]) => ({ id, text })), options.embedder);
+      const { report } = await updateVectorsFrom(vault, vectorsNow, [...sources.values()], options.embedder);
       embedStep.count += report.embedded;
       embedStep.total = report.total;
     } catch (error) {
@@ -792,34 +797,4 @@ async function appendRun(vault: Vault, run: RunLine, gitHead: string | null): Pr
 
 function round1(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-/**
- * The groups of the last run (`.engram/cache/clusters.json`), so that a nightly run compares
- * only the new and changed episodes with the rest. A cache: when it is missing, damaged, or
- * was made with another model (or words instead of vectors) or another threshold, everything
- * is compared again.
- */
-export const CLUSTER_MEMO_PATH = '.engram/cache/clusters.json';
-
-interface MemoBasis {
-  model: string;
-  threshold: number;
-}
-
-async function loadClusterMemo(vault: Vault, basis: MemoBasis): Promise<Map<string, string> | null> {
-  const text = await vault.readText(CLUSTER_MEMO_PATH).catch(() => null);
-  if (!text) return null;
-  try {
-    const memo = JSON.parse(text) as { model?: unknown; threshold?: unknown; labels?: unknown };
-    if (memo.model !== basis.model || memo.threshold !== basis.threshold || typeof memo.labels !== 'object' || memo.labels === null) return null;
-    return new Map(Object.entries(memo.labels as Record<string, string>));
-  } catch {
-    return null;
-  }
-}
-
-async function saveClusterMemo(vault: Vault, basis: MemoBasis, labels: Map<string, string>): Promise<void> {
-  await vault.ports.files.mkdir('.engram/cache');
-  await vault.ports.files.write(CLUSTER_MEMO_PATH, JSON.stringify({ ...basis, labels: Object.fromEntries(labels) }));
 }

@@ -372,6 +372,13 @@ export async function dropVectors(vault: Vault, ids: string[]): Promise<boolean>
 export interface EmbedSource {
   id: string;
   text: string;
+  /**
+   * contentHash(text), when the caller has it already: then `text` is read only if the memory
+   * must be embedded (a getter may make it then). A consolidation updates the vectors of every
+   * live memory twice (its episodes, then the patterns it wrote): at 100k the second update
+   * made and hashed the 100,000 texts again (about a second) only to find them all stored.
+   */
+  hash?: string;
 }
 
 /** A memory whose text is not at hand: its vector is kept when `hash` is the stored one. */
@@ -406,7 +413,7 @@ export async function updateVectors(vault: Vault, sources: EmbedSource[], embedd
  * updates the vectors, clusters on them and updates them again; at 100k each load read and
  * checked the 153 MB bin again (about 1.5 s).
  */
-export async function updateVectorsFrom(vault: Vault, from: LoadResult | null, sources: EmbedSource[], embedder: Embedder): Promise<{ report: EmbedReport; stored: LoadResult }> {
+export async function updateVectorsFrom(vault: Vault, from: LoadResult | null, sources: EmbedSource[], embedder: Embedder): Promise<VectorsUpdate> {
   return applyVectors(vault, from ?? (await loadVectors(vault)), sources, embedder, {});
 }
 
@@ -454,12 +461,19 @@ function current(loaded: LoadResult, embedder: Embedder, options: EmbedOptions):
   return loaded.vectors && loaded.vectors.model === embedder.model && !options.force ? loaded.vectors : null;
 }
 
-/** The update; `stored`: the vectors on disk after it, as loadVectors reads them (`loaded` when nothing was written). */
-async function applyVectors(vault: Vault, loaded: LoadResult, sources: Array<EmbedSource | KnownSource>, embedder: Embedder, options: EmbedOptions): Promise<{ report: EmbedReport; stored: LoadResult }> {
+/** An update's report; `stored`: the vectors on disk after it, as loadVectors reads them; `hashes`: the sources' content hashes, in their order. */
+export interface VectorsUpdate {
+  report: EmbedReport;
+  stored: LoadResult;
+  hashes: string[];
+}
+
+/** The update (`stored`: `loaded` when nothing was written). */
+async function applyVectors(vault: Vault, loaded: LoadResult, sources: Array<EmbedSource | KnownSource>, embedder: Embedder, options: EmbedOptions): Promise<VectorsUpdate> {
   const previous = current(loaded, embedder, options);
   const rowOf = new Map<string, number>();
   previous?.ids.forEach((id, row) => rowOf.set(id, row));
-  const hashes = sources.map((s) => (s.text === undefined ? s.hash : contentHash(s.text)));
+  const hashes = sources.map((s) => s.hash ?? contentHash(s.text!));
   const todo: number[] = [];
   sources.forEach((source, i) => {
     const row = rowOf.get(source.id);
@@ -488,14 +502,14 @@ async function applyVectors(vault: Vault, loaded: LoadResult, sources: Array<Emb
     rebuilt: loaded.problem,
   };
   const unchanged = previous !== null && todo.length === 0 && removed === 0 && previous.ids.length === sources.length;
-  if (unchanged || dimensions === 0) return { report, stored: loaded };
+  if (unchanged || dimensions === 0) return { report, stored: loaded, hashes };
   const ids = sources.map((s) => s.id);
   const unique = new Set(ids).size === ids.length;
   const appended = unique && previous ? await appendVectors(vault, loaded, { model: embedder.model, dimensions, ids, hashes }, freshOf, rowOf) : null;
-  if (appended) return { report, stored: appended };
+  if (appended) return { report, stored: appended, hashes };
   const vectors = packedVectors(previous, sources.length, dimensions, (i) => (freshOf.has(i) ? -1 : rowOf.get(ids[i]!)!), freshOf);
   const stored: StoredVectors = { model: embedder.model, dimensions, ids, hashes, vectors };
   const layout = await saveVectors(vault, stored);
   // an id given twice is read back as a damaged index (format 1 kept one row of it: the same)
-  return { report, stored: unique ? { vectors: stored, problem: null, layout } : await loadVectors(vault) };
+  return { report, stored: unique ? { vectors: stored, problem: null, layout } : await loadVectors(vault), hashes };
 }
