@@ -1,4 +1,4 @@
-import { copyRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, updateVectors, updateVectorsFrom } from '../../src/core/embeddings/store';
+import { copyRows, EMBEDDINGS_BIN, EMBEDDINGS_INDEX, loadVectors, refreshVectors, rowIndex, updateVectors, updateVectorsFrom } from '../../src/core/embeddings/store';
 import { loadCatalog } from '../../src/core/recall/catalog';
 import { naiveSearch, searchVectors } from '../../src/core/embeddings/vector-search';
 import type { Embedder } from '../../src/core/ports';
@@ -204,6 +204,16 @@ describe('vectors held by the process that wrote them (updateVectorsFrom)', () =
     made.length = 0;
     const last = await updateVectorsFrom(vault, next.stored, [lazy('a', 'alpha'), lazy('c', 'gamma')], oddEmbedder());
     expect([made, last.report.embedded, last.hashes]).toEqual([['a', 'c', 'c'], 1, [contentHash('alpha'), contentHash('gamma')]]);
+  });
+});
+
+describe('rowIndex', () => {
+  it("maps each id to its row (an id twice: its last), made once for the same stored vectors", () => {
+    const stored = { model: 'm', dimensions: 1, ids: ['a', 'b', 'a', 'c'], hashes: ['1', '2', '3', '4'], vectors: new Float32Array(4) };
+    const index = rowIndex(stored);
+    expect([...index]).toEqual([['a', 2], ['b', 1], ['c', 3]]);
+    expect(rowIndex(stored)).toBe(index);
+    expect([...rowIndex({ ...stored, ids: ['c'] })]).toEqual([['c', 0]]);
   });
 });
 

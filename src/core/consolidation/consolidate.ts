@@ -247,7 +247,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   // what clustering wrote is embedded tonight, not by the next run: a second run the same night changes nothing
   if (options.embedder && !options.dryRun && plan.clusters.length > 0 && !embedStep.note?.startsWith('failed')) {
     // the live memories' texts as the first update hashed them (made again only to be embedded), then what clustering wrote
-    const sources = new Map<string, EmbedSource>(live.map((m, i) => [m.id, { id: m.id, hash: liveHashes[i]!, get text() { return memoryText(m); } }]));
+    const sources = new Map<string, EmbedSource>(live.map((m, i) => [m.id, new HashedSource(m, liveHashes[i]!)]));
     for (const cluster of plan.clusters) {
       const written = await vault.resolve(cluster.id).catch(() => null);
       if (written) sources.set(cluster.id, { id: cluster.id, text: memoryText(written) });
@@ -615,6 +615,24 @@ async function applyStale(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
   }
   for (const { id } of plan.stale ?? []) {
     await skipped.guard('git', id, () => vault.update(id, (m) => (m.confidence === 'stale' ? null : { confidence: 'stale' })));
+  }
+}
+
+/**
+ * A live memory's source for the update after clustering: the hash the update before it
+ * computed, its text made only if it must be embedded. A class: an object literal with a getter
+ * is made through the runtime, ~5 us each (0.5 s for 100,000).
+ */
+class HashedSource implements EmbedSource {
+  readonly id: string;
+  constructor(
+    private readonly memory: Memory,
+    readonly hash: string,
+  ) {
+    this.id = memory.id;
+  }
+  get text(): string {
+    return memoryText(this.memory);
   }
 }
 

@@ -1,5 +1,5 @@
 import { analyze } from '../analyzer';
-import { copyStoredRows, storedArray, type StoredVectors } from '../embeddings/store';
+import { copyStoredRows, rowIndex, storedArray, type StoredVectors } from '../embeddings/store';
 import { contentHash, sha256Hex } from '../ids';
 import { memoryText, type Memory } from '../memory';
 import type { Confidence, EngramSettings } from '../settings';
@@ -70,7 +70,7 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
   const byId = new Map(all.map((m) => [m.id, m]));
   let kind: 'vector' | 'lexical' = 'lexical';
   let groups: Array<{ group: number[]; medoid: number }>;
-  const rowOf = new Map(vectors?.ids.map((id, row) => [id, row]) ?? []);
+  const rowOf = vectors ? rowIndex(vectors) : new Map<string, number>();
   if (vectors && episodes.length > 0 && episodes.every((m) => rowOf.has(m.id))) {
     kind = 'vector';
     const d = vectors.dimensions;
