@@ -150,8 +150,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // plugin's too; read a few bytes at a time where the store reads parts of files, the runner's:
   // issue 23, cold touch, +1.6 KB); 595.7 KB with a touch's spread writing each neighbour from the
   // text it read (Vault.updateKnown) and the id index keeping the rows it looked up (+0.3 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(595_800);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_387_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 596.8 KB with the cluster memo read by hand (cluster-memo.ts; the plugin consolidates too), the
+  // update after clustering taking the hashes of the one before it (HashedSource) and one id-to-row
+  // Map for each stored vectors (rowIndex) (issue 23, the 100k next night: +1.1 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(596_900);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_388_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
