@@ -438,20 +438,13 @@ export class NodeFileStore implements FileStore {
 
   async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileVersion> {
     const full = this.resolve(rel);
+    if (options.expect === null) return this.create(full, rel, data);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
     const temp = this.writeTemp(full, bytes, written);
     let placed = false;
     try {
-      if (options.expect === null) {
-        // link() fails when the target exists (even as a dangling symlink): an exclusive, atomic create.
-        try {
-          fs.linkSync(temp, full);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
-          throw error;
-        }
-      } else if (options.expect === undefined) {
+      if (options.expect === undefined) {
         fs.renameSync(temp, full); // rename replaces a symlink itself, never its target
         placed = true;
       } else {
@@ -459,6 +452,26 @@ export class NodeFileStore implements FileStore {
       }
     } finally {
       if (!placed) unlinkQuietly(temp);
+    }
+    return written;
+  }
+
+  /**
+   * write() with `expect: null`: the complete temp file takes the name by link(2), which fails
+   * when the name exists (even as a dangling symlink): an exclusive, atomic create. The temp
+   * name goes whatever happens. (A file opened O_EXCL under its own name would spare the link
+   * and the unlink, but a reader or a crash could find it empty or half written.)
+   */
+  private create(full: string, rel: string, data: string | Uint8Array): FileVersion {
+    const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
+    const temp = this.writeTemp(full, data, written);
+    try {
+      fs.linkSync(temp, full);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
+      throw error;
+    } finally {
+      unlinkQuietly(temp);
     }
     return written;
   }
@@ -541,11 +554,12 @@ export class NodeFileStore implements FileStore {
    * a link or a rename keeps both) and its version tag (readVersioned's: the file is complete
    * and marked ours, so it is quiet at once).
    */
-  private writeTemp(full: string, bytes: Uint8Array | Iterable<Uint8Array>, stat?: FileVersion): string {
-    const temp = nodePath.join(nodePath.dirname(full), `.${nodePath.basename(full)}.${process.pid}.${++tempCounter}.tmp`);
+  private writeTemp(full: string, bytes: string | Uint8Array | Iterable<Uint8Array>, stat?: FileVersion): string {
+    const temp = tempBeside(full);
     const fd = fs.openSync(temp, CREATE_FLAGS, 0o644);
     try {
-      if (ArrayBuffer.isView(bytes)) writeAll(fd, bytes);
+      if (typeof bytes === 'string') writeText(fd, bytes);
+      else if (ArrayBuffer.isView(bytes)) writeAll(fd, bytes);
       else for (const piece of bytes) writeAll(fd, piece);
       markOurs(fd);
       if (stat) Object.assign(stat, versionOf(fs.fstatSync(fd, { bigint: true })));
@@ -795,7 +809,7 @@ class EmptyWatch {
  * mtime == ctime; ours never does, so a reader that finds it fresh needs not wait.
  */
 function markOurs(fd: number): void {
-  const now = new Date();
+  const now = Date.now() / 1000; // in seconds, what futimes makes of a Date: no Date made
   fs.futimesSync(fd, now, now);
 }
 
@@ -878,6 +892,21 @@ function readStaged(fd: number, sizeHint: bigint | number, room: number): Buffer
     if (n < stage.length) break;
   }
   return whole.subarray(0, filled);
+}
+
+/**
+ * `text` as UTF-8, encoded by the write call itself (Buffer.from's encoding, without a Buffer
+ * made for each file an import creates); what a short write left, from its bytes.
+ */
+function writeText(fd: number, text: string): void {
+  const written = fs.writeSync(fd, text);
+  if (written < Buffer.byteLength(text, 'utf8')) writeAll(fd, Buffer.from(text, 'utf8').subarray(written));
+}
+
+/** The hidden temp name beside `full` (`.NAME.PID.N.tmp`, TEMP_NAME): what path.join(dirname, …) makes of it, by its last separator. */
+function tempBeside(full: string): string {
+  const cut = full.lastIndexOf(nodePath.sep) + 1;
+  return `${full.slice(0, cut)}.${full.slice(cut)}.${process.pid}.${++tempCounter}.tmp`;
 }
 
 function writeAll(fd: number, bytes: Uint8Array): void {

@@ -1,0 +1,91 @@
+// the module itself (a namespace import's properties cannot be spied on), as fs-files.ts reads it
+import fs from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { NodeFileStore } from '../../headless/fs-files';
+import { WriteConflictError } from '../../src/core/errors';
+
+/**
+ * An exclusive create (FileStore.write with `expect: null`): a complete hidden temp file beside
+ * the note, linked to its name (link(2) fails on an existing name), then unlinked. A text is
+ * written as the write call encodes it (no Buffer made for it): the bytes must be Buffer.from's.
+ */
+describe('an exclusive create', () => {
+  let root: string;
+  let store: NodeFileStore;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'engram-create-'));
+    fs.mkdirSync(path.join(root, 'episodic'));
+    store = new NodeFileStore(root);
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const names = () => readdirSync(path.join(root, 'episodic')).sort();
+
+  it('writes the text as UTF-8, byte for byte what Buffer.from makes of it (lone surrogates too), and leaves no temp file', async () => {
+    const texts = ['plain ascii\n', 'é ü — “quotes” ✓\n', 'emoji 😀 and a lone \ud800 high and \udc00 low surrogate\n', 'x'.repeat(70_000) + 'é\n', ''];
+    for (const [i, text] of texts.entries()) await store.write(`episodic/n${i}.md`, text, { expect: null });
+    for (const [i, text] of texts.entries()) expect(readFileSync(path.join(root, 'episodic', `n${i}.md`))).toEqual(Buffer.from(text, 'utf8'));
+    expect(names()).toEqual(['n0.md', 'n1.md', 'n2.md', 'n3.md', 'n4.md']);
+  });
+
+  it('returns the version written: the size, the mtime as a stat gives it, and the tag of inode, size and mtime in ns', async () => {
+    const written = await store.write('episodic/a.md', 'héllo\n', { expect: null });
+    const stat = statSync(path.join(root, 'episodic', 'a.md'));
+    const big = statSync(path.join(root, 'episodic', 'a.md'), { bigint: true });
+    expect(written).toEqual({ size: 7, mtimeMs: stat.mtimeMs, tag: `${big.ino}:7:${big.mtimeNs}` });
+    // marked ours: the mtime was set (so it differs from the ctime the link and unlink left)
+    expect(big.mtimeNs).not.toBe(big.ctimeNs);
+  });
+
+  it('goes through a hidden temp name beside the note (.NAME.PID.N.tmp), linked to the note, and removed', async () => {
+    const link = jest.spyOn(fs, 'linkSync');
+    const unlink = jest.spyOn(fs, 'unlinkSync');
+    await store.write('episodic/Some title.md', 'text\n', { expect: null });
+    const [from, to] = link.mock.calls[0]! as [string, string];
+    expect(to).toBe(path.join(root, 'episodic', 'Some title.md'));
+    expect(path.dirname(from)).toBe(path.join(root, 'episodic'));
+    expect(path.basename(from)).toMatch(new RegExp(`^\\.Some title\\.md\\.${process.pid}\\.\\d+\\.tmp$`));
+    expect(unlink.mock.calls).toEqual([[from]]);
+    expect(names()).toEqual(['Some title.md']);
+  });
+
+  it('completes a short write from the text\'s bytes', async () => {
+    const real = fs.writeSync;
+    let first = true;
+    // the first write puts only 5 bytes (a full disk, a signal): the rest follows from the encoded text
+    jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: string | Uint8Array, ...rest: unknown[]) => {
+      if (first && typeof data === 'string') {
+        first = false;
+        return real(fd, Buffer.from(data, 'utf8').subarray(0, 5));
+      }
+      return (real as (...args: unknown[]) => number)(fd, data, ...rest);
+    }) as typeof fs.writeSync);
+    const text = 'ab😀cdé and more\n';
+    const written = await store.write('episodic/short.md', text, { expect: null });
+    expect(readFileSync(path.join(root, 'episodic', 'short.md'))).toEqual(Buffer.from(text, 'utf8'));
+    expect(written).toMatchObject({ size: Buffer.byteLength(text) });
+  });
+
+  it('refuses a name that exists, even as a dangling link, keeps what is there and leaves no temp file', async () => {
+    writeFileSync(path.join(root, 'episodic', 'taken.md'), 'theirs\n');
+    symlinkSync('nowhere.md', path.join(root, 'episodic', 'link.md'));
+    await expect(store.write('episodic/taken.md', 'ours\n', { expect: null })).rejects.toThrow(WriteConflictError);
+    await expect(store.write('episodic/link.md', 'ours\n', { expect: null })).rejects.toThrow(WriteConflictError);
+    expect(readFileSync(path.join(root, 'episodic', 'taken.md'), 'utf8')).toBe('theirs\n');
+    expect(fs.readlinkSync(path.join(root, 'episodic', 'link.md'))).toBe('nowhere.md');
+    expect(names()).toEqual(['link.md', 'taken.md']);
+  });
+
+  it('reports another error as it is, and leaves no temp file', async () => {
+    jest.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw Object.assign(new Error('EPERM: operation not permitted'), { code: 'EPERM' });
+    });
+    await expect(store.write('episodic/x.md', 'x\n', { expect: null })).rejects.toThrow('EPERM');
+    expect(names()).toEqual([]);
+  });
+});
