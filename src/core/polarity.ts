@@ -31,6 +31,9 @@ const REVERSAL_STEMS = new Set('stop quit ceas discontinu abandon avoid drop dep
 /** Words that end a negation's scope inside a clause. */
 const SCOPE_ENDS = new Set(['but', 'and', 'however', 'although', 'though', 'whereas', 'yet', 'except', 'while']);
 
+/** Words of the phrases that flip a scope or are no term of it ("instead of", "rather than", "in favour of", "anymore"). */
+const SCOPE_WORDS = new Set(['instead', 'rather', 'favour', 'favor', 'anymore']);
+
 /** A clause ends at sentence punctuation followed by a space (not inside "db.internal" or "1,000"), brackets, dashes, new lines. */
 const CLAUSE_BREAK = /[.,;:!?](?=\s|$)|[()[\]{}\n\r—–]|\s-\s/u;
 
@@ -109,10 +112,11 @@ export function polarity(text: string): Polarity {
 
 /**
  * polarity() by its clauses' words, each word analysed alone (wordOf): any text. The reference
- * for asciiPolarity (test/core/polarity.test.ts compares both).
+ * for asciiPolarity (test/core/polarity.test.ts compares both); `everyClause`: the scope rules
+ * run over every clause, the reference for Scope's plain clauses (compared too).
  */
-export function polarityOfWords(text: string): Polarity {
-  const scope = new Scope();
+export function polarityOfWords(text: string, everyClause = false): Polarity {
+  const scope = new Scope(everyClause);
   const normalised = expandNegations(text);
   for (const words of asciiClauseWords(normalised) ?? clauseWordsByPattern(normalised)) {
     for (const word of words) {
@@ -174,29 +178,77 @@ export function asciiPolarity(text: string): Polarity | null {
   return scope.polarity();
 }
 
+/** The words of the clause a Scope reads, with their terms and negations (read up to its count; what lies beyond is stale). */
+const CLAUSE = { words: [] as string[], terms: [] as Array<string | null>, negations: [] as boolean[] };
+
 /**
  * The scope rules over a text's words, a clause at a time: each clause's words (lower case),
  * with their terms and negations, are pushed, then the clause is ended.
+ *
+ * A plain clause (no negation, no reversal verb, no term that ends a scope, none of
+ * SCOPE_WORDS) flips nothing and leaves out no term: it affirms its terms, in their order. Until
+ * the first clause that is not plain, the affirmed terms are the terms themselves, and no set
+ * of them is built (most texts: the set and its growth were an import's largest allocation);
+ * from that clause on, the rules run, from the terms the plain clauses before it affirmed.
  */
 class Scope {
   /** analyze(text)'s terms, in its order. */
   private readonly terms = new Set<string>();
-  private readonly positive = new Set<string>();
-  private readonly negative = new Set<string>();
-  private words: string[] = [];
-  private termsOf: Array<string | null> = [];
-  private negations: boolean[] = [];
+  /** The terms affirmed and negated so far: made when the rules first run (rule()). */
+  private positive: Set<string> = NO_TERMS;
+  private negative: Set<string> = NO_TERMS;
+  /** The clause's words, terms and negations: CLAUSE's arrays, shared by every Scope (one at a time: polarity() is synchronous). */
+  private readonly words = CLAUSE.words;
+  private readonly termsOf = CLAUSE.terms;
+  private readonly negations = CLAUSE.negations;
   private count = 0;
+  /** The clause being pushed is not plain. */
+  private special = false;
+  /** How many terms the plain clauses so far hold (the first of `terms`), while `ruled` is false. */
+  private settled = 0;
+  /** The rules run over every clause (from the first that is not plain on). */
+  private ruled = false;
+
+  /** `everyClause`: the rules run over every clause, plain or not (the reference: polarityOfWords). */
+  constructor(everyClause = false) {
+    if (everyClause) this.rule();
+  }
+
+  /** From now on the rules run: the sets of affirmed and negated terms are made. */
+  private rule(): void {
+    this.ruled = true;
+    this.positive = new Set<string>();
+    this.negative = new Set<string>();
+  }
 
   push(word: string, term: string | null, negation: boolean): void {
     const k = this.count++;
     this.words[k] = word;
     this.termsOf[k] = term;
     this.negations[k] = negation;
-    if (term !== null) this.terms.add(term);
+    if (term !== null) {
+      this.terms.add(term);
+      if (REVERSAL_STEMS.has(term) || SCOPE_ENDS.has(word)) this.special = true;
+    }
+    if (negation || SCOPE_WORDS.has(word)) this.special = true;
   }
 
   endClause(): void {
+    if (!this.ruled) {
+      if (!this.special) {
+        this.count = 0;
+        this.settled = this.terms.size;
+        return;
+      }
+      // the first clause that is not plain: the ones before it affirmed their terms
+      this.rule();
+      let k = 0;
+      for (const term of this.terms) {
+        if (k++ === this.settled) break;
+        this.positive.add(term);
+      }
+    }
+    this.special = false;
     const { words, termsOf, negations, positive, negative } = this;
     const count = this.count;
     this.count = 0;
@@ -239,6 +291,8 @@ class Scope {
 
   polarity(): Polarity {
     const { terms, positive, negative } = this;
+    // every clause plain: every term affirmed, in order
+    if (!this.ruled) return { terms, negated: NO_TERMS, affirmed: terms.size === 0 ? NO_TERMS : terms };
     // one side empty (most texts): each is its set as it is, not a copy; an empty side is the
     // shared empty set, and the affirmed terms are the terms themselves when they are the same
     // in the same order (most texts): an import keeps every line's sets until its end, and they

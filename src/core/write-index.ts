@@ -94,8 +94,10 @@ function memoryRow(memory: RowSource, stat: FileStat, analysis?: AnalysedText, k
   const a = analysis && analysis.text === text ? analysis : new AnalysedText(text);
   const { terms, negated, affirmed } = a.polarity;
   const signals = a.signals;
-  let plain = affirmed.size + negated.size <= terms.size;
-  if (plain) {
+  // every term affirmed (a text without a negation: polarity shares its terms set as the affirmed side)
+  let plain = affirmed === terms && negated.size === 0;
+  if (!plain && affirmed.size + negated.size <= terms.size) {
+    plain = true;
     let count = 0;
     for (const t of terms) {
       if (negated.has(t)) continue;

@@ -1,5 +1,5 @@
 import { resetWordTable } from '../../src/core/analyzer';
-import { asciiClauseWords, asciiPolarity, clauseWordsByPattern, opposedTerms, polarity, polarityOfWords, whatItAdds } from '../../src/core/polarity';
+import { asciiClauseWords, asciiPolarity, clauseWordsByPattern, NO_TERMS, opposedTerms, polarity, polarityOfWords, whatItAdds, type Polarity } from '../../src/core/polarity';
 import { ResonanceIndex } from '../../src/core/resonance';
 import { DEFAULT_SETTINGS as S } from '../../src/core/settings';
 
@@ -139,6 +139,8 @@ describe('the clauses of an ASCII text cut by hand (asciiClauseWords) and by the
 describe('polarity of an ASCII text scanned once through the word table (asciiPolarity) and by its clauses\' words (polarityOfWords)', () => {
   // the sets in their order: terms, negated, affirmed (an order change is a change too)
   const inOrder = (p: { terms: Set<string>; negated: Set<string>; affirmed: Set<string> } | null) => (p === null ? null : [[...p.terms], [...p.negated], [...p.affirmed]]);
+  // the sets in their order, and which of them are the terms set itself or the shared empty one
+  const shape = (p: Polarity) => [...inOrder(p)!, p.affirmed === p.terms, p.negated === p.terms, p.affirmed === NO_TERMS, p.negated === NO_TERMS];
 
   it('agree on crafted texts: negations, reversal verbs, scope ends, no longer, instead of, in favour of, long words, clause breaks', () => {
     const texts = [
@@ -152,6 +154,7 @@ describe('polarity of an ASCII text scanned once through the word table (asciiPo
     for (const text of texts) {
       expect(asciiPolarity(text)).not.toBeNull();
       expect([text, inOrder(asciiPolarity(text))]).toEqual([text, inOrder(polarityOfWords(text))]);
+      expect([text, shape(asciiPolarity(text)!)]).toEqual([text, shape(polarityOfWords(text, true))]);
     }
     // an apostrophe or a backquote (expandNegations' work) or any character above 0x7f: the words decide
     for (const text of ["don't stop", 'use `x`', 'caf\u00e9 not', 'a \u2014 not b', 'won\u2019t']) {
@@ -183,17 +186,39 @@ describe('polarity of an ASCII text scanned once through the word table (asciiPo
       'Redis ', 'term2y ', 'x'.repeat(45), 'Running ',
     ];
     let negated = 0;
+    let plain = 0;
     resetWordTable(6);
     try {
       for (let k = 0; k < 20_000; k++) {
         const text = Array.from({ length: Math.floor(rand() * 24) }, () => pieces[Math.floor(rand() * pieces.length)]).join('');
         const expected = inOrder(polarityOfWords(text));
         expect([text, inOrder(asciiPolarity(text))]).toEqual([text, expected]);
+        // the rules run over every clause: the same sets, shared the same way
+        expect([text, shape(asciiPolarity(text)!)]).toEqual([text, shape(polarityOfWords(text, true))]);
+        if (expected![1]!.length === 0) plain++;
         if (expected![1]!.length > 0 && expected![2]!.length > 0) negated++;
       }
     } finally {
       resetWordTable();
     }
     expect(negated).toBeGreaterThan(3000);
+    expect(plain).toBeGreaterThan(3000);
+  });
+
+  it('affirms the terms of plain clauses before the first clause the rules change, in their order', () => {
+    // plain clauses, then one with a negation, a reversal verb, a scope end that is a term, "instead of", "anymore"
+    for (const [text, affirmed, negated] of [
+      ['Redis caches, queues sessions; not Yarn', ['redi', 'cach', 'queue', 'session'], ['yarn']],
+      ['pnpm builds. Stopped cron jobs', ['pnpm', 'build', 'stop'], ['cron', 'job']],
+      ['a x. however y z', ['x', 'y', 'z'], []],
+      ['b y; use x instead of z', ['b', 'y', 'use', 'x'], ['z']],
+      ['c y: w anymore', ['c', 'y', 'w'], []],
+      // x affirmed in a plain clause, negated in a later one: neither
+      ['q y, y x. r y not x', ['q', 'y', 'r'], []],
+    ] as const) {
+      const p = polarity(text);
+      expect([text, [...p.affirmed], [...p.negated]]).toEqual([text, affirmed, negated]);
+      expect([text, shape(p)]).toEqual([text, shape(polarityOfWords(text, true))]);
+    }
   });
 });
