@@ -30,7 +30,7 @@ const PLAIN_NAME = /^[!$-)+-\-0-9;=@-Z_-{}~](?:[ !$-)+-.0-9;=@-Z_-{}~]*[!$-)+-\-
 export function safeFileName(title: string, max = MAX_NAME_CHARS): string {
   // a plain title as it is (six replaces and a normalisation spared): safeFileNameByPattern's steps leave it so
   const plain = PLAIN_NAME.test(title) && !title.includes('  ');
-  let name = plain ? title : cleanName(title);
+  let name = plain ? title : (asciiCleanName(title) ?? cleanName(title));
   let cut = false;
   if (name.length > max) {
     name = cutName(name, max);
@@ -52,9 +52,31 @@ export function safeFileNameByPattern(title: string, max = MAX_NAME_CHARS): stri
   return name;
 }
 
-/** Invisible characters dropped, NFC, forbidden ones made spaces, white space runs one space, trimmed. */
-function cleanName(title: string): string {
+/** Invisible characters dropped, NFC, forbidden ones made spaces, white space runs one space, trimmed. Exported for tests. */
+export function cleanName(title: string): string {
   return title.replace(DROPPED, '').normalize('NFC').replace(FORBIDDEN, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * cleanName of a title of printable ASCII (null for any other), by hand: nothing is dropped or
+ * normalised there, the only white space is the space, so the name is the title's runs of
+ * characters that are neither a space nor forbidden, joined by single spaces. An import's
+ * titles ("Observation 12: …") went through four replaces and a normalisation each.
+ */
+export function asciiCleanName(title: string): string | null {
+  let name = '';
+  let start = -1; // where the run being read began (-1: between runs)
+  const n = title.length;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? title.charCodeAt(i) : 0x20;
+    if (c < 0x20 || c > 0x7e) return null;
+    // a space, or FORBIDDEN's printable ASCII: " # * / : < > ? [ \ ] ^ |
+    if (c === 0x20 || c === 0x22 || c === 0x23 || c === 0x2a || c === 0x2f || c === 0x3a || c === 0x3c || c === 0x3e || c === 0x3f || c === 0x5b || c === 0x5c || c === 0x5d || c === 0x5e || c === 0x7c) {
+      if (start >= 0) name = name === '' ? title.slice(start, i) : `${name} ${title.slice(start, i)}`;
+      start = -1;
+    } else if (start < 0) start = i;
+  }
+  return name;
 }
 
 /** At most `max` characters, at a space in its second half if there is one. */

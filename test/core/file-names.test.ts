@@ -1,4 +1,4 @@
-import { claimFileName, safeFileName, safeFileNameByPattern, takenNames } from '../../src/core/file-names';
+import { asciiCleanName, claimFileName, cleanName, safeFileName, safeFileNameByPattern, takenNames } from '../../src/core/file-names';
 import { archivedPath, compareMemoryPaths, frontmatterId, preferredPath, revivedPath } from '../../src/core/memory-files';
 import { memoryTitle } from '../../src/core/title';
 
@@ -175,5 +175,16 @@ describe('safeFileName: a plain ASCII title taken as it is, the same name as eve
       const max = random() < 0.8 ? 60 : 1 + Math.floor(random() * 20);
       if (safeFileName(title, max) !== safeFileNameByPattern(title, max)) expect([title, max, safeFileName(title, max)]).toEqual([title, max, safeFileNameByPattern(title, max)]);
     }
+  });
+
+  it('a title of printable ASCII is cleaned by hand as by the patterns; any other character leaves it to them', () => {
+    let seed = 7;
+    const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    const crafted = ['Observation 12: auth term2y retry', ' : a::b :', 'a  b', '', ' ', '::', 'a"b#c*d/e:f<g>h?i[j\\k]l^m|n', '.a b.', '(x) {y} ~z~'];
+    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
+    const titles = [...crafted, ...printable, ...Array.from({ length: 5000 }, () => Array.from({ length: Math.floor(random() * 30) }, () => (random() < 0.3 ? ' ' : printable[Math.floor(random() * 95)])).join(''))];
+    for (const title of titles) expect([title, asciiCleanName(title)]).toEqual([title, cleanName(title)]);
+    expect(asciiCleanName('Observation 12: auth term2y retry')).toBe('Observation 12 auth term2y retry');
+    for (const title of ['tab\tx', 'x\u007f', 'caf\u00e9', '\u200bx', 'a\nb', '\ud83d\ude00']) expect([title, asciiCleanName(title)]).toEqual([title, null]);
   });
 });
