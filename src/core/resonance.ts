@@ -377,9 +377,10 @@ export class ResonanceIndex {
   /**
    * The older memories `text` supersedes or disputes (supersession.ts), best first: those that
    * affirm a term it negates or rejects, and, when it holds a value, those sharing its rarest
-   * words. Already superseded and newer memories are left out.
+   * words. Already superseded and newer memories are left out. `countFilter` false: every
+   * candidate is compared whole (the reference the tests compare the count filter with).
    */
-  changes(text: string | AnalysedText, category: Category, confidence: Confidence, createdMs: number): FoundChange[] {
+  changes(text: string | AnalysedText, category: Category, confidence: Confidence, createdMs: number, countFilter = true): FoundChange[] {
     const analysis = analysed(text);
     const incoming = analysis.polarity;
     const signals = analysis.signals;
@@ -404,19 +405,29 @@ export class ResonanceIndex {
         }
       }
     }
+    // Count filter: an entry found only through the value terms' postings is in the postings of
+    // exactly the scanned terms it holds (`hits`), and holds at most every term not scanned
+    // (`unscanned`) besides: when even that many shared terms cannot make a change (mayChange,
+    // detectChange's first test), it is left without comparing its terms one by one. Lines with
+    // values in a vault of decisions and facts on common subjects compared thousands each.
+    const hits = new Map<Entry, number>();
+    let unscanned = 0;
     if (signals.values.size > 0 && !(changesNoEpisode && this.notEpisodes === 0)) {
       // a change needs cosine ≥ 0.45 (supersession.ts): it shares one of the rarest |A| − ⌈0.2·|A|⌉ + 1 terms
       const byRarity = this.index.byRarity(incoming.terms);
       const prefix = byRarity.length - Math.ceil(0.2 * byRarity.length - 1e-9) + 1;
       let scanned = 0;
+      unscanned = byRarity.length;
       for (const term of byRarity.slice(0, Math.max(1, prefix))) {
         const list = this.index.postings.get(term) ?? [];
         if (scanned + list.length > MAX_VALUE_CANDIDATES) break;
         scanned += list.length;
+        unscanned--;
         for (const entry of list) {
-          if (seen.has(entry)) continue;
-          seen.add(entry);
-          candidates.push(entry);
+          if (seen.has(entry)) continue; // found by a cue: compared whole
+          const k = hits.get(entry);
+          if (k === undefined) candidates.push(entry);
+          hits.set(entry, (k ?? 0) + 1);
         }
       }
     }
@@ -426,6 +437,8 @@ export class ResonanceIndex {
       if (changesNoEpisode && entry.category === 'episodic') continue;
       // too little in common to be a change: decided before its analysis is decoded (with a focus, from its focus terms)
       if (entry.focused && !mayChange(entry.shared(incoming.terms), incoming.terms.size, entry.termCount)) continue;
+      const k = hits.get(entry);
+      if (countFilter && k !== undefined && !mayChange(k + unscanned, incoming.terms.size, entry.termCount)) continue;
       const change = detectChange(side, { id: entry.id, terms: entry.terms, polarity: entry.polarity, signals: entry.analysis.signals, category: entry.category, confidence: entry.confidence, createdMs: entry.createdMs });
       if (change) found.push({ id: entry.id, ...change });
     }

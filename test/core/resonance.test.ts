@@ -289,3 +289,28 @@ describe('the reinforcement look-up: the shortest posting list of a term that is
     }
   });
 });
+
+describe('changes: the count filter over the value terms\' postings', () => {
+  // facts and decisions on a few common subjects, each with values (numbers, versions), some in words of change
+  const words = ['retry', 'worker', 'budget', 'queue', 'deploy', 'cache', 'ttl', 'service', 'limit', 'timeout', 'redis', 'postgres', 'node', 'api', 'rate', 'batch'];
+  const values = ['3', '5', '20', '1.9', '2.0', 'v12', '500ms', '2s', '42'];
+  const cues = ['', '', '', 'now ', 'moved from 3 to ', 'no longer ', 'switched to ', 'instead of 5 '];
+  let seed = 29;
+  const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const sentence = () => `${pick(cues)}${Array.from({ length: 3 + Math.floor(random() * 9) }, () => (random() < 0.25 ? pick(values) : pick(words))).join(' ')}.`;
+
+  it('finds the changes every candidate compared whole finds, on 600 random texts against 400 memories', () => {
+    const index = new ResonanceIndex(S);
+    for (let k = 0; k < 400; k++) index.add(`mem-${String(k).padStart(12, '0')}`, sentence(), pick(['semantic', 'decision', 'episodic'] as const), { createdMs: k * 1000, confidence: pick(['verified', 'observed'] as const) });
+    let found = 0;
+    for (let k = 0; k < 600; k++) {
+      const text = sentence();
+      const category = pick(['semantic', 'decision', 'episodic'] as const);
+      const filtered = index.changes(new AnalysedText(text), category, 'observed', 500_000);
+      expect([text, filtered]).toEqual([text, index.changes(new AnalysedText(text), category, 'observed', 500_000, false)]);
+      if (filtered.length > 0) found++;
+    }
+    expect(found).toBeGreaterThan(100);
+  });
+});
