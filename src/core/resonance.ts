@@ -174,6 +174,29 @@ export class TermIndex {
   }
 
   /**
+   * At most how many of `query`'s terms an entry shares, from the postings of its rarest terms
+   * (the prefix of `best`: every entry at cosine ≥ threshold is in one of them): an entry holds
+   * exactly the prefix terms in whose postings it is, and at most every other term besides.
+   * Made only when reading those postings costs less than comparing the `lists`' entries whole
+   * (a line that negates a common word: "no longer use X" had every memory holding "use" compared
+   * for a conflict); null otherwise.
+   */
+  sharedBound(query: Set<string>, threshold: number, lists: Entry[][]): ((e: Entry) => number) | null {
+    let compared = 0;
+    for (const list of lists) compared += list.length;
+    if (compared === 0) return null;
+    const byRarity = this.byRarity(query);
+    const prefix = Math.max(1, query.size - Math.ceil(threshold * threshold * query.size - 1e-9) + 1);
+    let scanned = 0;
+    for (const term of byRarity.slice(0, prefix)) scanned += this.postings.get(term)?.length ?? 0;
+    if (scanned >= compared) return null;
+    const hits = new Map<Entry, number>();
+    for (const term of byRarity.slice(0, prefix)) for (const entry of this.postings.get(term) ?? []) hits.set(entry, (hits.get(entry) ?? 0) + 1);
+    const others = query.size - Math.min(prefix, byRarity.length);
+    return (e) => (hits.get(e) ?? 0) + others;
+  }
+
+  /**
    * The best entry at cosine ≥ threshold that `accept` takes (ties: smaller id), scanning only
    * the prefix postings: every entry at that cosine shares one of the prefix terms, so a
    * rejected best leaves the next best to be found.
@@ -198,8 +221,12 @@ export class TermIndex {
   }
 }
 
-/** The best entry of `lists` at cosine ≥ threshold that `accept` takes (ties: smaller id). */
-function bestOf(lists: Entry[][], query: Set<string>, threshold: number, minShared: number, accept: (e: Entry) => boolean): { id: string; similarity: number } | null {
+/**
+ * The best entry of `lists` at cosine ≥ threshold that `accept` takes (ties: smaller id).
+ * `bound`: at most how many query terms an entry shares (one that cannot reach `minShared` and
+ * the threshold with that many is not compared).
+ */
+function bestOf(lists: Entry[][], query: Set<string>, threshold: number, minShared: number, accept: (e: Entry) => boolean, bound: ((e: Entry) => number) | null = null): { id: string; similarity: number } | null {
   // one list holds each entry once (postings): nothing to step over
   const seen = lists.length > 1 ? new Set<Entry>() : null;
   let best: { id: string; similarity: number } | null = null;
@@ -211,6 +238,10 @@ function bestOf(lists: Entry[][], query: Set<string>, threshold: number, minShar
       }
       const sizeRatio = entry.termCount / query.size;
       if (sizeRatio < threshold * threshold || sizeRatio > 1 / (threshold * threshold)) continue;
+      if (bound) {
+        const most = bound(entry);
+        if (most < minShared || most / Math.sqrt(query.size * entry.termCount) < threshold) continue;
+      }
       const shared = entry.shared(query);
       if (shared < minShared) continue;
       const similarity = shared / Math.sqrt(query.size * entry.termCount);
@@ -300,9 +331,10 @@ export class ResonanceIndex {
    *
    * `vectorMatch` is the memory an embedder found closest in meaning (cosine ≥ the vector
    * threshold); it is reinforced unless the new text negates what it affirms (or the reverse)
-   * or adds a negation or a number it does not hold.
+   * or adds a negation or a number it does not hold. `bounded` false: every conflict candidate
+   * is compared whole (the reference the tests compare TermIndex.sharedBound's use with).
    */
-  resonate(text: string | AnalysedText, category: Category, vectorMatch?: { id: string; similarity: number } | null): Resonance {
+  resonate(text: string | AnalysedText, category: Category, vectorMatch?: { id: string; similarity: number } | null, bounded = true): Resonance {
     const incoming = analysed(text).polarity;
     this.checkFocus(incoming.terms);
     const { lexicalThreshold, conflictThreshold } = this.settings.resonance;
@@ -332,7 +364,7 @@ export class ResonanceIndex {
     }
     // two observations of events differ without contradicting each other ("No errors" / "Error
     // rate flat"): between them only a reversal said in words of change counts (changes())
-    const conflict = bestOf(candidates, query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && !(category === 'episodic' && e.category === 'episodic') && opposedTerms(incoming, e.polarity).length > 0);
+    const conflict = bestOf(candidates, query, conflictThreshold, MIN_CONFLICT_TERMS, (e) => !e.archived && !(category === 'episodic' && e.category === 'episodic') && opposedTerms(incoming, e.polarity).length > 0, bounded ? this.index.sharedBound(query, conflictThreshold, candidates) : null);
     if (conflict) return { kind: 'conflict', ...conflict };
     return { kind: 'new' };
   }
