@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import { LockError } from '../src/core/errors';
 import { sha256Hex } from '../src/core/ids';
-import type { Locks } from '../src/core/ports';
+import type { HeldLock, Locks } from '../src/core/ports';
 import { processAlive } from './fs-files';
 
 /**
@@ -76,7 +76,7 @@ export class NodeLocks implements Locks {
    * Take a lock at once or say who holds it (the consolidation lock). Its folder is kept
    * fresh by a worker thread until `release`, however busy the main thread is.
    */
-  async tryLock(key: string, holder: string): Promise<{ release: () => Promise<void> } | { heldBy: string }> {
+  async tryLock(key: string, holder: string): Promise<HeldLock | { heldBy: string }> {
     this.ensureDir();
     const lockDir = nodePath.join(this.dir, `${lockName(key)}.lock`);
     const info = nodePath.join(this.dir, `${lockName(key)}.holder.json`);
@@ -93,16 +93,18 @@ export class NodeLocks implements Locks {
       }
       const ino = fs.lstatSync(lockDir).ino;
       writeReplacing(info, JSON.stringify({ pid: process.pid, host: this.host, holder }));
-      const keeper = keepFresh(lockDir, ino, this.staleMs);
+      const fresh = new FreshLock(lockDir, ino, this.staleMs, () => this.now());
       const name = nodePath.basename(lockDir);
       this.tried.add(name);
       return {
         release: async () => {
-          await keeper.stop();
+          await fresh.stop();
           fs.rmSync(info, { force: true });
           fs.rmSync(lockDir, { recursive: true, force: true });
           this.tried.delete(name);
         },
+        still: () => fresh.still(),
+        long: () => fresh.long(),
       };
     }
     return { heldBy: 'another process' };
@@ -480,28 +482,90 @@ export function writeReplacing(path: string, text: string): void {
 }
 
 /**
- * A worker thread that refreshes the lock folder's mtime every quarter of `staleMs`, on its
- * own event loop: the main thread may compute for minutes without a turn of its timers (a
- * consolidation of 100k memories does), and the lock must not look abandoned meanwhile. It
- * refreshes only the folder it was given (same inode), and dies with the process.
+ * Keeps a consolidation lock's folder fresh (its mtime within the stale time) while it is held:
+ * - from the main thread: `still()`, called by the holder between pieces of its work (cheap: it
+ *   stamps the folder at most every quarter of the stale time), and a timer (unref'd) for the
+ *   turns of the event loop the holder spends waiting (a chat or embedding server);
+ * - from a worker thread, once `long()` is called: it stamps the folder on its own event loop,
+ *   so the main thread may compute for minutes without a `still()` (a consolidation of 100k
+ *   memories does). Not started by every run: loading the worker (a Node environment of its
+ *   own: worker_threads, streams, url...) cost ~150 ms of CPU, 4 % of a first consolidation of
+ *   10,000 memories, whose pieces between two calls of `still()` are ~0.1 s each.
+ * Only the folder taken is stamped (the same inode); a folder taken over meanwhile is left alone.
  */
-function keepFresh(path: string, ino: number, staleMs: number): { stop: () => Promise<void> } {
-  // loaded here, by the one command that takes this lock (consolidate): every other command
-  // loaded worker_threads at start for nothing
+class FreshLock {
+  private readonly every: number;
+  private stamped: number;
+  private readonly timer: ReturnType<typeof setInterval>;
+  private worker: import('node:worker_threads').Worker | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly ino: number,
+    staleMs: number,
+    private readonly now: () => number,
+  ) {
+    this.every = Math.max(50, Math.floor(staleMs / 4));
+    this.stamped = now();
+    this.timer = setInterval(() => this.still(), this.every);
+    this.timer.unref();
+  }
+
+  /** The holder is alive: the folder is stamped when its last stamp is a quarter of the stale time old. */
+  still(): void {
+    if (this.worker !== null || this.stopped) return;
+    const now = this.now();
+    if (now - this.stamped < this.every) return;
+    this.stamped = now;
+    try {
+      if (fs.lstatSync(this.path).ino !== this.ino) return;
+      const at = new Date();
+      fs.utimesSync(this.path, at, at);
+    } catch {
+      // gone or taken over: nothing of ours to stamp
+    }
+  }
+
+  /** From now until `stop`, the folder is kept fresh by a worker thread, whatever the main thread does. */
+  long(): void {
+    if (this.worker !== null || this.stopped) return;
+    clearInterval(this.timer);
+    this.worker = keepFresh(this.path, this.ino, this.every);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (this.worker !== null) await this.worker.terminate();
+  }
+}
+
+/**
+ * A worker thread that refreshes the lock folder's mtime every `every` ms, on its own event
+ * loop: the main thread may compute for minutes without a turn of its timers (a consolidation
+ * of 100k memories does), and the lock must not look abandoned meanwhile. It refreshes only the
+ * folder it was given (same inode), and dies with the process.
+ */
+function keepFresh(path: string, ino: number, every: number): import('node:worker_threads').Worker {
+  // loaded here, by the one command that takes this lock (consolidate), when its run is long:
+  // every other command loaded worker_threads at start for nothing
   const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
   const source = `
     const fs = require('node:fs');
     const { workerData } = require('node:worker_threads');
-    setInterval(() => {
+    const stamp = () => {
       try {
         const st = fs.lstatSync(workerData.path);
         if (st.ino !== workerData.ino) process.exit(0);
         const now = new Date();
         fs.utimesSync(workerData.path, now, now);
       } catch { process.exit(0); }
-    }, workerData.every);
+    };
+    stamp();
+    setInterval(stamp, workerData.every);
   `;
-  const worker = new Worker(source, { eval: true, workerData: { path, ino, every: Math.max(50, Math.floor(staleMs / 4)) } });
+  const worker = new Worker(source, { eval: true, workerData: { path, ino, every } });
   worker.unref();
-  return { stop: async () => void (await worker.terminate()) };
+  return worker;
 }

@@ -140,6 +140,19 @@ export interface FileStore {
   append?(path: string, data: Uint8Array, at: number): Promise<boolean>;
 }
 
+/**
+ * A lock taken by `tryLock`. A lock that others judge by its age is kept fresh while held; where
+ * that takes the holder's help (headless: the main thread may compute without a turn of its
+ * timers), `still()` says the holder is alive (call it between pieces of work: it is cheap), and
+ * `long()` says that pieces without a `still()` may take longer than the stale time from now on
+ * (the lock is then kept fresh without the caller until released). Both optional.
+ */
+export interface HeldLock {
+  release: () => Promise<void>;
+  still?: () => void;
+  long?: () => void;
+}
+
 /** Mutual exclusion between processes (and Obsidian) for one key, e.g. a memory id. */
 export interface Locks {
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
@@ -147,7 +160,7 @@ export interface Locks {
    * Take a lock without waiting: either a release function, or who holds it. A lock whose
    * holder is gone (a dead process) is taken over.
    */
-  tryLock(key: string, holder: string): Promise<{ release: () => Promise<void> } | { heldBy: string }>;
+  tryLock(key: string, holder: string): Promise<HeldLock | { heldBy: string }>;
   /**
    * Run `fn` while every other process's `withLock` waits for it to end (a memory's lock is
    * then not taken for each of `fn`'s changes), when no other process holds a lock or may take

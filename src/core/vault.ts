@@ -272,9 +272,10 @@ export class Vault {
    * and file versions read are returned too, and the id index learns from them the ids of the
    * files it would otherwise read again. With `cache` too (and a store that tells versions), a
    * file whose size and mtime are its row's is taken from the row instead of being read
-   * (memory-cache.ts), and the rows of the files read are made.
+   * (memory-cache.ts), and the rows of the files read are made. `progress` is called after each
+   * batch of files (a lock holder says it is alive: HeldLock.still).
    */
-  async loadAll(options: { archive?: boolean; keep?: boolean; cache?: MemoryCache } = {}): Promise<LoadedVault> {
+  async loadAll(options: { archive?: boolean; keep?: boolean; cache?: MemoryCache; progress?: () => void } = {}): Promise<LoadedVault> {
     const folders = options.archive === false ? Object.values(CATEGORY_FOLDERS) : MEMORY_FOLDERS;
     const cache = options.keep && this.ports.files.readVersioned ? (options.cache ?? null) : null;
     cache?.begin();
@@ -317,6 +318,7 @@ export class Vault {
         }
         else if (result) read.push((result as { memory: Memory }).memory);
       });
+      options.progress?.();
     }
     // one id, one memory: another file with the id (a copy, a move cut short) is not the one
     // `locate` finds; consolidation and doctor merge them

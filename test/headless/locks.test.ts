@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeLocks } from '../../headless/locks';
 import { tempDir } from '../helpers/cli';
@@ -25,6 +25,7 @@ function blockingHolder(vault: string, gate: string): { started: Promise<void>; 
     (async () => {
       const lock = await new NodeLocks(${JSON.stringify(vault)}, ${STALE_MS}).tryLock('consolidate', 'blocked holder');
       if ('heldBy' in lock) { console.log('not taken'); process.exit(3); }
+      lock.long(); // a long run: the lock is kept fresh without its main thread
       console.log('taken');
       const cell = new Int32Array(new SharedArrayBuffer(4));
       while (!fs.existsSync(${JSON.stringify(gate)})) Atomics.wait(cell, 0, 0, 20);
@@ -95,6 +96,93 @@ describe('locks', () => {
     expect('release' in after).toBe(true);
     if ('release' in after) await after.release();
   }
+
+  /** Worker threads made (worker_threads.Worker, wrapped while `fn` runs). */
+  async function countingWorkers(fn: (made: import('node:worker_threads').Worker[]) => Promise<void>): Promise<void> {
+    const threads = require('node:worker_threads') as { Worker: typeof import('node:worker_threads').Worker };
+    const Original = threads.Worker;
+    const made: import('node:worker_threads').Worker[] = [];
+    threads.Worker = class extends Original {
+      constructor(...args: ConstructorParameters<typeof Original>) {
+        super(...args);
+        made.push(this);
+      }
+    };
+    try {
+      await fn(made);
+    } finally {
+      threads.Worker = Original;
+    }
+  }
+
+  it('the main thread stamps a consolidation lock when still() comes a quarter of the stale time after the last stamp, and only its own folder', async () => {
+    let now = 1_000_000;
+    const lock = await new NodeLocks(vault, STALE_MS, { now: () => now }).tryLock('consolidate', 'run');
+    if (!('release' in lock)) throw new Error('not taken');
+    const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
+    const old = new Date('2000-01-01T00:00:00Z');
+    const mtime = () => statSync(lockDir).mtimeMs;
+    utimesSync(lockDir, old, old);
+    now += STALE_MS / 4 - 1;
+    lock.still!();
+    expect(mtime()).toBe(old.getTime());
+    now += 1;
+    lock.still!();
+    expect(mtime()).toBeGreaterThan(old.getTime());
+    // the next stamp a quarter of the stale time after this one
+    utimesSync(lockDir, old, old);
+    now += STALE_MS / 4 - 1;
+    lock.still!();
+    expect(mtime()).toBe(old.getTime());
+    now += 1;
+    lock.still!();
+    expect(mtime()).toBeGreaterThan(old.getTime());
+    // another folder at the lock's name (taken over meanwhile): left as it is
+    rmSync(lockDir, { recursive: true });
+    mkdirSync(path.join(dir, 'spacer'));
+    mkdirSync(lockDir);
+    utimesSync(lockDir, old, old);
+    now += STALE_MS;
+    lock.still!();
+    expect(mtime()).toBe(old.getTime());
+    rmSync(lockDir, { recursive: true });
+    await lock.release();
+  });
+
+  it('an idle main thread keeps the consolidation lock fresh by its timer, without a worker thread', async () => {
+    await countingWorkers(async (made) => {
+      const lock = await new NodeLocks(vault, STALE_MS).tryLock('consolidate', 'run');
+      if (!('release' in lock)) throw new Error('not taken');
+      const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
+      const old = new Date('2000-01-01T00:00:00Z');
+      utimesSync(lockDir, old, old);
+      // waits (however long the machine takes) for the timer's stamp
+      while (statSync(lockDir).mtimeMs === old.getTime()) await new Promise((resolve) => setTimeout(resolve, 20));
+      lock.still!();
+      expect(made).toHaveLength(0);
+      await lock.release();
+      expect(existsSync(lockDir)).toBe(false);
+    });
+  });
+
+  it('long() starts one worker thread, which stamps the lock at once and is stopped by release', async () => {
+    await countingWorkers(async (made) => {
+      const lock = await new NodeLocks(vault, 3_600_000).tryLock('consolidate', 'run');
+      if (!('release' in lock)) throw new Error('not taken');
+      const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
+      const old = new Date('2000-01-01T00:00:00Z');
+      utimesSync(lockDir, old, old);
+      lock.long!();
+      lock.long!();
+      expect(made).toHaveLength(1);
+      // the worker's first stamp (its interval here is 15 minutes): waited for, however long it takes
+      while (statSync(lockDir).mtimeMs === old.getTime()) await new Promise((resolve) => setTimeout(resolve, 20));
+      const exited = new Promise<number>((resolve) => made[0]!.once('exit', resolve));
+      await lock.release();
+      expect(await exited).toBe(1); // terminated
+      expect(existsSync(lockDir)).toBe(false);
+    });
+  });
 
   it('a consolidation lock not refreshed within the stale time is taken over from a holder elsewhere, not a moment before', async () => {
     // a holder on another machine (or the plugin): only its lock's age says whether it is alive

@@ -8,7 +8,7 @@ import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '
 import { setFrontmatterFields, type FieldValue } from '../frontmatter';
 import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
 import { isMemoryId } from '../ids';
-import type { Embedder, FileVersion, Git } from '../ports';
+import type { Embedder, FileVersion, Git, HeldLock } from '../ports';
 import { invalidated } from './git-invalidation';
 import { volatilityUpdates } from '../validation/volatility';
 import { decideConflict, readConflictNote, resolvedNote, type ConflictDecision, type ConflictNote } from './conflicts';
@@ -87,6 +87,8 @@ export interface ConsolidateOptions {
    * Injected, so that the plugin's bundle does not carry what its store cannot use.
    */
   memoryCache?: ((vault: Vault) => Promise<MemoryCache>) | null;
+  /** LONG_RUN_FILES (the tests lower it). */
+  longRunFiles?: number;
 }
 
 
@@ -94,14 +96,26 @@ export async function consolidate(vault: Vault, options: ConsolidateOptions): Pr
   const lock = await vault.ports.locks.tryLock('consolidate', options.holder);
   if ('heldBy' in lock) throw new LockError(`another consolidation is running: ${lock.heldBy}`);
   try {
-    return await run(vault, options);
+    return await run(vault, options, lock);
   } finally {
     await lock.release();
   }
 }
 
-async function run(vault: Vault, options: ConsolidateOptions): Promise<ConsolidationReport> {
+/**
+ * Memories (files listed) above which a run's pieces between two `still()` may take longer than
+ * the lock's stale time on a slow or loaded machine, so the lock is kept fresh without the run
+ * (HeldLock.long: a worker thread, ~150 ms of CPU to start). Measured at 10,000 on this project's
+ * 2-core VM, quiet: the longest pieces of a lexical run, repairLinks' plan, buildPlan and
+ * planClusters, take 60-100 ms each (the stale time is 10 s); a holder blocked for over 10 s was
+ * seen at 40,000 (consolidate-lock-starved.sh).
+ */
+export const LONG_RUN_FILES = 20_000;
+
+async function run(vault: Vault, options: ConsolidateOptions, lock: HeldLock): Promise<ConsolidationReport> {
   const t0 = options.elapsed();
+  // the lock stays fresh: the run says it is alive between its pieces of work
+  const still = (): void => lock.still?.();
   const now = vault.now();
   const startedAt = formatTimestamp(now);
   const steps: StepReport[] = [];
@@ -112,6 +126,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
     tempRemoved = await sweepTemp(vault);
     const left = await readPlan(vault);
     if (left) {
+      lock.long?.(); // a plan completed as it was left: no piece of it says it is alive
       // A run killed after its plan was written: complete it, then log it as a run, so
       // that what it did (strengthening what was used before it) is not planned again.
       const t = options.elapsed();
@@ -126,7 +141,8 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   // that changes files before the plan has it read again. The id index learns each file's id.
   // Files unchanged since the last run come from the memory cache's rows, unread.
   const cache = options.memoryCache ? await options.memoryCache(vault) : undefined;
-  let loaded: LoadedVault | null = await vault.loadAll({ keep: true, cache });
+  let loaded: LoadedVault | null = await vault.loadAll({ keep: true, cache, progress: still });
+  if (options.embedder || loaded.memories.length + loaded.problems.length > (options.longRunFiles ?? LONG_RUN_FILES)) lock.long?.();
   let ids: Map<string, string[]> | null = null;
   // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
   try {
@@ -153,14 +169,15 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   } catch (error) {
     skipped.add('links', 'memory folders', reasonOf(error));
   }
-  loaded ??= await vault.loadAll({ keep: true, cache });
+  still();
+  loaded ??= await vault.loadAll({ keep: true, cache, progress: still });
   // a memory remembered again while the one holding its text could not be read: merged into
   // it once it is readable, as that reinforcement would have done (issue 24)
   try {
     const sameText = await mergeSameTextStep(vault, loaded.memories, options);
     if (sameText) {
       steps.push(sameText);
-      if (!options.dryRun) loaded = await vault.loadAll({ keep: true, cache });
+      if (!options.dryRun) loaded = await vault.loadAll({ keep: true, cache, progress: still });
     }
   } catch (error) {
     skipped.add('same-text', 'memory folders', reasonOf(error));
@@ -168,8 +185,10 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const { memories, problems, duplicates } = loaded;
   const known = knownMemories(memories, loaded.read);
   for (const problem of problems) if (!duplicates.some((d) => d.other === problem.path)) skipped.add('read', problem.path, problem.reason);
+  still();
   const previous = await lastRun(vault);
   const plan = buildPlan(memories, now, startedAt, vault.settings);
+  still();
   let gitNote: string | undefined;
   let t = options.elapsed();
   if (options.git) {
@@ -213,7 +232,9 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   // the groups of the last run, valid for the same similarity (the vector model, or words) and threshold
   const basis = vectors ? { model: vectors.model, threshold: vault.settings.consolidation.clusterThreshold } : { model: 'lexical', threshold: vault.settings.consolidation.lexicalClusterThreshold };
   const memo: ClusterMemo = { previous: await loadClusterMemo(vault, basis), ...(vectors ? { sketches: await loadSketches(vault) } : {}) };
+  still();
   plan.clusters = planClusters(memories, live, vectors, vault.settings, memo);
+  still();
   nameNewPatterns(plan.clusters, memories, problems.map((p) => p.path));
   const abstractive = options.abstractive ? await options.abstractive(plan.clusters, memories, options.dryRun) : null;
   if (memo.next && !options.dryRun) await saveClusterMemo(vault, basis, memo.next);
@@ -221,7 +242,10 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   const clusterPlanMs = options.elapsed() - t;
   plan.conflicts = await planConflicts(vault, memories, skipped);
   if (!options.dryRun) await vault.ports.files.write(PLAN_PATH, `${JSON.stringify(plan)}\n`);
-  const at = (point: string) => options.checkpoint?.(point);
+  const at = (point: string): void => {
+    still();
+    options.checkpoint?.(point);
+  };
   at('plan-written');
 
   t = options.elapsed();
@@ -271,7 +295,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped, known, cache);
+  if (!options.dryRun) await applyFields(vault, plan, 'strengthen', skipped, known, cache, undefined, still);
   steps.push({ step: 'strengthen', count: plan.strengthen.length, ms: round1(options.elapsed() - t) });
   t = options.elapsed();
   if (!options.dryRun) await applyConflicts(vault, plan, skipped);
@@ -279,7 +303,7 @@ async function run(vault: Vault, options: ConsolidateOptions): Promise<Consolida
   steps.push({ step: 'conflicts', count: plan.conflicts.length, ms: round1(options.elapsed() - t), note: `${open} left open for a person` });
 
   t = options.elapsed();
-  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known, cache, tiered);
+  if (!options.dryRun) await applyFields(vault, plan, 'tiers', skipped, known, cache, tiered, still);
   at('tiers-written');
   steps.push({ step: 'tiers', count: plan.tiers.length, ms: round1(options.elapsed() - t) });
 
@@ -741,6 +765,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
     // the pattern by file name for Obsidian, by id in link_ids for Engram (ADR 0005)
     const link = `[[${noteName(path)}]]`;
     for (const member of cluster.new_members) {
+      at?.('member-linked');
       await skipped.guard('cluster', member, () =>
         vault.update(member, (m) => {
           const ids = addLinkId(m.extra[LINK_IDS_FIELD], { target: cluster.id, kind: 'decays_from' });
@@ -757,7 +782,7 @@ async function applyClusters(vault: Vault, plan: ConsolidationPlan, skipped: Ski
  * a memory used since the plan was made (another last_accessed_at) is left for the next run;
  * a strengthening applies only to the half-life it was computed from.
  */
-async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map(), cache?: MemoryCache, done: Set<string> = new Set()): Promise<void> {
+async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'strengthen' | 'tiers', skipped: Skipped, known: Map<string, Known> = new Map(), cache?: MemoryCache, done: Set<string> = new Set(), still?: () => void): Promise<void> {
   const changes: Array<{ id: string; key: 'half_life_days' | 'tier'; value: FieldValue; from?: FieldValue; seen?: string }> =
     which === 'strengthen'
       ? plan.strengthen.map((s) => ({ id: s.id, key: 'half_life_days', value: s.half_life_days, from: s.from, seen: s.seen }))
@@ -770,6 +795,7 @@ async function applyFields(vault: Vault, plan: ConsolidationPlan, which: 'streng
       // a strengthening records its run on the memory (plan.ts decides from it, not from this machine's log)
       return key === 'half_life_days' ? { [key]: value, strengthened_at: plan.started_at } : { [key]: value };
     };
+    still?.();
     const memory = known.get(id);
     // once written, the text read is no longer the file's
     known.delete(id);
