@@ -156,8 +156,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 598.4 KB with polarity's plain clauses (no set of affirmed terms: +0.6 KB), ASCII titles made
   // file names by hand (+0.3 KB), and supersession and conflict candidates bounded by counts in
   // the postings (+0.7 KB) (issue 23, import).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(598_500);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_390_400); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 598.7 KB with the consolidation's lock kept fresh by the run (HeldLock.still between its pieces,
+  // long() for long runs: the plugin consolidates too; issue 23, first consolidate, +0.2 KB).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(598_800);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_390_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
