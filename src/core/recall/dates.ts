@@ -83,12 +83,13 @@ export function tokenize(text: string): Token[] {
 }
 
 /**
- * tokenize's tokens, with `opaque`: each word the date finder never looks at (no month, unit,
- * number word or other word it compares with: DATE_WORDS) as one shared token with no text,
- * place or value. The finder reads those only as "some other word" (it starts nothing there
- * and compares them with words they are not), and no mention or duration begins or ends on
- * one, so it finds the same; a first recall no longer makes a token of each of a vault's words
- * (tokenize was half of findDates at 10k). Exported for tests.
+ * tokenize's tokens, with `opaque`: each run of words the date finder never looks at (no month,
+ * unit, number word or other word it compares with: DATE_WORDS), words apart only by characters
+ * that make no token (spaces, hyphens, full stops: not a comma or a digit), as one shared token
+ * with no text, place or value. The finder reads those only as "some other word" (it starts
+ * nothing there and compares them with words they are not), and no mention or duration begins
+ * or ends on one, so it finds the same; a first recall no longer makes a token of each of a
+ * vault's words (tokenize was half of findDates at 10k). Exported for tests.
  */
 export function tokensOf(text: string, opaque: boolean): Token[] {
   return (opaque ? asciiOpaqueTokens(text) : null) ?? lowerTokens(text, opaque);
@@ -118,15 +119,11 @@ export function lowerTokens(text: string, opaque: boolean): Token[] {
     } else if (c >= 97 && c <= 122) {
       const from = i;
       while (i < n && isLowerLetter(lower.charCodeAt(i))) i++;
-      if (opaque && i - from > LONGEST_DATE_WORD) {
-        tokens.push(OTHER_WORD);
+      if (opaque && (i - from > LONGEST_DATE_WORD || !DATE_WORDS.has(lower.slice(from, i)))) {
+        pushOther(tokens);
         continue;
       }
       const raw = lower.slice(from, i);
-      if (opaque && !DATE_WORDS.has(raw)) {
-        tokens.push(OTHER_WORD);
-        continue;
-      }
       tokens.push({ text: raw, from, to: i, value: raw in NUMBER_WORDS ? NUMBER_WORDS[raw]! : null });
     } else {
       if (c === 44) tokens.push({ text: ',', from: i, to: i + 1, value: null });
@@ -173,7 +170,7 @@ function asciiOpaqueTokens(text: string): Token[] | null {
         hash = (Math.imul(hash, 31) + (d | 0x20)) | 0; // its lower case
       }
       const word = i - from > LONGEST_DATE_WORD ? undefined : dateWordAt(text, from, i, hash);
-      if (word === undefined) tokens.push(OTHER_WORD);
+      if (word === undefined) pushOther(tokens);
       else tokens.push({ text: word, from, to: i, value: word in NUMBER_WORDS ? NUMBER_WORDS[word]! : null });
     } else {
       if (c === 44) tokens.push({ text: ',', from: i, to: i + 1, value: null });
@@ -181,6 +178,17 @@ function asciiOpaqueTokens(text: string): Token[] | null {
     }
   }
   return tokens;
+}
+
+/**
+ * OTHER_WORD after the tokens, unless they end with it: a run of words the finder does not look
+ * at (most of a memory's words) is one token. No form the parser reads goes on past such a word
+ * (each compares it with a word, a number or a comma it is not, and stops there or fails), and
+ * no mention or duration begins or ends on one, so one token for the run finds what one token
+ * per word did (the tests compare findDates with the tokens of the text's words).
+ */
+function pushOther(tokens: Token[]): void {
+  if (tokens.length === 0 || tokens[tokens.length - 1] !== OTHER_WORD) tokens.push(OTHER_WORD);
 }
 
 const isAsciiLetter = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
@@ -579,18 +587,31 @@ const DATE_WORDS: ReadonlySet<string> = new Set([
   ...STARTERS, ...Object.keys(UNITS), ...DATE_PREPOSITIONS, ...Object.keys(ORDINAL_WORDS), ...Object.keys(NUMBER_WORDS),
   'ago', 'and', 'after', 'before', 'earlier', 'later', 'night', 'morning', 'afternoon', 'evening', 'of', 'on', 'half', 'fall',
 ]);
-const LONGEST_DATE_WORD = Math.max(...[...DATE_WORDS].map((w) => w.length));
+// built in calls marked pure: a bundle that never finds dates (the cold touch's) drops them, and
+// with them the word sets above, instead of building them at its start
+const LONGEST_DATE_WORD = /* @__PURE__ */ longestWord(DATE_WORDS);
 /** DATE_WORDS by the hash asciiOpaqueTokens computes of a word's letters (h = 31 h + c, 32 bits). */
-const DATE_WORDS_BY_HASH = new Map<number, string[]>();
-for (const word of DATE_WORDS) {
-  let hash = 0;
-  for (let k = 0; k < word.length; k++) hash = (Math.imul(hash, 31) + word.charCodeAt(k)) | 0;
-  const list = DATE_WORDS_BY_HASH.get(hash);
-  if (list) list.push(word);
-  else DATE_WORDS_BY_HASH.set(hash, [word]);
+const DATE_WORDS_BY_HASH = /* @__PURE__ */ byLetterHash(DATE_WORDS);
+
+function longestWord(words: ReadonlySet<string>): number {
+  let longest = 0;
+  for (const word of words) longest = Math.max(longest, word.length);
+  return longest;
+}
+
+function byLetterHash(words: ReadonlySet<string>): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const word of words) {
+    let hash = 0;
+    for (let k = 0; k < word.length; k++) hash = (Math.imul(hash, 31) + word.charCodeAt(k)) | 0;
+    const list = out.get(hash);
+    if (list) list.push(word);
+    else out.set(hash, [word]);
+  }
+  return out;
 }
 /** A word the finder does not look at (tokensOf with `opaque`): no text, so it equals no date word. */
-const OTHER_WORD: Token = Object.freeze({ text: '', from: -1, to: -1, value: null });
+const OTHER_WORD: Token = /* @__PURE__ */ Object.freeze({ text: '', from: -1, to: -1, value: null });
 
 /**
  * A number of digits at i that begins neither a date nor a duration, told from the next token

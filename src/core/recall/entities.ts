@@ -46,7 +46,7 @@ const isStop = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x
  * text is no name and no connector, and it is joined to nothing, so a run of names stops at it
  * as at the word it stands for; a run of such words is one of it.
  */
-const OTHER_WORD: Word = Object.freeze({ text: '', initial: false, joined: false });
+const OTHER_WORD: Word = /* @__PURE__ */ Object.freeze({ text: '', initial: false, joined: false });
 
 /** Whether text[from, to) is one of TITLES in any case (mr mrs ms dr st prof mt), compared in place. */
 function isTitle(text: string, from: number, to: number): boolean {

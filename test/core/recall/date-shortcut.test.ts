@@ -15,14 +15,51 @@ function same(text: string): void {
 }
 
 describe('the words findDates does not look at', () => {
-  it('are one shared token without text; date words, numbers and commas keep theirs', () => {
+  it('are one shared token without text a run; date words, numbers and commas keep theirs', () => {
     const text = 'Observation 12: the ledger balanced last night, 3 weeks ago in mid-May (yesterdays)';
     const full = tokenize(text);
     const lean = tokensOf(text, true);
     const other = lean[0]!;
     expect(other).toEqual({ text: '', from: -1, to: -1, value: null });
-    expect(lean.map((t, i) => (t === other ? `-${full[i]!.text}` : t))).toEqual(full.map((t) => (['observation', 'ledger', 'balanced', 'yesterdays'].includes(t.text) ? `-${t.text}` : t)));
-    expect(lean.filter((t) => t === other).length).toBe(4);
+    // "ledger balanced" is one run; "observation" and "yesterdays" are runs of one
+    const others = ['observation', 'ledger', 'balanced', 'yesterdays'];
+    const expected = full.filter((t, i) => !(others.includes(t.text) && others.includes(full[i - 1]?.text ?? '')));
+    expect(lean.map((t) => (t === other ? '-' : t))).toEqual(expected.map((t) => (others.includes(t.text) ? '-' : t)));
+    expect(lean.filter((t) => t === other).length).toBe(3);
+    expect(lean.length).toBe(full.length - 1);
+  });
+
+  it('make a run across spaces, hyphens and other characters that are no token, not across a comma, a digit or a date word', () => {
+    const kinds = (text: string) => tokensOf(text, true).map((t) => (t.text === '' ? '-' : t.text));
+    expect(kinds('alpha beta-gamma. delta')).toEqual(['-']);
+    expect(kinds('alpha, beta')).toEqual(['-', ',', '-']);
+    expect(kinds('alpha 3 beta')).toEqual(['-', '3', '-']);
+    expect(kinds('alpha3beta')).toEqual(['-', '3', '-']);
+    expect(kinds('alpha may beta gamma')).toEqual(['-', 'may', '-']);
+    expect(kinds('\u00e9t\u00e9 alpha beta')).toEqual(['-']); // any text: its lower case read
+    expect(kinds('alpha \u00e9t\u00e9 beta')).toEqual(['-']);
+    expect(kinds('')).toEqual([]);
+    expect(kinds('may')).toEqual(['may']);
+  });
+
+  it('find what one token per word finds, in random texts of date words among runs of other words', () => {
+    const dateWords = ['1', '3', '12', '31', '2019', '2022-05-01', '8th', 'of', 'the', 'and', 'between', 'may', 'May', 'sept', 'june',
+      'day', 'days', 'weeks', 'month', 'year', 'ago', 'before', 'after', 'later', 'earlier', 'last', 'this', 'next', 'past', 'previous',
+      ',', 'a', 'few', 'couple', 'summer', 'fall', 'friday', 'on', 'in', 'night', 'morning', 'week', 'weekend', 'first', 'half', 'mid',
+      'early', 'beginning', 'yesterday', 'three'];
+    const others = ['alpha', 'Beta', 'ledger', 'x', 'septembers', 'mayday', '\u00e9t\u00e9', 'Observation'];
+    const gaps = [' ', ' ', ' ', '-', '. ', '', '\n'];
+    let seed = 37;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pick = <T,>(list: T[]) => list[Math.floor(random() * list.length)]!;
+    let collapsed = 0;
+    for (let k = 0; k < 4000; k++) {
+      let text = '';
+      for (let n = 1 + Math.floor(random() * 12); n > 0; n--) text += pick(random() < 0.5 ? others : dateWords) + pick(gaps);
+      same(text);
+      if (tokensOf(text, true).length < tokenize(text).length) collapsed++;
+    }
+    expect(collapsed).toBeGreaterThan(1500); // many texts had a run of two words or more
   });
 });
 
