@@ -248,6 +248,14 @@ export class NodeFileStore implements FileStore {
 
   /** A plain read, with the size and mtime of the file read (its fstat: what statSync of the path says). */
   async readWithStat(rel: string): Promise<{ bytes: Uint8Array; size: number; mtimeMs: number } | null> {
+    return this.readOpenWithStat(rel);
+  }
+
+  readWithStatNow(rel: string): { bytes: Uint8Array; size: number; mtimeMs: number } | null {
+    return this.readOpenWithStat(rel);
+  }
+
+  private readOpenWithStat(rel: string): { bytes: Uint8Array; size: number; mtimeMs: number } | null {
     // the plain fstat's mtimeMs is plainMtimeMs' (seconds x 1000 + nanoseconds / 10^6)
     const open = this.openRegular(this.resolve(rel), rel, true);
     if (!open) return null;

@@ -89,6 +89,11 @@ export interface FileStore {
    */
   readWithStat?(path: string): Promise<{ bytes: Uint8Array; size: number; mtimeMs: number } | null>;
   /**
+   * readWithStat done before it returns, for a store whose reads block anyway (the Node
+   * runner's): a first load's 10,000 reads then wait on no promise each. Optional.
+   */
+  readWithStatNow?(path: string): { bytes: Uint8Array; size: number; mtimeMs: number } | null;
+  /**
    * The file opened for reads of parts of it: its size, then byte ranges of that same version
    * (a file renamed over it meanwhile is not seen) until closed. Null when it does not exist.
    * Optional: a reader after a few rows of a large file (the id index's table, memory-files.ts)

@@ -66,10 +66,18 @@ describe('a first load without a stat per file', () => {
     const files = vault.ports.files;
     const read = files.readWithStat!.bind(files);
     const memories = (await scanMemoryFiles(files, MEMORY_ROOTS)).files.filter(([p]) => p.startsWith('episodic/') && !/broken|link/.test(p)).map(([p]) => p);
-    // one read fails (a permission, a file replaced by a folder), one finds the file gone
+    const readNow = files.readWithStatNow!.bind(files);
+    // one read fails (a permission, a file replaced by a folder), one finds the file gone; the
+    // read without a promise fails on them too, and leaves them to the awaited read
     files.readWithStat = async (rel) => {
       if (rel === memories[0]) throw new Error('EACCES: permission denied');
       return rel === memories[1] ? null : read(rel);
+    };
+    const nowReads: string[] = [];
+    files.readWithStatNow = (rel) => {
+      nowReads.push(rel);
+      if (rel === memories[0]) throw new Error('EACCES: permission denied');
+      return rel === memories[1] ? null : readNow(rel);
     };
     const without = await scanMemoryFiles(files, MEMORY_ROOTS, { stat: false });
     const withStats = await scanMemoryFiles(files, MEMORY_ROOTS);
@@ -79,5 +87,50 @@ describe('a first load without a stat per file', () => {
       [memories[0], 'EACCES: permission denied'],
       [memories[1], 'disappeared while being read'],
     ]);
+    // every file listed without its stats (not the link) was read without a promise first
+    expect(nowReads).toEqual(without.files.filter(([p]) => !p.endsWith('link.md')).map(([p]) => p));
+  });
+
+  it('reads each file without a promise where the store can, with what the awaited reads give', async () => {
+    const { vault } = openVault({ vault: env.vault, cwd: env.dir, env: {} });
+    const files = vault.ports.files;
+    const read = files.readWithStat!.bind(files);
+    const awaited: string[] = [];
+    files.readWithStat = async (rel) => {
+      awaited.push(rel);
+      return read(rel);
+    };
+    const now = await scanMemoryFiles(files, MEMORY_ROOTS, { stat: false });
+    const fromNow = await loadCatalog(vault, { listing: now.files, useCache: false, lean: true });
+    // the link (listed with its stats) is read by `read`; every other file without a promise
+    expect(awaited).toEqual([]);
+    files.readWithStatNow = undefined;
+    const later = await scanMemoryFiles(files, MEMORY_ROOTS, { stat: false });
+    const fromAwaited = await loadCatalog(vault, { listing: later.files, useCache: false, lean: true });
+    expect(awaited).toEqual(later.files.filter(([p]) => !p.endsWith('link.md')).map(([p]) => p));
+    expect(now.files).toEqual(later.files);
+    expect(fromNow.docs).toEqual(fromAwaited.docs);
+    expect(fromNow.problems).toEqual(fromAwaited.problems);
+    expect(fromNow.signatures()).toEqual(fromAwaited.signatures());
+    expect(fromNow.docs.length).toBe(3);
+  });
+
+  it('waits on no promise per file when it reads them without one and has no pause', async () => {
+    const { vault } = openVault({ vault: env.vault, cwd: env.dir, env: {} });
+    const listing = (await scanMemoryFiles(vault.ports.files, MEMORY_ROOTS, { stat: false })).files.filter(([p]) => !p.endsWith('link.md'));
+    expect(listing.length).toBe(5);
+    // microtask turns taken while the load runs: one a file was the per-file awaits' cost
+    let turns = 0;
+    let done = false;
+    const count = (): void => {
+      if (done) return;
+      turns++;
+      queueMicrotask(count);
+    };
+    queueMicrotask(count);
+    const loaded = await loadCatalog(vault, { listing, useCache: false, lean: true });
+    done = true;
+    expect(loaded.docs.length + loaded.problems.length).toBe(5);
+    expect(turns).toBeLessThanOrEqual(1);
   });
 });
