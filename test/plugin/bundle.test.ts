@@ -158,8 +158,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // the postings (+0.7 KB) (issue 23, import).
   // 598.7 KB with the consolidation's lock kept fresh by the run (HeldLock.still between its pieces,
   // long() for long runs: the plugin consolidates too; issue 23, first consolidate, +0.2 KB).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(598_800);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_390_700); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 599.3 KB with the frontmatter's fences read by hand, a run of words the date finder does not
+  // look at made one token, and a first load reading each file without a promise where the store
+  // can (issue 23, first recall, +0.6 KB: 599,259 bytes).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(599_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_391_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
