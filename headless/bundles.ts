@@ -21,3 +21,42 @@ export function bundleFor(argv: readonly string[]): string {
   const name = at < 0 ? '' : argv[at]!;
   return Object.hasOwn(COMMAND_BUNDLES, name) ? COMMAND_BUNDLES[name]! : CLI_BUNDLE;
 }
+
+/**
+ * Command lines that run as one short burst from an unchanged snapshot (a cold `recall` of one
+ * query, `context`), which the launcher runs without V8's optimising compiler (`--max-opt=1`:
+ * the interpreter and the baseline compiler only). A cold recall at 10k ran TurboFan on a few
+ * hot loops of a process that ended milliseconds later: ~390 M of its ~1,830 M instructions
+ * (callgrind, no code cache) were the compiler's, and the run without it took ~1,440 M. The
+ * flag cannot be taken back once code ran (measured: a first recall set back to full speed
+ * at its rebuild still took ~25 % more CPU), so it is given only where the recall will open
+ * the snapshot: one exists, and no memory folder changed after it was written (a memory
+ * added, removed or renamed sends recall to rebuild its indexes, work the compiler pays for).
+ * An edit in place changes no folder: recall then patches a few rows (light work) or, rarely,
+ * rebuilds without the compiler; the answer is the same either way. `--batch` runs many
+ * queries: left as it is. `root()`: the vault's folder (null: none); `stamp(path)`: a file's
+ * mtime in ms, or null when it is missing.
+ */
+export function baselineTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null): boolean {
+  const at = commandIndex(argv);
+  const name = at < 0 ? '' : argv[at]!;
+  if (name !== 'context' && (name !== 'recall' || argv.some((arg) => arg === '--batch' || arg.startsWith('--batch=')))) return false;
+  const dir = root();
+  if (dir === null) return false;
+  return snapshotFresh(dir, stamp);
+}
+
+/** Whether the vault's recall snapshot exists and no memory folder changed after it (baselineTier). */
+export function snapshotFresh(root: string, stamp: (path: string) => number | null): boolean {
+  const snapshot = stamp(`${root}/${SNAPSHOT_FILE}`);
+  if (snapshot === null) return false;
+  return TIER_FOLDERS.every((folder) => (stamp(`${root}/${folder}`) ?? -Infinity) <= snapshot);
+}
+
+/** The recall snapshot, from the vault's folder (src/core/recall/snapshot.ts SNAPSHOT_PATH: the launcher imports no core module). */
+export const SNAPSHOT_FILE = '.engram/cache/recall.snapshot';
+/** The memory folders (src/core/memory-files.ts MEMORY_ROOTS; test/headless/bundles.test.ts checks they agree). */
+export const TIER_FOLDERS: readonly string[] = ['episodic', 'semantic', 'decisions', 'archive'];
+
+/** The V8 flag that baselineTier's command lines start with. */
+export const BASELINE_FLAG = '--max-opt=1';

@@ -1,10 +1,13 @@
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { bundleFor, CLI_BUNDLE } from './bundles';
+import { statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { BASELINE_FLAG, baselineTier, bundleFor, CLI_BUNDLE } from './bundles';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
 import { viaServer } from './serve-client';
 import { servedCommand } from './serve-protocol';
 import { readStdinSync } from './stdin';
+import { vaultRoot } from './vault-root';
 import { writeAllSync } from './stdout';
 
 /**
@@ -30,6 +33,9 @@ const bundle = nodePath.join(__dirname, bundleFor(argv));
 /** The command run here: the bundle through the code cache. `stdin`: standard input the client already read (main.ts takes it). */
 function runHere(stdin: string | null): void {
   if (stdin !== null) (globalThis as Record<symbol, unknown>)[Symbol.for('engram.stdin')] = stdin;
+  // before the bundle is compiled or read from its cache: the cache is made and read under the
+  // same flags (V8 rejects a cache made under others), one cache a command
+  if (baselineTier(argv, () => rootOf(argv), mtimeOf)) setFlagsFromString(BASELINE_FLAG);
   const source = readSource(bundle);
   if (source.length === 0) {
     // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
@@ -43,6 +49,23 @@ function runHere(stdin: string | null): void {
       if (code === 0) cli.save();
     });
   cli.run();
+}
+
+/** The vault the command line names, or null (none found: the command says so itself). */
+function rootOf(args: readonly string[]): string | null {
+  try {
+    return vaultRoot({ vault: servedCommand(args)?.vault, cwd: process.cwd(), env: process.env });
+  } catch {
+    return null;
+  }
+}
+
+function mtimeOf(path: string): number | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? null;
+  } catch {
+    return null;
+  }
 }
 
 // recall, context and touch go to the vault's `engram serve` when one runs (headless/serve-client.ts)

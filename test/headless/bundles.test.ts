@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { bundleFor, CLI_BUNDLE, COMMAND_BUNDLES } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, bundleFor, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { MEMORY_ROOTS } from '../../src/core/memory-files';
+import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
 import { COMMANDS } from '../../headless/commands';
 import { touchCommand } from '../../headless/use-commands';
 import { engram, initVault } from '../helpers/cli';
@@ -46,6 +48,82 @@ describe('bundleFor', () => {
     expect(COMMANDS.touch).toBe(touchCommand);
     const config = readFileSync(path.join(root, 'esbuild.config.mjs'), 'utf8');
     for (const file of [CLI_BUNDLE, ...Object.values(COMMAND_BUNDLES), 'engram-yaml.js']) expect(config).toContain(`outfile: 'dist/${file}'`);
+  });
+});
+
+describe('baselineTier', () => {
+  // mtimes in ms of a vault at /v: the snapshot at 100, each memory folder at or before it
+  const fresh: Record<string, number> = { '/v/.engram/cache/recall.snapshot': 100, '/v/episodic': 100, '/v/semantic': 50, '/v/decisions': 99, '/v/archive': 1 };
+  const stampOf = (files: Record<string, number>) => (p: string) => (Object.hasOwn(files, p) ? files[p]! : null);
+  const tier = (argv: string[], files = fresh, root: string | null = '/v') => baselineTier(argv, () => root, stampOf(files));
+
+  it('is the flag that keeps V8 to its interpreter and baseline compiler, for the snapshot and folders recall reads', () => {
+    expect(BASELINE_FLAG).toBe('--max-opt=1');
+    expect(SNAPSHOT_FILE).toBe(SNAPSHOT_PATH);
+    expect(TIER_FOLDERS).toEqual(MEMORY_ROOTS);
+  });
+
+  it('is given to one recall or a context, not to a batch or another command', () => {
+    const cases: Array<[string[], boolean]> = [
+      [['recall', 'auth token'], true],
+      [['--vault', '/v', '--json', 'recall', '--explain', 'q'], true],
+      [['context'], true],
+      [['context', '--hook'], true],
+      [['--now', '2026-01-01T00:00:00Z', 'context', 'q'], true],
+      [['recall', '--batch', 'q.jsonl'], false],
+      [['recall', '--batch=q.jsonl'], false],
+      [['recall', '--batched'], true],
+      [['touch', 'mem-aaaaaaaaaaaa'], false],
+      [['remember', 'recall'], false],
+      [['--vault', 'recall', 'stats'], false],
+      [['--', 'recall', 'q'], false],
+      [['import', 'x.jsonl'], false],
+      [['--version'], false],
+      [[], false],
+    ];
+    expect(cases.map(([argv]) => tier(argv))).toEqual(cases.map(([, expected]) => expected));
+  });
+
+  it('is given only where the snapshot exists and no memory folder changed after it was written', () => {
+    expect(tier(['recall', 'q'], fresh, null)).toBe(false);
+    const without = (p: string) => Object.fromEntries(Object.entries(fresh).filter(([k]) => k !== p));
+    expect(tier(['recall', 'q'], without('/v/.engram/cache/recall.snapshot'))).toBe(false);
+    // a folder that does not exist changed nothing
+    expect(tier(['recall', 'q'], without('/v/archive'))).toBe(true);
+    for (const folder of TIER_FOLDERS) expect([folder, tier(['recall', 'q'], { ...fresh, [`/v/${folder}`]: 100.5 })]).toEqual([folder, false]);
+    expect(snapshotFresh('/v', stampOf(fresh))).toBe(true);
+    expect(snapshotFresh('/w', stampOf(fresh))).toBe(false);
+    // the root asked for only when the command is one of them
+    let asked = 0;
+    baselineTier(['stats'], () => (asked++, '/v'), stampOf(fresh));
+    expect(asked).toBe(0);
+    baselineTier(['recall', 'q'], () => (asked++, '/v'), stampOf(fresh));
+    expect(asked).toBe(1);
+  });
+
+  it('runs recall and context under the flag from a fresh snapshot: the answers of the CLI in process, one code cache each, read back', async () => {
+    const { dir, vault, cleanup } = await initVault();
+    try {
+      for (const text of ['The payments service retries three times.', 'Deploys happen on Tuesdays.', 'Retries back off from 200 ms.'])
+        expect((await engram(vault, ['--now', NOW, 'remember', text])).code).toBe(0);
+      expect((await engram(vault, ['--now', NOW, 'recall', 'deploys'])).code).toBe(0); // writes the snapshot
+      expect(snapshotFresh(vault, (p) => (existsSync(p) ? statSync(p).mtimeMs : null))).toBe(true);
+      const cache = path.join(dir, 'code-cache');
+      const env = { ENGRAM_NO_COMPILE_CACHE: '', ENGRAM_COMPILE_CACHE: cache };
+      const recall = ['--now', NOW, '--json', 'recall', 'retries'];
+      const context = ['--now', NOW, 'context', 'retries'];
+      const built = [run(['--vault', vault, ...recall], env), run(['--vault', vault, ...context], env)];
+      expect(built).toEqual([{ code: 0, stdout: (await engram(vault, recall)).stdout, stderr: '' }, { code: 0, stdout: (await engram(vault, context)).stdout, stderr: '' }]);
+      expect(JSON.parse(built[0]!.stdout).map((r: { text: string }) => r.text)).toEqual(['Retries back off from 200 ms.', 'The payments service retries three times.']);
+      const caches = () => readdirSync(cache).sort().map((f) => [f.replace(/^engram-cli-.*-(\w+)\.v8cache$/, '$1'), statSync(path.join(cache, f)).mtimeMs]);
+      const written = caches();
+      expect(written.map(([command]) => command)).toEqual(['context', 'recall']);
+      // made under the flag and read under it: accepted, not written again
+      expect([run(['--vault', vault, ...recall], env), run(['--vault', vault, ...context], env)]).toEqual(built);
+      expect(caches()).toEqual(written);
+    } finally {
+      cleanup();
+    }
   });
 });
 

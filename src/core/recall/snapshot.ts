@@ -5,16 +5,23 @@ import type { Bm25Params } from './bm25';
 import type { Category, Confidence, Tier } from '../settings';
 
 /**
- * The recall engine saved as it is in memory (`.engram/cache/recall.snapshot`): a JSON
- * header with the strings and the file listing it was built from, then the typed arrays,
- * each 8-byte aligned. Opening an unchanged vault reads this one file and makes array
- * views over it: no per-memory parsing, no index building. Any change in the listing
- * (a file added, removed, or with another size or mtime) sends recall back to the catalog,
- * which re-parses only what changed, and a new snapshot is written.
+ * The recall engine saved as it is in memory (`.engram/cache/recall.snapshot`): a small JSON
+ * header, then the typed arrays, each 8-byte aligned, among them the string columns (the file
+ * listing, ids, roles, sources, sessions, the terms of both indexes), each one UTF-8 text and
+ * the end of each entry. Opening an unchanged vault reads this one file and makes array views
+ * over it: no per-memory parsing, no index building, and no string made but those a query
+ * reads (a term its binary search looks at, a result's path and source). Any change in the
+ * listing (a file added, removed, or with another size or mtime) sends recall back to the
+ * catalog, which re-parses only what changed, and a new snapshot is written.
+ *
+ * Format 6. Format 5 kept the strings in the JSON header: at 10k, 1.4 MB of JSON that a cold
+ * recall decoded and parsed into ~70,000 strings (~55 ms of CPU, and most of its garbage
+ * collection) to read a dozen of them. A file of another format is not a snapshot (decodeSnapshot
+ * gives null): recall rebuilds from the catalog and writes this one.
  */
 
 export const SNAPSHOT_PATH = '.engram/cache/recall.snapshot';
-const MAGIC = 'ENGRAMS5';
+const MAGIC = 'ENGRAMS6';
 const CATEGORY_CODES: Category[] = ['episodic', 'semantic', 'decision'];
 const CONFIDENCE_CODES: Confidence[] = ['verified', 'observed', 'inferred', 'stale'];
 const TIER_CODES: Array<Tier | null> = ['core', 'active', 'warm', 'cold', 'archive', null];
@@ -26,17 +33,151 @@ type TypedArray = Uint8Array | Uint16Array | Int32Array | Float64Array;
 const TYPES = { u8: Uint8Array, u16: Uint16Array, i32: Int32Array, f64: Float64Array } as const;
 type TypeName = keyof typeof TYPES;
 
+/**
+ * The string columns, each stored as the sections `<name>Text` (u8: the entries' UTF-8, one
+ * after the other) and `<name>Ends` (i32: where each entry ends in the decoded text, in UTF-16
+ * code units; a null entry is ~ of where it would end). `listing`: every listed file's path
+ * (sizes and mtimes are the listSize / listMtime sections); `ids`: each document's memory id
+ * (the frontmatter's: file names are free).
+ */
+const STRING_COLUMNS = ['listing', 'ids', 'role', 'source', 'session', 'lexicalTerms', 'episodeTerms'] as const;
+type StringColumn = (typeof STRING_COLUMNS)[number];
+
 interface Header {
   fingerprint: string;
-  /** Every listed file's path; sizes and mtimes are the listSize / listMtime sections. */
-  listing: string[];
-  /** Each document's memory id (the frontmatter's: file names are free). */
-  ids: string[];
-  strings: Pick<DocTable, 'role' | 'source' | 'session'>;
-  lexicalTerms: string[];
-  episodeTerms: string[];
   episodeNames: string[];
+  /** Columns whose text UTF-8 would not give back (a lone surrogate, a value not a string): kept here as JSON. */
+  json: Partial<Record<StringColumn, Array<string | null>>>;
+  /** The episode index's terms are the word index's (no episodeTerms sections). */
+  sameTerms: boolean;
   sections: Record<string, [offset: number, length: number, type: TypeName]>;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * A string column packed (see STRING_COLUMNS), or null when packing would not give it back
+ * exactly: an entry neither a string nor null/undefined (which JSON read back as null), or a
+ * lone surrogate, which UTF-8 cannot hold.
+ */
+export function packStrings(list: ReadonlyArray<string | null | undefined>): { text: Uint8Array; ends: Int32Array } | null {
+  const ends = new Int32Array(list.length);
+  const parts: string[] = [];
+  let at = 0;
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i];
+    if (entry === null || entry === undefined) {
+      ends[i] = ~at;
+      continue;
+    }
+    if (typeof entry !== 'string') return null;
+    parts.push(entry);
+    at += entry.length;
+    ends[i] = at;
+  }
+  const joined = parts.join('');
+  const text = new TextEncoder().encode(joined);
+  if (SURROGATE.test(joined) && new TextDecoder().decode(text) !== joined) return null;
+  return { text, ends };
+}
+
+/** A packed column read back: its decoded text, and entry i of it (a slice: no copy for 13 chars or more). */
+export class PackedStrings {
+  readonly length: number;
+  constructor(
+    private readonly text: string,
+    private readonly ends: Int32Array,
+  ) {
+    this.length = ends.length;
+    const last = ends.length === 0 ? 0 : ends[ends.length - 1]!;
+    if ((last < 0 ? ~last : last) !== text.length) throw new Error('a string column does not match its text');
+  }
+
+  /** Where entry i starts in the text. */
+  start(i: number): number {
+    if (i === 0) return 0;
+    const end = this.ends[i - 1]!;
+    return end < 0 ? ~end : end;
+  }
+
+  at(i: number): string | null {
+    const end = this.ends[i]!;
+    return end < 0 ? null : this.text.slice(this.start(i), end);
+  }
+
+  /** Whether entry i is exactly `value` (no string made). */
+  equals(i: number, value: string): boolean {
+    const end = this.ends[i]!;
+    const start = this.start(i);
+    return end >= 0 && end - start === value.length && this.text.startsWith(value, start);
+  }
+
+  /** Whether every entry is null. */
+  allNull(): boolean {
+    for (let i = 0; i < this.ends.length; i++) if (this.ends[i]! >= 0) return false;
+    return true;
+  }
+}
+
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * An array of `length` values made on first read (`at(i)`), for the engine's string columns:
+ * a query reads a few entries, and making all 10,000 (or 15,000 terms) is most of what opening
+ * a snapshot cost. An ordinary array to its readers (indexing, length, iteration, slice, map,
+ * writes); anything that lists its keys or describes its entries makes every entry first.
+ */
+export function lazyArray<T>(length: number, at: (i: number) => T): T[] {
+  const made = new Uint8Array(length);
+  const values = new Array<T>(length);
+  const indexOf = (key: string | symbol): number => {
+    if (typeof key !== 'string' || !INDEX_KEY.test(key)) return -1;
+    const i = Number(key);
+    return i < values.length ? i : -1;
+  };
+  const all = () => {
+    for (let i = 0; i < made.length; i++) {
+      if (made[i] !== 0) continue;
+      made[i] = 1;
+      values[i] = at(i);
+    }
+  };
+  return new Proxy(values, {
+    get(target, key, receiver) {
+      const i = indexOf(key);
+      if (i >= 0 && i < made.length && made[i] === 0) {
+        made[i] = 1;
+        target[i] = at(i);
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+    has(target, key) {
+      const i = indexOf(key);
+      return (i >= 0 && i < made.length) || Reflect.has(target, key);
+    },
+    set(target, key, value) {
+      const i = indexOf(key);
+      if (i >= 0 && i < made.length) made[i] = 1;
+      // on the array itself: with the proxy as receiver, the write would ask it for the entry's descriptor
+      return Reflect.set(target, key, value);
+    },
+    deleteProperty(target, key) {
+      all();
+      return Reflect.deleteProperty(target, key);
+    },
+    defineProperty(target, key, descriptor) {
+      all();
+      return Reflect.defineProperty(target, key, descriptor);
+    },
+    getOwnPropertyDescriptor(target, key) {
+      all();
+      return Reflect.getOwnPropertyDescriptor(target, key);
+    },
+    ownKeys(target) {
+      all();
+      return Reflect.ownKeys(target);
+    },
+  });
 }
 
 function typeOf(array: TypedArray): TypeName {
@@ -109,22 +250,31 @@ export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerpr
     epOffsets: episodes.offsets, epDocs: episodes.docs, epTfs: episodes.tfs, epLengths: episodes.lengths, episodeOf: parts.episodeOf,
   };
   if (signatures) arrays.signature = signatures;
+  const sameTerms = sameStrings(lexical.terms, episodes.terms);
+  const columns: Record<StringColumn, ReadonlyArray<string | null>> = {
+    listing: files.map((f) => f[0]),
+    ids: t.ids,
+    role: t.role,
+    source: t.source,
+    session: t.session,
+    lexicalTerms: lexical.terms,
+    episodeTerms: sameTerms ? [] : episodes.terms,
+  };
+  const kept: Header['json'] = {};
+  for (const name of STRING_COLUMNS) {
+    const packed = packStrings(columns[name]);
+    if (packed) {
+      arrays[`${name}Text`] = packed.text;
+      arrays[`${name}Ends`] = packed.ends;
+    } else kept[name] = columns[name].map((entry) => entry ?? null);
+  }
   const sections: Header['sections'] = {};
   let offset = 0;
   for (const [name, array] of Object.entries(arrays)) {
     sections[name] = [offset, array.length, typeOf(array)];
     offset += Math.ceil(array.byteLength / 8) * 8;
   }
-  const header: Header = {
-    fingerprint,
-    listing: files.map((f) => f[0]),
-    ids: t.ids,
-    strings: { role: t.role, source: t.source, session: t.session },
-    lexicalTerms: lexical.terms,
-    episodeTerms: episodes.terms,
-    episodeNames: parts.episodeNames,
-    sections,
-  };
+  const header: Header = { fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, sections };
   const json = new TextEncoder().encode(JSON.stringify(header));
   const head = new Uint8Array(12);
   head.set(new TextEncoder().encode(MAGIC), 0);
@@ -141,6 +291,14 @@ export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerpr
   return pieces;
 }
 
+/** Whether two lists hold the same strings in the same order (the episode index's terms are the word index's when it was built from them). */
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export interface Snapshot {
   fingerprint: string;
   /** Whether the vault's files are still exactly the ones the snapshot was built from. */
@@ -153,6 +311,34 @@ export interface Snapshot {
   /** Each document's index signature (engine-update.ts), when the snapshot was saved with them. */
   signatures: Float64Array | null;
   parts: (params: { lexical: Bm25Params; episodes: Bm25Params }) => EngineParts;
+}
+
+/**
+ * The values `codes` names, one a code (`missing` for a code out of range). A plain loop: Array.from
+ * with a mapping function walks an iterator and calls back per element (~4 ms a column at 10k, cold).
+ */
+function decoded<T>(codes: TypedArray, values: readonly T[], missing?: T): T[] {
+  const out = new Array<T>(codes.length);
+  for (let i = 0; i < codes.length; i++) out[i] = codes[i]! < values.length ? values[codes[i]!]! : missing!;
+  return out;
+}
+
+/** A string column read back: packed (PackedStrings) or, where packing would not give it back, the header's JSON list. */
+type Strings = Pick<PackedStrings, 'length' | 'at' | 'equals' | 'allNull'>;
+
+function everyEntry(strings: Strings): Array<string | null> {
+  const out = new Array<string | null>(strings.length);
+  for (let i = 0; i < out.length; i++) out[i] = strings.at(i);
+  return out;
+}
+
+function listStrings(list: ReadonlyArray<string | null>): Strings {
+  return {
+    length: list.length,
+    at: (i) => list[i]!,
+    equals: (i, value) => list[i] === value,
+    allNull: () => list.every((entry) => entry === null),
+  };
 }
 
 /** Read a snapshot; null when it is not one (damaged, truncated, another format). */
@@ -170,22 +356,35 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
       if (at + count * Type.BYTES_PER_ELEMENT > bytes.byteOffset + bytes.length) throw new Error('truncated');
       return new Type(bytes.buffer as ArrayBuffer, at, count);
     };
-    const s = header.strings;
+    // each column checked here (a damaged file is no snapshot), its strings made when read
+    const packed = (name: StringColumn): Strings => {
+      const list = header.json[name];
+      if (list) return listStrings(list);
+      return new PackedStrings(new TextDecoder().decode(view(`${name}Text`)), view(`${name}Ends`) as Int32Array);
+    };
+    const listing = packed('listing');
     const listSize = view('listSize') as Float64Array;
     const listMtime = view('listMtime') as Float64Array;
+    if (listSize.length !== listing.length || listMtime.length !== listing.length) throw new Error('a listing of another length');
     const docFile = view('docFile') as Int32Array;
-    const paths = Array.from(docFile, (i) => header.listing[i]!);
-    const category = view('category') as Uint8Array;
-    const confidence = view('confidence') as Uint8Array;
-    const tier = view('tier') as Uint8Array;
+    const n = docFile.length;
+    const ids = packed('ids');
+    const role = packed('role');
+    const source = packed('source');
+    const session = packed('session');
+    if (ids.length !== n || role.length !== n || source.length !== n || session.length !== n) throw new Error('a column of another length');
     const table: DocTable = {
-      n: paths.length,
-      ids: header.ids,
-      paths,
-      category: Array.from(category, (c) => CATEGORY_CODES[c]!),
-      confidence: Array.from(confidence, (c) => CONFIDENCE_CODES[c]!),
-      tier: Array.from(tier, (c) => TIER_CODES[c] ?? null),
-      ...s,
+      n,
+      // every id is read by the engine's index of them: made at once
+      ids: everyEntry(ids) as string[],
+      paths: lazyArray(n, (i) => (docFile[i]! >= 0 && docFile[i]! < listing.length ? listing.at(docFile[i]!)! : (undefined as unknown as string))),
+      category: decoded(view('category'), CATEGORY_CODES),
+      confidence: decoded(view('confidence'), CONFIDENCE_CODES),
+      tier: decoded(view('tier'), TIER_CODES, null),
+      // every role is read by the engine (deriveRow); most vaults have none
+      role: role.allNull() ? new Array<string | null>(n).fill(null) : everyEntry(role),
+      source: lazyArray(n, (i) => source.at(i)),
+      session: lazyArray(n, (i) => session.at(i)),
       archived: view('archived') as Uint8Array,
       isError: view('isError') as Uint8Array,
       createdMs: view('createdMs') as Float64Array,
@@ -202,27 +401,31 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
       coTargets: view('coTargets') as Int32Array,
       coCounts: view('coCounts') as Float64Array,
       successor: view('successor') as Int32Array,
-      texts: new Array<string | null>(paths.length).fill(null),
+      texts: new Array<string | null>(n).fill(null),
     };
-    const lexical = { terms: header.lexicalTerms, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };
-    const episodes = { terms: header.episodeTerms, offsets: view('epOffsets') as Int32Array, docs: view('epDocs') as Int32Array, tfs: view('epTfs') as Uint16Array, lengths: view('epLengths') as Int32Array };
+    const lexicalTerms = packed('lexicalTerms');
+    const episodeTerms = header.sameTerms ? lexicalTerms : packed('episodeTerms');
+    // a term's binary search reads ~14 of them: made when read
+    const lexicalList = lazyArray(lexicalTerms.length, (i) => lexicalTerms.at(i)!);
+    const lexical = { terms: lexicalList, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };
+    const episodes = { terms: header.sameTerms ? lexicalList : lazyArray(episodeTerms.length, (i) => episodeTerms.at(i)!), offsets: view('epOffsets') as Int32Array, docs: view('epDocs') as Int32Array, tfs: view('epTfs') as Uint16Array, lengths: view('epLengths') as Int32Array };
     const episodeOf = view('episodeOf') as Int32Array;
     return {
       fingerprint: header.fingerprint,
-      matches: (listing) => {
-        if (listing.length !== header.listing.length) return false;
-        for (let i = 0; i < listing.length; i++) {
-          const f = listing[i]!;
-          if (f[0] !== header.listing[i] || f[1] !== listSize[i] || f[2] !== listMtime[i]) return false;
+      matches: (files) => {
+        if (files.length !== listing.length) return false;
+        for (let i = 0; i < files.length; i++) {
+          const f = files[i]!;
+          if (f[1] !== listSize[i] || f[2] !== listMtime[i] || !listing.equals(i, f[0])) return false;
         }
         return true;
       },
-      changedFiles: (listing) => {
-        if (listing.length !== header.listing.length) return null;
+      changedFiles: (files) => {
+        if (files.length !== listing.length) return null;
         const changed: string[] = [];
-        for (let i = 0; i < listing.length; i++) {
-          const f = listing[i]!;
-          if (f[0] !== header.listing[i]) return null;
+        for (let i = 0; i < files.length; i++) {
+          const f = files[i]!;
+          if (!listing.equals(i, f[0])) return null;
           if (f[1] !== listSize[i] || f[2] !== listMtime[i]) changed.push(f[0]);
         }
         return changed;

@@ -167,3 +167,109 @@ describe('the signatures a first load writes', () => {
     expect(signatureOf('', '', null)).toBe(indexSignature({ terms: [], facets: [], session: null } as never));
   });
 });
+
+describe('format 6: the string columns packed, made when read', () => {
+  let parts: ReturnType<typeof partsFromDocs>;
+  let files: Array<[string, number, number]>;
+  beforeAll(() => {
+    const docs = bodies.map((b, n) => toRecallDoc(parseMemory(`episodic/${id(n)}.md`, note(n, b, n === 3 ? `agent_role: sre\nsource: chat-${n}\n` : ''), S), false));
+    parts = partsFromDocs(docs, S);
+    files = docs.map((d, n) => [d.path, n, 0]);
+  });
+
+  it('packs strings and nulls as one text and the end of each, null where UTF-8 or the type would not give them back', async () => {
+    const { packStrings, PackedStrings } = await import('../../../src/core/recall/snapshot');
+    const packed = packStrings(['ab', null, '', 'c\u00e9d', undefined, '\u{1F680}x'])!;
+    expect(Array.from(packed.ends)).toEqual([2, ~2, 2, 5, ~5, 8]);
+    const text = new TextDecoder().decode(packed.text);
+    expect(text).toBe('abc\u00e9d\u{1F680}x');
+    const strings = new PackedStrings(text, packed.ends);
+    expect([0, 1, 2, 3, 4, 5].map((i) => strings.at(i))).toEqual(['ab', null, '', 'c\u00e9d', null, '\u{1F680}x']);
+    expect([strings.equals(0, 'ab'), strings.equals(0, 'a'), strings.equals(0, 'abc'), strings.equals(1, ''), strings.equals(2, ''), strings.equals(3, 'c\u00e9d'), strings.equals(5, '\u{1F680}x')]).toEqual([true, false, false, false, true, true, true]);
+    expect([strings.start(0), strings.start(2), strings.start(5)]).toEqual([0, 2, 5]);
+    expect(strings.allNull()).toBe(false);
+    expect(new PackedStrings('', packStrings([null, null])!.ends).allNull()).toBe(true);
+    expect(new PackedStrings('', new Int32Array(0)).length).toBe(0);
+    // a text that does not end where the last entry does is not the column
+    expect(() => new PackedStrings('abc', packed.ends)).toThrow('a string column does not match its text');
+    expect(packStrings(['a', 'b\uD800'])).toBeNull(); // a lone surrogate
+    expect(packStrings(['a', 5 as unknown as string])).toBeNull();
+    expect(Array.from(packStrings([])!.ends)).toEqual([]);
+  });
+
+  it('reads a lazy array as the array it stands for: entries made once, on first read', async () => {
+    const { lazyArray } = await import('../../../src/core/recall/snapshot');
+    const made: number[] = [];
+    const list = lazyArray(4, (i) => (made.push(i), `s${i}`));
+    expect(list.length).toBe(4);
+    expect(Array.isArray(list)).toBe(true);
+    expect([list[2], list[2], list[0]]).toEqual(['s2', 's2', 's0']);
+    expect(made).toEqual([2, 0]);
+    expect(list[4]).toBeUndefined();
+    expect(made).toEqual([2, 0]);
+    expect([1 in list, 4 in list, 'length' in list]).toEqual([true, false, true]);
+    list[1] = 'set';
+    expect(list[1]).toBe('set');
+    expect(made).toEqual([2, 0]);
+    expect(list.slice(0, 3)).toEqual(['s0', 'set', 's2']);
+    expect(list.map((s) => s.toUpperCase())).toEqual(['S0', 'SET', 'S2', 'S3']);
+    expect(made).toEqual([2, 0, 3]);
+    expect(JSON.stringify(lazyArray(2, (i) => (i === 0 ? null : 'b')))).toBe('[null,"b"]');
+    expect(Object.keys(lazyArray(2, (i) => `k${i}`))).toEqual(['0', '1']);
+    expect(Object.entries(lazyArray(2, (i) => `k${i}`))).toEqual([['0', 'k0'], ['1', 'k1']]);
+    expect([...lazyArray(3, (i) => i * 2)]).toEqual([0, 2, 4]);
+    const counted: number[] = [];
+    const keys = lazyArray(3, (i) => (counted.push(i), i));
+    expect(['01' in keys, '1e0' in keys, '-0' in keys]).toEqual([false, false, false]);
+    expect(counted).toEqual([]);
+  });
+
+  it('round-trips columns kept as JSON (a lone surrogate, a value not a string) and an episode index with terms of its own', () => {
+    const t = parts.table;
+    const odd = { ...parts, table: { ...t, source: t.source.map((s, i) => (i === 1 ? 'bad\uDC00' : i === 2 ? (7 as unknown as string) : s)), role: t.role.map((r, i) => (i === 0 ? 'ops' : r)) } };
+    const snapshot = decodeSnapshot(encodeSnapshot(odd, files, 'fp'))!;
+    const table = snapshot.parts(bm25Params(S)).table;
+    expect([...table.source]).toEqual([...odd.table.source]);
+    expect(table.source[2]).toBe(7);
+    expect([...table.role]).toEqual(['ops', null, null, 'sre']);
+    expect([...table.ids]).toEqual([0, 1, 2, 3].map(id));
+    expect([...table.paths]).toEqual(files.map((f) => f[0]));
+    expect([...table.session]).toEqual(['s0', 's1', 's0', 's1']);
+    expect(snapshot.matches(files)).toBe(true);
+    expect(snapshot.matches(files.map((f, i) => (i === 2 ? [`${f[0]}x`, f[1], f[2]] : f)))).toBe(false);
+    expect(snapshot.matches(files.map((f, i) => (i === 2 ? ['episodic/other.md', f[1], f[2]] : f)))).toBe(false);
+    expect(snapshot.changedFiles(files.map((f, i) => (i === 3 ? [f[0], 9, f[2]] : f)))).toEqual([files[3]![0]]);
+    expect(snapshot.changedFiles(files.map((f, i) => (i === 3 ? ['episodic/x.md', 9, f[2]] : f)))).toBeNull();
+    // the episode index's terms differ from the word index's: both kept, each read back
+    // (one term more, after the others, in no document)
+    const arrays = parts.episodes.toArrays();
+    const wider = { ...arrays, terms: [...arrays.terms, '\uffff'], offsets: Int32Array.from([...arrays.offsets, arrays.offsets[arrays.offsets.length - 1]!]) };
+    const ownTerms = { ...parts, episodes: { toArrays: () => wider } as unknown as typeof parts.episodes };
+    const same = decodeSnapshot(encodeSnapshot(parts, files, 'fp'))!;
+    const own = decodeSnapshot(encodeSnapshot(ownTerms, files, 'fp'))!;
+    const engines = [new RecallEngine(parts, S), new RecallEngine(same.parts(bm25Params(S)), S), new RecallEngine(own.parts(bm25Params(S)), S)];
+    expect(own.parts(bm25Params(S)).episodes.df('\uffff')).toBe(0);
+    expect((own.parts(bm25Params(S)).episodes.toArrays().terms as string[])[wider.terms.length - 1]).toBe('\uffff');
+    expect(same.parts(bm25Params(S)).episodes.toArrays().terms).toBe(same.parts(bm25Params(S)).lexical.toArrays().terms);
+    const answers = engines.map((e) => e.recall('payments retries backoff', { limit: 10, radius: 'all' }, NOW).map((h) => [h.doc.id, h.doc.path, h.doc.source, h.score]));
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+  });
+
+  it('is not read from a snapshot of format 5 (recall rebuilds and writes format 6)', async () => {
+    const bytes = encodeSnapshot(parts, files, 'fp');
+    expect(new TextDecoder().decode(bytes.subarray(0, 8))).toBe('ENGRAMS6');
+    const five = bytes.slice();
+    five.set(new TextEncoder().encode('ENGRAMS5'), 0);
+    expect(decodeSnapshot(five)).toBeNull();
+    const { vault, files: store } = memoryVault('2026-05-03T00:00:00Z');
+    bodies.forEach((b, n) => store.files.set(`episodic/${id(n)}.md`, note(n, b)));
+    const built = (await openRecall(vault)).recall('payments', { limit: 5, radius: 'all' }, NOW).map((h) => [h.doc.id, h.score]);
+    const current = store.binary.get(SNAPSHOT_PATH)!;
+    const old = current.slice();
+    old.set(new TextEncoder().encode('ENGRAMS5'), 0);
+    store.binary.set(SNAPSHOT_PATH, old);
+    expect((await openRecall(vault)).recall('payments', { limit: 5, radius: 'all' }, NOW).map((h) => [h.doc.id, h.score])).toEqual(built);
+    expect(Buffer.from(store.binary.get(SNAPSHOT_PATH)!)).toEqual(Buffer.from(current));
+  });
+});
