@@ -268,7 +268,9 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
     const plans = planner.plans.slice(written, upTo);
     linkSessions(planner, written, upTo);
     // links found by supersession or a conflict name their target's file, like the others (ADR 0005)
-    for (const plan of plans) if (plan.kind === 'create') plan.memory.links = namedLinks(plan.memory.links, planner.pathOf);
+    // (a list whose links all have their name is kept as it is: namedLinks would copy it into an
+    // array of another kind, and the code that reads links was optimised again for it)
+    for (const plan of plans) if (plan.kind === 'create' && !allNamed(plan.memory.links)) plan.memory.links = namedLinks(plan.memory.links, planner.pathOf);
     results.push(...(opts.dryRun ? plans.map((plan) => dryResult(plan)) : await applyImport(located, plans, undo, context.writeIndex)));
     written = upTo;
   }
@@ -335,9 +337,18 @@ async function importPlanner(vault: Vault, context: WriteContext, lines: ImportL
     const start = plans.length;
     const range = memories.slice(start, end);
     // most lines take their first id, found without a promise; the others are looked up together
-    const looked = range.map((memory, k) => findImported(vault, byId, context.taken, memory, anchorOf[start + k]!));
-    const found = looked.some((f) => f instanceof Promise) ? await Promise.all(looked.map(async (f) => f)) : (looked as Found[]);
-    const fresh = range.map((_, k) => k).filter((k) => !found[k]!.memory && !keyOwner.has(found[k]!.key));
+    // (plain loops: the arrays that map and filter made changed kind between batches, and this
+    // function, which inlines the planning, was optimised again for each)
+    const looked: Array<Found | Promise<Found>> = [];
+    let waiting = false;
+    for (let k = 0; k < range.length; k++) {
+      const f = findImported(vault, byId, context.taken, range[k]!, anchorOf[start + k]!);
+      if (f instanceof Promise) waiting = true;
+      looked.push(f);
+    }
+    const found = waiting ? await Promise.all(looked.map(async (f) => f)) : (looked as Found[]);
+    const fresh: number[] = [];
+    for (let k = 0; k < range.length; k++) if (!found[k]!.memory && !keyOwner.has(found[k]!.key)) fresh.push(k);
     const matches = await vectorMatches(context, fresh.map((k) => range[k]!), vault.settings.resonance.vectorThreshold);
     const vectorMatchOf = new Map(fresh.map((k, j) => [k, matches[j]]));
     for (const [k, memory] of range.entries()) {
@@ -476,7 +487,8 @@ async function applyImport(vault: Vault, plans: Plan[], undo: Undo[], writeIndex
       if (plan.kind === 'unchanged') results[i] = { id: plan.id, path: plan.path, action: 'unchanged' };
       else if (plan.kind === 'reinforce') results[i] = await reinforce(vault, plan, undo);
       else {
-        const replaced = plan.memory.links.filter((l) => l.kind === 'supersedes').map((l) => l.target);
+        const replaced: string[] = [];
+        for (const link of plan.memory.links) if (link.kind === 'supersedes') replaced.push(link.target);
         for (const old of replaced) await supersede(vault, old, plan.id, undo);
         if (replaced.length > 0) results[i] = { ...results[i]!, supersedes: replaced };
         if (plan.conflictWith) results[i] = await conflict(vault, plan, results[i]!, undo);
@@ -597,6 +609,12 @@ async function rollBack(vault: Vault, undo: Undo[]): Promise<number> {
     }
   }
   return undone;
+}
+
+/** Whether every link names its target's file (namedLinks would change none). */
+function allNamed(links: MemoryLink[]): boolean {
+  for (const link of links) if (link.name === undefined) return false;
+  return true;
 }
 
 /** Link each new memory of a session in [from, to) to its previous and next neighbours (`related`); both are planned. */

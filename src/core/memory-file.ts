@@ -51,7 +51,7 @@ function fieldValue(value: FieldValue): string {
  */
 export function renderMemoryFile(id: string, memory: NewMemory, settings: EngramSettings, now: number, title = memoryTitle(memory.text)): string {
   const links = memory.links;
-  const body = links.length > 0 ? `${memory.text.trim()}\n\n${links.map(formatLink).join(' ')}\n` : `${memory.text.trim()}\n`;
+  const body = links.length > 0 ? `${memory.text.trim()}\n\n${linksLine(links)}\n` : `${memory.text.trim()}\n`;
   const halfLife = settings.halfLifeDays[memory.category];
   const created = memory.created_at;
   const tier = newMemoryTier({ half_life_days: halfLife, access_count: 0, is_error: memory.is_error }, parseTimestamp(created)!, now, settings);
@@ -107,6 +107,13 @@ function pushList(out: string[], list: string[]): void {
   out.push('[');
   for (let i = 0; i < n; i++) out.push(i === 0 ? '' : ', ', JSON.stringify(list[i]));
   out.push(']');
+}
+
+/** The body's line of links, `links.map(formatLink).join(' ')` without the array of them. */
+function linksLine(links: MemoryLink[]): string {
+  let line = formatLink(links[0]!);
+  for (let i = 1; i < links.length; i++) line += ` ${formatLink(links[i]!)}`;
+  return line;
 }
 
 /** The further fields' lines (consolidation's), in their order. */
