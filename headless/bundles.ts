@@ -37,14 +37,23 @@ export function bundleFor(argv: readonly string[]): string {
  * queries: left as it is. `root()`: the vault's folder (null: none); `stamp(path)`: a file's
  * mtime in ms, or null when it is missing.
  */
-export function baselineTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null): boolean {
+export function baselineTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null): boolean {
   const at = commandIndex(argv);
   const name = at < 0 ? '' : argv[at]!;
   if (name !== 'context' && (name !== 'recall' || argv.some((arg) => arg === '--batch' || arg.startsWith('--batch=')))) return false;
   const dir = root();
   if (dir === null) return false;
-  return snapshotFresh(dir, stamp);
+  return snapshotFresh(dir, stamp) && (size(`${dir}/${SNAPSHOT_FILE}`) ?? Infinity) <= BASELINE_MAX_SNAPSHOT;
 }
+
+/**
+ * The largest snapshot (bytes) whose recall runs without the optimising compiler. A cold recall
+ * at 10k (a 4.8 MB snapshot) took ~25 % less CPU without it; at 100k (48 MB) it took more
+ * (lead, stop 37, 5 cold recalls each, load 2-6: 2.24-2.62 s with the flag against 1.92-2.22 s
+ * without): there the search's loops run long enough to pay for TurboFan. Where the two cross
+ * was not measured: the flag is kept to about twice the size where it was seen to help.
+ */
+export const BASELINE_MAX_SNAPSHOT = 8 * 1024 * 1024;
 
 /** Whether the vault's recall snapshot exists and no memory folder changed after it (baselineTier). */
 export function snapshotFresh(root: string, stamp: (path: string) => number | null): boolean {

@@ -35,7 +35,7 @@ function runHere(stdin: string | null): void {
   if (stdin !== null) (globalThis as Record<symbol, unknown>)[Symbol.for('engram.stdin')] = stdin;
   // before the bundle is compiled or read from its cache: the cache is made and read under the
   // same flags (V8 rejects a cache made under others), one cache a command
-  if (baselineTier(argv, () => rootOf(argv), mtimeOf)) setFlagsFromString(BASELINE_FLAG);
+  if (baselineTier(argv, () => rootOf(argv), mtimeOf, sizeOf)) setFlagsFromString(BASELINE_FLAG);
   const source = readSource(bundle);
   if (source.length === 0) {
     // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
@@ -55,6 +55,14 @@ function runHere(stdin: string | null): void {
 function rootOf(args: readonly string[]): string | null {
   try {
     return vaultRoot({ vault: servedCommand(args)?.vault, cwd: process.cwd(), env: process.env });
+  } catch {
+    return null;
+  }
+}
+
+function sizeOf(path: string): number | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.size ?? null;
   } catch {
     return null;
   }

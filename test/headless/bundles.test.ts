@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { baselineTier, BASELINE_FLAG, bundleFor, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
 import { MEMORY_ROOTS } from '../../src/core/memory-files';
 import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
 import { COMMANDS } from '../../headless/commands';
@@ -55,7 +55,9 @@ describe('baselineTier', () => {
   // mtimes in ms of a vault at /v: the snapshot at 100, each memory folder at or before it
   const fresh: Record<string, number> = { '/v/.engram/cache/recall.snapshot': 100, '/v/episodic': 100, '/v/semantic': 50, '/v/decisions': 99, '/v/archive': 1 };
   const stampOf = (files: Record<string, number>) => (p: string) => (Object.hasOwn(files, p) ? files[p]! : null);
-  const tier = (argv: string[], files = fresh, root: string | null = '/v') => baselineTier(argv, () => root, stampOf(files));
+  // the snapshot's size: a 10k vault's (4.8 MB)
+  const sizes: Record<string, number> = { '/v/.engram/cache/recall.snapshot': 4_847_040 };
+  const tier = (argv: string[], files = fresh, root: string | null = '/v', bytes = sizes) => baselineTier(argv, () => root, stampOf(files), stampOf(bytes));
 
   it('is the flag that keeps V8 to its interpreter and baseline compiler, for the snapshot and folders recall reads', () => {
     expect(BASELINE_FLAG).toBe('--max-opt=1');
@@ -95,10 +97,18 @@ describe('baselineTier', () => {
     expect(snapshotFresh('/w', stampOf(fresh))).toBe(false);
     // the root asked for only when the command is one of them
     let asked = 0;
-    baselineTier(['stats'], () => (asked++, '/v'), stampOf(fresh));
+    baselineTier(['stats'], () => (asked++, '/v'), stampOf(fresh), stampOf(sizes));
     expect(asked).toBe(0);
-    baselineTier(['recall', 'q'], () => (asked++, '/v'), stampOf(fresh));
+    baselineTier(['recall', 'q'], () => (asked++, '/v'), stampOf(fresh), stampOf(sizes));
     expect(asked).toBe(1);
+  });
+
+  it('is given only up to a snapshot of 8 MB: in a larger vault the search runs long enough to pay for the optimising compiler', () => {
+    expect(BASELINE_MAX_SNAPSHOT).toBe(8_388_608);
+    const at = (bytes: number) => tier(['recall', 'q'], fresh, '/v', { '/v/.engram/cache/recall.snapshot': bytes });
+    expect([at(0), at(8_388_608), at(8_388_609), at(47_817_192)]).toEqual([true, true, false, false]);
+    // a size that cannot be read: not given
+    expect(tier(['context'], fresh, '/v', {})).toBe(false);
   });
 
   it('runs recall and context under the flag from a fresh snapshot: the answers of the CLI in process, one code cache each, read back', async () => {
