@@ -429,12 +429,7 @@ export class NodeFileStore implements FileStore {
         out.files.push({ name, size: -1, mtimeMs: -1 });
         continue;
       }
-      let s: fs.Stats | undefined;
-      try {
-        s = fs.statSync(prefix + name, { throwIfNoEntry: false });
-      } catch {
-        s = undefined;
-      }
+      const s = statOrNone(prefix + name);
       if (s?.isFile()) out.files.push({ name, size: s.size, mtimeMs: s.mtimeMs });
       else out.others.push(name);
     }
@@ -759,12 +754,7 @@ function scanStating(dir: string, prefix: string, out: FolderScan): FolderScan {
     throw error;
   }
   for (const name of names) {
-    let s: fs.Stats | undefined;
-    try {
-      s = fs.statSync(prefix + name, { throwIfNoEntry: false });
-    } catch {
-      s = undefined;
-    }
+    const s = statOrNone(prefix + name);
     if (s?.isFile()) out.files.push({ name, size: s.size, mtimeMs: s.mtimeMs });
     else if (s?.isDirectory() && isRealFolder(prefix + name)) {
       out.folders.push(name);
@@ -992,5 +982,14 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A path's stats, or undefined where it is gone or cannot be stat'ed (a scan lists it among the others). */
+function statOrNone(path: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
 }
