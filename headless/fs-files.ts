@@ -468,15 +468,7 @@ export class NodeFileStore implements FileStore {
    */
   private create(full: string, rel: string, data: string | Uint8Array): FileVersion {
     const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
-    const temp = this.writeTemp(full, data, written);
-    try {
-      fs.linkSync(temp, full);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
-      throw error;
-    } finally {
-      unlinkQuietly(temp);
-    }
+    linkNew(this.writeTemp(full, data, written), full, rel);
     return written;
   }
 
@@ -668,14 +660,7 @@ export class NodeFileStore implements FileStore {
       fs.mkdirSync(nodePath.dirname(target), { recursive: true });
       temp = this.writeTemp(target, Buffer.from(data, 'utf8'), written);
     }
-    try {
-      fs.linkSync(temp, target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
-      throw error;
-    } finally {
-      unlinkQuietly(temp);
-    }
+    linkNew(temp, target, to);
     await this.faults.afterLink?.(target);
     const taken = nodePath.join(nodePath.dirname(source), `.${nodePath.basename(source)}.${process.pid}.${++tempCounter}.tmp`);
     try {
@@ -953,6 +938,18 @@ function tempBeside(full: string): string {
 function writeAll(fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+/** The written temp file linked to its name, never over a file there (`rel` named in the conflict); the temp name removed either way. */
+function linkNew(temp: string, target: string, rel: string): void {
+  try {
+    fs.linkSync(temp, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
+    throw error;
+  } finally {
+    unlinkQuietly(temp);
+  }
 }
 
 function unlinkQuietly(path: string): void {
