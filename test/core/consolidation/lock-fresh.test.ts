@@ -64,6 +64,18 @@ describe('consolidation keeps its lock fresh', () => {
     }
   });
 
+  it('files that cannot be read as memories count among the files: 7 memories and 2 broken notes are more than 8', async () => {
+    const { vault, files, calls, restore } = setup(7);
+    files.files.set('episodic/broken-1.md', '---\nid: [unclosed\n---\nA note whose YAML does not parse.\n');
+    files.files.set('episodic/broken-2.md', '---\ntags: {a: \n---\nAnother.\n');
+    try {
+      await run(vault, { longRunFiles: 8 });
+      expect([calls.long, calls.longAfterStill]).toEqual([1, 1]);
+    } finally {
+      restore();
+    }
+  });
+
   it('with an embedder (vector clusters compute without a still()): long() once, right after the load', async () => {
     const { vault, calls, restore } = setup(4);
     const embedder: Embedder = { model: 'test', embed: async (texts) => texts.map(() => new Float32Array([1, 0])) };
