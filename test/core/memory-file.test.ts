@@ -177,6 +177,38 @@ describe('renderMemoryFile', () => {
     expect(() => renderMemoryFile('mem-0123456789ab', noDate, DEFAULT_SETTINGS, NOW)).toThrow(TypeError);
   });
 
+  it('writes the optional fields and links of a memory rendered line by line, as the reference', () => {
+    // a required field missing sends the memory to the line-by-line form: its optional lines too
+    // (agent_role, source, session, link_ids) must be there, under their own keys
+    const links: MemoryLink[] = [{ target: 'mem-aaaaaaaaaaaa', kind: 'related', name: 'Other' }];
+    const text = same('mem-0123456789ab', memory({ tags: null as unknown as string[], agent_role: 'reviewer', source: 'bench-7', session: 's 12', links }));
+    expect(text).toContain('\nagent_role: reviewer\nconfidence: observed\nhalf_life_days: 30\n');
+    expect(text).toContain('\nsource: bench-7\nsession: s 12\naliases: ["Deploys go through the staging cluster first"]\nlink_ids: ["related mem-aaaaaaaaaaaa"]\n---\n');
+    expect(text.endsWith('Deploys go through the staging cluster first.\n\n[[Other|related]]\n')).toBe(true);
+  });
+
+  it('leaves out half_life_days for a category whose half-life is null in the settings, as the reference', () => {
+    const settings = { ...DEFAULT_SETTINGS, halfLifeDays: { ...DEFAULT_SETTINGS.halfLifeDays, semantic: null as unknown as number } };
+    const text = same('mem-0123456789ab', memory(), settings);
+    expect(text).not.toContain('half_life_days');
+    expect(text).toContain('\ntags: []\naccess_count: 0\n');
+  });
+
+  it('writes lists holding anything, not only strings, as renderFieldValue does', () => {
+    // renderFieldValue writes each item of a list as JSON.stringify does (renderScalar with double
+    // quotes: null, booleans, finite numbers as String, non-finite as null, anything else JSON),
+    // an item JSON writes nothing for (undefined, a function, a hole) as nothing
+    const odd = [1, null, true, Number.NaN, -Infinity, -0, 1e21, ['b', ['c']], { a: 1, 'b c': 'd' }, undefined, new Date(Date.UTC(2026, 0, 2)), 'x'];
+    const sparse: unknown[] = ['a'];
+    sparse[2] = 'c';
+    for (const list of [odd, sparse, [undefined], [{}], [[]], [['x', 'y']]]) {
+      const text = same('mem-0123456789ab', memory({ tags: list as string[], related_paths: list as string[] }));
+      expect(text).toContain(`\ntags: ${renderFieldValue(list as FieldValue)}\nhalf_life_days: 30\n`);
+    }
+    expect(same('mem-0123456789ab', memory({ tags: odd as string[] }))).toContain('\ntags: [1, null, true, null, null, 0, 1e+21, ["b",["c"]], {"a":1,"b c":"d"}, , "2026-01-02T00:00:00.000Z", "x"]\n');
+    expect(same('mem-0123456789ab', memory({ tags: sparse as string[] }))).toContain('\ntags: ["a", , "c"]\n');
+  });
+
   it('gives the reference bytes for 3,000 random memories', () => {
     let seed = 7;
     const rand = (n: number): number => {

@@ -34,6 +34,9 @@ describe('isFormattedTimestamp', () => {
     expect(isFormattedTimestamp('2025-12-01T00:51:50.400z')).toBe(false);
     expect(isFormattedTimestamp('2025-12-01T00:51:50z')).toBe(false);
     expect(isFormattedTimestamp('2025-12-01T00:51:50,400Z')).toBe(false);
+    // a Z where formatTimestamp writes it, but more after it: not its form (length 20 with no milliseconds)
+    expect(isFormattedTimestamp('2025-12-01T00:51:50Z0')).toBe(false);
+    expect(isFormattedTimestamp('2025-12-01T00:51:50Z+00:00')).toBe(false);
   });
 
   it('agrees with formatTimestamp on every timestamp parseTimestamp reads (40,000 random ones)', () => {
