@@ -55,7 +55,8 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
   const halfLife = settings.halfLifeDays[memory.category];
   const created = memory.created_at;
   const tier = newMemoryTier({ half_life_days: halfLife, access_count: 0, is_error: memory.is_error }, parseTimestamp(created)!, now, settings);
-  if (id === null || memory.category === null || created === null || memory.confidence === null || memory.tags === null || halfLife === null || memory.is_error === null || memory.related_paths === null) {
+  // (a created_at null has thrown already: parseTimestamp reads its length)
+  if (id === null || memory.category === null || memory.confidence === null || memory.tags === null || halfLife === null || memory.is_error === null || memory.related_paths === null) {
     return renderByFieldLines(id, memory, halfLife, tier, body, title);
   }
   const createdValue = fieldValue(created);
@@ -84,28 +85,18 @@ export function renderMemoryFile(id: string, memory: NewMemory, settings: Engram
 }
 
 /**
- * renderFieldValue of a list, its pieces pushed onto `out`: `["a", "b"]`, each string as JSON
- * writes it (renderFieldValue's double-quoted scalar). A list holding anything but strings
- * (never a NewMemory's) goes to renderFieldValue whole.
+ * renderFieldValue of a list, its pieces pushed onto `out`: `["a", "b"]`, each item as JSON
+ * writes it, which is renderFieldValue's double-quoted scalar for every item (a string, and
+ * anything else a list may hold: null, a boolean, a number, finite or not, an object; nothing
+ * for undefined or a hole). Something other than a list goes to renderFieldValue.
  */
 function pushList(out: string[], list: string[]): void {
   if (!Array.isArray(list)) {
     out.push(fieldValue(list));
     return;
   }
-  const n = list.length;
-  for (let i = 0; i < n; i++) {
-    if (typeof list[i] !== 'string') {
-      out.push(fieldValue(list));
-      return;
-    }
-  }
-  if (n === 0) {
-    out.push('[]');
-    return;
-  }
   out.push('[');
-  for (let i = 0; i < n; i++) out.push(i === 0 ? '' : ', ', JSON.stringify(list[i]));
+  for (let i = 0; i < list.length; i++) out.push(i === 0 ? '' : ', ', JSON.stringify(list[i]));
   out.push(']');
 }
 
