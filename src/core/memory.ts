@@ -139,7 +139,8 @@ export function leanMemory(path: string, text: string, settings: EngramSettings)
   if (!flat || values > FRONTMATTER_VALUES) return undefined;
   // the field checks; a value they refuse leaves the note to parseMemoryFully
   if (typeof id !== 'string' || !isMemoryId(id)) return undefined;
-  if (typeof category !== 'string' || !(CATEGORIES as readonly string[]).includes(category)) return undefined;
+  const chosenCategory = leanOneOf(category, CATEGORIES);
+  if (chosenCategory === undefined || chosenCategory === null) return undefined;
   const createdAt = leanTimestamp(created);
   if (createdAt === undefined || createdAt === null) return undefined;
   const lastAccessed = leanTimestamp(accessed);
@@ -166,13 +167,13 @@ export function leanMemory(path: string, text: string, settings: EngramSettings)
   return {
     id,
     path,
-    category: category as Category,
+    category: chosenCategory as Category,
     created_at: createdAt,
     last_accessed_at: lastAccessed ?? createdAt,
     agent_role: agentRole,
     confidence: (chosenConfidence ?? 'observed') as Confidence,
     tags: tagList,
-    half_life_days: halfLifeDays ?? settings.halfLifeDays[category as Category],
+    half_life_days: halfLifeDays ?? settings.halfLifeDays[chosenCategory as Category],
     access_count: accessCount ?? 0,
     is_error: isError ?? false,
     tier: chosenTier as Tier | null,
@@ -196,10 +197,15 @@ function leanTimestamp(value: Flat): string | null | undefined {
   return typeof value === 'string' && parseTimestamp(value) !== null ? value : undefined;
 }
 
-/** FieldChecker's optionalOneOf. */
+/**
+ * FieldChecker's optionalOneOf, giving the allowed string itself (equal to the value): a first
+ * load keeps each memory's category, confidence and tier, which as the value read were a copy
+ * each (10,000 of each at 10k, for every young-generation GC to copy).
+ */
 function leanOneOf(value: Flat, allowed: readonly string[]): string | null | undefined {
   if (value === undefined || value === null) return null;
-  return typeof value === 'string' && allowed.includes(value) ? value : undefined;
+  const at = typeof value === 'string' ? allowed.indexOf(value) : -1;
+  return at < 0 ? undefined : allowed[at];
 }
 
 /** FieldChecker's stringList. */

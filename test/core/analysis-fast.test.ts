@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import wink from 'wink-porter2-stemmer';
-import { analyze, analyzeAnyText, analyzeAscii, resetWordTable, wordTableCounts } from '../../src/core/analyzer';
+import { analyze, analyzeAnyText, analyzeAscii, foundTermsHeld, resetWordTable, wordTableCounts } from '../../src/core/analyzer';
 import { porter2Counts, stem } from '../../src/core/porter2';
 import { seededRandom } from '../../src/core/random';
 
@@ -87,6 +87,29 @@ describe('analyze over ASCII text (the word table)', () => {
       expect(analyze(text)).toEqual(analyzeAnyText(text));
     }
     expect(analyze("The ledger isn't running")).toEqual({ terms: ['ledger', 'run'], negated: true });
+  });
+
+  it('gives each text an array of its own, of its terms alone, and lets a long text\'s terms go', () => {
+    // the terms are found in one array reused from text to text and copied out: a later text,
+    // shorter or longer, changes no array given before
+    const a = analyzeAscii('ledger running webhooks retry auth token')!;
+    const b = analyzeAscii('cache')!;
+    const c = analyzeAscii('one two three four five six seven eight')!;
+    expect([a.terms, b.terms, c.terms]).toEqual([['ledger', 'run', 'webhook', 'retri', 'auth', 'token'], ['cach'], ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight']]);
+    expect(a.terms).not.toBe(b.terms);
+    b.terms.push('changed');
+    expect(analyzeAscii('cache')!.terms).toEqual(['cach']);
+    // up to 4,096 terms are held for the next text; more are let go (the ASCII scan, or where it stops)
+    expect(foundTermsHeld()).toBeLessThanOrEqual(8);
+    expect(analyzeAscii(Array.from({ length: 4096 }, (_, i) => `w${i}`).join(' '))!.terms).toHaveLength(4096);
+    expect(foundTermsHeld()).toBe(4096);
+    expect(analyzeAscii(Array.from({ length: 4097 }, (_, i) => `w${i}`).join(' '))!.terms).toHaveLength(4097);
+    expect(foundTermsHeld()).toBe(0);
+    expect(analyzeAscii(`${Array.from({ length: 4097 }, (_, i) => `w${i}`).join(' ')} \u00e9`)).toBeNull();
+    expect(foundTermsHeld()).toBe(0);
+    expect(analyzeAscii(`${Array.from({ length: 4096 }, (_, i) => `w${i}`).join(' ')} \u00e9`)).toBeNull();
+    expect(foundTermsHeld()).toBe(4096);
+    expect(analyzeAscii('w1 w2')!.terms).toEqual(['w1', 'w2']);
   });
 
   it('empties the table when full and still analyses the same', () => {

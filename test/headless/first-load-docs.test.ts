@@ -101,6 +101,30 @@ describe('catalogDoc: a document as its catalog row keeps it', () => {
     }
   });
 
+  it('shares among documents what none of them changes: an empty co-access, the terms of a day that names no date', () => {
+    const doc = (name: string, field: string, body: string) =>
+      catalogDoc(parseMemory(`episodic/${name}.md`, note(['category: episodic', 'created_at: "2025-12-01T10:00:00Z"', field], body), settings), false);
+    const day = ['day:2025-12-01', 'month:2025-12', 'year:2025'];
+    const a = doc('a', 'co_access: {}', 'plain words only');
+    const b = doc('b', 'tier: warm', 'other plain words');
+    const c = doc('c', 'co_access: {"mem-aaaaaaaaaaaa": 2}', 'we met Alice on 3 March 2025');
+    const d = doc('d', 'co_access: null', 'we met Alice there');
+    expect([a.co_access, b.co_access, c.co_access, d.co_access]).toEqual([{}, {}, { 'mem-aaaaaaaaaaaa': 2 }, {}]);
+    expect(a.co_access).toBe(b.co_access);
+    expect(d.co_access).toBe(a.co_access);
+    expect([a.facets, b.facets, c.facets, d.facets]).toEqual([day, day, [...day, 'day:2025-03-03', 'month:2025-03', 'time:said', 'entity:alic'], [...day, 'entity:alic']]);
+    expect(a.facets).toBe(b.facets);
+    expect(c.facets).not.toBe(a.facets);
+    expect(d.facets).not.toBe(a.facets);
+    expect(doc('e', 'tier: warm', 'plain words').facets).toEqual(day);
+  });
+
+  it('gives each link the kind as LINK_KINDS spells it and a target of its own', () => {
+    const doc = catalogDoc(parseMemory('episodic/a.md', note(FIELDS, BODY), settings), false);
+    expect(doc.links.map((l) => LINK_KINDS.indexOf(l.kind))).toEqual([0, 2, 3, 0, 1]);
+    expect(doc.links.map((l) => l.kind)).toEqual(['related', 'supersedes', 'contradicts', 'related', 'decays_from']);
+  });
+
   it('ownString gives the same string, of any length and characters', () => {
     const atoms = ['a', 'Z', ' ', '\u00e9', '\u{1F600}', '-', '0', '\n'];
     for (let round = 0; round < 500; round++) {

@@ -164,8 +164,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 601.1 KB (+1.7 KB) with a memory file rendered as pieces joined once (and its field-by-field
   // form kept for a memory missing a required field), a created_at already in formatTimestamp's
   // form kept as it is, and loops where map/filter made arrays of changing kinds (issue 23, import).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(601_100);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_393_000); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 601.4 KB (+0.3 KB: 601,302 bytes) with a first load keeping less of each memory (terms copied
+  // out at their number, enum strings and a day's time terms shared; issue 23, first recall).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(601_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_393_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -1,12 +1,12 @@
 import { analyze } from '../analyzer';
 import { contentHash } from '../ids';
 import { MemoryParseError } from '../errors';
-import type { LinkKind, MemoryLink } from '../links';
+import { LINK_KINDS, type LinkKind, type MemoryLink } from '../links';
 import { ARCHIVE_FOLDER, bodyText, decodeNote, parseMemory, type Memory } from '../memory';
 import type { Category, Confidence, EngramSettings, Tier } from '../settings';
 import { parseTimestamp } from '../time';
 import { entityTerms } from './entities';
-import { memoryTimeTerms } from './time-terms';
+import { memoryTimeTerms, sharedTimeTerms } from './time-terms';
 import { supersededBy } from '../supersession';
 import { recallCount } from '../touch';
 import { listMemoryStats } from '../memory-files';
@@ -104,16 +104,26 @@ export function toRecallDoc(memory: Memory, archived: boolean): RecallDoc {
 
 /**
  * A string that holds no other: V8 keeps a slice of 13 characters or more (an id, a source, a
- * link's target read from a note) as a view that keeps the whole text it was cut from alive, so
- * 10,000 documents of a first load would keep their 10,000 file texts; a copy keeps itself only.
- * Exported for tests.
+ * link's target read from a note, the first 16 digits of a hash) as a view that keeps the whole
+ * text it was cut from alive, so 10,000 documents of a first load would keep their 10,000 file
+ * texts; a copy keeps itself only (a view of a copy: joining two pieces into one flat string
+ * kept less, but cost ~50 ms of a first recall's profile at 10k, against ~3). Exported for tests.
  */
 export function ownString(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 const ownOrNull = (s: string | null): string | null => (s === null ? null : ownString(s));
-const ownLink = (link: MemoryLink): MemoryLink => ({ ...link, target: ownString(link.target) });
+/** A link with its own target and the kind as LINK_KINDS spells it (one string for every link of a kind). */
+const ownLink = (link: MemoryLink): MemoryLink => ({ ...link, target: ownString(link.target), kind: LINK_KINDS[LINK_KINDS.indexOf(link.kind)] ?? link.kind });
+
+/** The co-access of each catalog document that has none (most): one object they share and never change. */
+const NO_CO_ACCESS: Record<string, number> = {};
+
+function hasKey(record: Record<string, number>): boolean {
+  for (const key in record) if (Object.prototype.hasOwnProperty.call(record, key)) return true;
+  return false;
+}
 
 /**
  * toRecallDoc as the catalog keeps it: the fields of its row, as decode gives them from the
@@ -128,7 +138,8 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
   const accessMs = memory.last_accessed_at === memory.created_at ? createdMs : parseTimestamp(memory.last_accessed_at)!;
   const activationMs = !memory.activation_at ? accessMs : memory.activation_at === memory.last_accessed_at ? accessMs : parseTimestamp(memory.activation_at)!;
   const links = memory.links.length === 0 ? memory.links : memory.links.map(ownLink);
-  const times = memoryTimeTerms(text, createdMs);
+  // the terms of its day, shared with the other documents of that day when it names no date
+  const times = sharedTimeTerms(text, createdMs);
   const entities = entityTerms(text);
   return {
     id: ownString(memory.id),
@@ -150,13 +161,13 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
     session: ownOrNull(memory.session),
     // without tags, the text alone: its copy with a space after it gives no other word
     terms: analyze(memory.tags.length === 0 ? text : `${text} ${memory.tags.join(' ')}`).terms,
-    // memoryTimeTerms' array is its own (a new one each call): kept as it is when no entity follows
-    facets: entities.length === 0 ? times : [...times, ...entities],
+    // the documents of a day share its terms (facets are read, never changed, by what indexes them)
+    facets: entities.length === 0 ? (times as string[]) : [...times, ...entities],
     links,
-    co_access: memory.co_access,
+    co_access: hasKey(memory.co_access) ? memory.co_access : NO_CO_ACCESS,
     superseded_by: ownOrNull(supersededBy(memory)),
     text: null,
-    text_hash: contentHash(text),
+    text_hash: ownString(contentHash(text)),
   };
 }
 

@@ -83,11 +83,23 @@ function writtenDayTerms(day: number): readonly string[] {
 
 /** A memory's time terms: the day it was written and the dates its text names, once each. */
 export function memoryTimeTerms(text: string, createdMs: number): string[] {
-  const day = Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY;
-  const written = writtenDayTerms(day);
+  return timeTerms(text, createdMs, false) as string[];
+}
+
+/**
+ * memoryTimeTerms, but for a memory that names no date and no duration (most of them) the array
+ * of its day's terms that every memory written that day shares: the caller changes nothing in
+ * it. A first load keeps 10,000 memories' terms (a copy each was ~70 bytes of each one's ~1.8 KB).
+ */
+export function sharedTimeTerms(text: string, createdMs: number): readonly string[] {
+  return timeTerms(text, createdMs, true);
+}
+
+function timeTerms(text: string, createdMs: number, share: boolean): readonly string[] {
+  const written = writtenDayTerms(Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY);
   const found = findDates(text, createdMs);
   // most memories name no date and no duration: their terms are their day's (each once already)
-  if (found.mentions.length === 0 && found.durations.length === 0) return [...written];
+  if (found.mentions.length === 0 && found.durations.length === 0) return share ? written : [...written];
   const terms = new Set(written);
   for (const m of found.mentions) for (const t of spanTerms(m.start, m.end)) terms.add(t);
   if (found.mentions.length > 0 || found.durations.length > 0) terms.add(TIME_SAID);

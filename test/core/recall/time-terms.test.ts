@@ -1,7 +1,7 @@
 import { parseMemory } from '../../../src/core/memory';
 import { toRecallDoc } from '../../../src/core/recall/catalog';
 import { RecallEngine } from '../../../src/core/recall/recall';
-import { memoryTimeTerms, queryTime, spanTerms, TIME_SAID } from '../../../src/core/recall/time-terms';
+import { memoryTimeTerms, queryTime, sharedTimeTerms, spanTerms, TIME_SAID } from '../../../src/core/recall/time-terms';
 import { DEFAULT_SETTINGS as S, resolveSettings } from '../../../src/core/settings';
 import { MS_PER_DAY } from '../../../src/core/time';
 import { at } from '../../helpers/memory-ports';
@@ -23,6 +23,29 @@ describe('time terms', () => {
     ]);
     expect(memoryTimeTerms("I've known them for 4 years", Date.parse('2022-05-02T18:00:00Z'))).toEqual(['day:2022-05-02', 'month:2022-05', 'year:2022', TIME_SAID]);
     expect(memoryTimeTerms('Backoff starts at 200 ms', Date.parse('2022-05-02T18:00:00Z'))).toEqual(['day:2022-05-02', 'month:2022-05', 'year:2022']);
+  });
+
+  it('shares the terms of a day among the memories of that day that name no date (sharedTimeTerms); memoryTimeTerms gives a copy each', () => {
+    const morning = Date.parse('2022-05-02T08:00:00Z');
+    const evening = Date.parse('2022-05-02T20:00:00Z');
+    const day = ['day:2022-05-02', 'month:2022-05', 'year:2022'];
+    const a = sharedTimeTerms('Backoff starts at 200 ms', morning);
+    const b = sharedTimeTerms('Nothing dated here', evening);
+    expect([a, b]).toEqual([day, day]);
+    expect(a).toBe(b);
+    expect(sharedTimeTerms('Nothing dated here', evening + MS_PER_DAY)).toEqual(['day:2022-05-03', 'month:2022-05', 'year:2022']);
+    // a memory that names a date or a duration has terms of its own, as memoryTimeTerms gives them
+    const dated = sharedTimeTerms('I watched it last night', evening);
+    expect(dated).toEqual([...day, 'day:2022-05-01', TIME_SAID]);
+    expect(dated).not.toBe(sharedTimeTerms('I watched it last night', evening));
+    expect(sharedTimeTerms('for 4 years', evening)).toEqual([...day, TIME_SAID]);
+    // memoryTimeTerms' arrays are the caller's: changing one changes no other
+    const own = memoryTimeTerms('Nothing dated here', morning);
+    expect(own).toEqual(day);
+    expect(own).not.toBe(a);
+    expect(own).not.toBe(memoryTimeTerms('Nothing dated here', morning));
+    own.push('changed');
+    expect([sharedTimeTerms('Nothing dated here', morning), memoryTimeTerms('Nothing dated here', morning)]).toEqual([day, day]);
   });
 
   it('gives each memory its own written day, twice over 5,000 days (the day terms are kept by day, up to 4,096 days)', () => {
