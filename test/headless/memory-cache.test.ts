@@ -19,6 +19,8 @@ import { initVault } from '../helpers/cli';
 
 const NOW = '2026-11-30T00:00:00Z';
 const NEXT = '2026-12-01T00:00:00Z';
+/** Before the ancient memories are weak enough to prune (a day after they were made). */
+const EARLY = '2026-07-02T10:00:00Z';
 const OLD = new Date('2026-01-01T00:00:00Z');
 const memory = (id: string, created: string, tier: string, body: string) => `---\nid: ${id}\ncategory: episodic\ncreated_at: "${created}"\ntier: ${tier}\n---\n${body}\n`;
 const PRUNED = ['mem-prune0000001', 'mem-prune0000002'];
@@ -38,6 +40,15 @@ class CountingStore extends NodeFileStore {
   override async readVersioned(rel: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null> {
     if (rel.endsWith('.md')) this.reads.push(rel);
     return super.readVersioned(rel);
+  }
+}
+
+/** A CountingStore that records which memory files are written too. */
+class WritingStore extends CountingStore {
+  readonly writes: string[] = [];
+  override async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileVersion> {
+    if (rel.endsWith('.md')) this.writes.push(rel);
+    return super.write(rel, data, options);
   }
 }
 
@@ -111,6 +122,42 @@ describe('consolidation takes unchanged memories from the memory cache', () => {
     // repaired (once to plan, twice under its lock); the vault is read again after the repair
     // (as without rows: a step that wrote has the plan made from the files as they are now)
     expect(files.reads.filter((r) => r.includes('kept') || r.includes('linker')).sort()).toEqual([...Array(2).fill('episodic/The kept memory.md'), ...Array(4).fill(`episodic/${LINKER}.md`)].sort());
+  });
+
+  it('a memory archived from its row with another tier: its file read once, the tier written in the move', async () => {
+    // a run before anything is weak enough to prune: rows for every file, none changed
+    expect(await run(new NodeFileStore(vault), EARLY)).toEqual({ prune: 0, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 0, tiers: 0, log: 1 });
+    expect(rows().length).toBe(6);
+    const files = new WritingStore(vault);
+    expect(await run(files)).toEqual({ prune: 2, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 0, tiers: 4, log: 1 });
+    for (const id of PRUNED) expect(readFileSync(file(`archive/${id}.md`), 'utf8')).toBe(memory(id, '2026-07-01T10:00:00Z', 'archive', `Ancient memory ${id}`));
+    // each read once (the tier step read it again, then wrote it), and never written after the move
+    expect(files.reads.filter((r) => r.includes('prune')).sort()).toEqual(PRUNED.map((id) => `episodic/${id}.md`));
+    expect(files.writes.filter((w) => w.includes('prune'))).toEqual([]);
+  });
+
+  it('without rows (a first run) the file read to plan is the one the move rewrites: read once', async () => {
+    const files = new WritingStore(vault);
+    expect((await run(files)).prune).toBe(2);
+    expect(files.reads.filter((r) => r.includes('prune')).sort()).toEqual(PRUNED.map((id) => `episodic/${id}.md`));
+    expect(files.writes.filter((w) => w.includes('prune'))).toEqual([]);
+  });
+
+  it('a memory from its row whose read gives another version than the row\'s: archived from the file as it is, not from that read', async () => {
+    await run(new NodeFileStore(vault), EARLY);
+    const rel = `episodic/${PRUNED[0]}.md`;
+    // the read (only) sees another text and version; the file stays the row's version
+    const files = new (class extends WritingStore {
+      override async readVersioned(r: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null> {
+        const got = await super.readVersioned(r);
+        if (r !== rel || !got?.version) return got;
+        return { bytes: new TextEncoder().encode(readFileSync(file(rel), 'utf8').replace('Ancient', 'Other')), version: { ...got.version, tag: `${got.version.tag}x` } };
+      }
+    })(vault);
+    expect((await run(files)).prune).toBe(2);
+    expect(readFileSync(file(`archive/${PRUNED[0]}.md`), 'utf8')).toBe(memory(PRUNED[0]!, '2026-07-01T10:00:00Z', 'archive', `Ancient memory ${PRUNED[0]}`));
+    // moved as it is, its tier written by the tier step
+    expect(files.writes.filter((w) => w.includes('prune'))).toEqual([`archive/${PRUNED[0]}.md`]);
   });
 
   it('a damaged or foreign cache is not used: every file is read, and the rows are made again', async () => {

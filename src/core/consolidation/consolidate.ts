@@ -6,7 +6,7 @@ import { loadSketches, saveSketches } from './sketch-cache';
 import { loadClusterMemo, saveClusterMemo } from './cluster-memo';
 import { LockError, MemoryParseError, NotFoundError, WriteConflictError } from '../errors';
 import { setFrontmatterFields, type FieldValue } from '../frontmatter';
-import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, memoryText, parseMemory, type Memory } from '../memory';
+import { ARCHIVE_FOLDER, CATEGORY_FOLDERS, decodeNote, memoryText, parseMemory, type Memory } from '../memory';
 import { isMemoryId } from '../ids';
 import type { Embedder, FileVersion, Git, HeldLock } from '../ports';
 import { invalidated } from './git-invalidation';
@@ -502,7 +502,12 @@ async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][num
   const { version } = known;
   if (version === null || !files.unchanged || known.memory.path !== move.from || known.memory.last_accessed_at !== move.seen) return false;
   // archived with its new tier: the text the tier step would write, written in the move
-  const text = tier && known.text !== null && files.moveRewriting && known.memory.tier !== tier.to ? tieredText(known, move.to, tier.to, vault.settings.maxFileBytes) : null;
+  const retier = tier !== undefined && files.moveRewriting !== undefined && known.memory.tier !== tier.to;
+  // a memory from its row in the memory cache: its text read here, once, when the file is still
+  // the version of the row (the tier step read and parsed it again, then wrote it); null when
+  // changed since: moved as it is, or not, as `unchanged` says, and the tier step writes it
+  const source = retier && known.text === null ? await sameVersionText(vault, move.from, version) : known.text;
+  const text = retier && source !== null ? tieredText({ ...known, text: source }, move.to, tier.to, vault.settings.maxFileBytes) : null;
   if (text !== null) {
     try {
       return (await vault.moveMemoryRewriting(move.from, move.to, version, text)) ?? false;
@@ -519,6 +524,21 @@ async function movedAsPlanned(vault: Vault, move: ConsolidationPlan['prune'][num
   } catch (error) {
     if (error instanceof WriteConflictError) return false; // the target exists: moveOne settles it
     throw error;
+  }
+}
+
+/**
+ * The text of the file at `path` when it is still the version `version` names (the version its
+ * memory-cache row was made from, so the row's memory is what parseMemory makes of this text);
+ * null otherwise (changed, gone, not quiet, unreadable).
+ */
+async function sameVersionText(vault: Vault, path: string, version: FileVersion): Promise<string | null> {
+  const got = await vault.ports.files.readVersioned?.(path).catch(() => null);
+  if (!got?.version || got.version.tag !== version.tag) return null;
+  try {
+    return decodeNote(path, got.bytes, vault.settings.maxFileBytes);
+  } catch {
+    return null;
   }
 }
 
