@@ -166,8 +166,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // form kept as it is, and loops where map/filter made arrays of changing kinds (issue 23, import).
   // 601.4 KB (+0.3 KB: 601,302 bytes) with a first load keeping less of each memory (terms copied
   // out at their number, enum strings and a day's time terms shared; issue 23, first recall).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(601_400);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_393_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 601.6 KB with a memory archived from its memory-cache row with another tier read once and its
+  // tier written in the move (consolidate.ts is the plugin's too, though its store tells no
+  // versions and keeps no rows; issue 23, a night from rows: +0.2 KB, 601,467 bytes).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(601_600);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_393_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
