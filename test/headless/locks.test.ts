@@ -184,6 +184,41 @@ describe('locks', () => {
     });
   });
 
+  it('once long() has started the worker, still() leaves the stamping to it: the main thread stamps nothing', async () => {
+    await countingWorkers(async (made) => {
+      let now = 1_000_000;
+      const lock = await new NodeLocks(vault, 3_600_000, { now: () => now }).tryLock('consolidate', 'run');
+      if (!('release' in lock)) throw new Error('not taken');
+      const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
+      const old = new Date('2000-01-01T00:00:00Z');
+      utimesSync(lockDir, old, old);
+      lock.long!();
+      expect(made).toHaveLength(1);
+      // the worker's first stamp, at once; its next one is 15 minutes away
+      while (statSync(lockDir).mtimeMs === old.getTime()) await new Promise((resolve) => setTimeout(resolve, 20));
+      utimesSync(lockDir, old, old);
+      now += 3_600_000; // four times the quarter after which still() would stamp without a worker
+      lock.still!();
+      expect(statSync(lockDir).mtimeMs).toBe(old.getTime());
+      await lock.release();
+    });
+  });
+
+  it('after release, long() starts no worker and still() stamps nothing', async () => {
+    await countingWorkers(async (made) => {
+      let now = 1_000_000;
+      const lock = await new NodeLocks(vault, STALE_MS, { now: () => now }).tryLock('consolidate', 'run');
+      if (!('release' in lock)) throw new Error('not taken');
+      const lockDir = path.join(vault, '.engram', 'locks', 'consolidate.lock');
+      await lock.release();
+      lock.long!();
+      expect(made).toHaveLength(0);
+      now += STALE_MS;
+      lock.still!();
+      expect(existsSync(lockDir)).toBe(false);
+    });
+  });
+
   it('a consolidation lock not refreshed within the stale time is taken over from a holder elsewhere, not a moment before', async () => {
     // a holder on another machine (or the plugin): only its lock's age says whether it is alive
     const locks = path.join(vault, '.engram', 'locks');
