@@ -171,7 +171,7 @@ function asciiOpaqueTokens(text: string): Token[] | null {
       }
       const word = i - from > LONGEST_DATE_WORD ? undefined : dateWordAt(text, from, i, hash);
       if (word === undefined) pushOther(tokens);
-      else tokens.push({ text: word, from, to: i, value: word in NUMBER_WORDS ? NUMBER_WORDS[word]! : null });
+      else tokens.push({ text: word, from, to: i, value: NUMBER_VALUES.get(word) ?? null });
     } else {
       if (c === 44) tokens.push({ text: ',', from: i, to: i + 1, value: null });
       i++;
@@ -609,6 +609,17 @@ function byLetterHash(words: ReadonlySet<string>): Map<number, string[]> {
     else out.set(hash, [word]);
   }
   return out;
+}
+/**
+ * NUMBER_WORDS as a Map, for asciiOpaqueTokens (whose words are DATE_WORDS, none of them a name
+ * an object has of itself): `word in NUMBER_WORDS` and `NUMBER_WORDS[word]` were loads by name,
+ * which V8's optimised code took for the names it had met, and gave up (deoptimised, then
+ * compiled again) at the first other number word of a first recall.
+ */
+const NUMBER_VALUES = /* @__PURE__ */ numberValues();
+
+function numberValues(): Map<string, number> {
+  return new Map(Object.entries(NUMBER_WORDS));
 }
 /** A word the finder does not look at (tokensOf with `opaque`): no text, so it equals no date word. */
 const OTHER_WORD: Token = /* @__PURE__ */ Object.freeze({ text: '', from: -1, to: -1, value: null });
