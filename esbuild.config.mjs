@@ -73,6 +73,7 @@ await Promise.all([
   build({ ...node, entryPoints: ['headless/main.ts'], outfile: 'dist/engram-cli.js', plugins: [...node.plugins, asciiSource] }),
   // commands built alone as well (headless/bundles.ts: the launcher runs `engram touch` with this one)
   build({ ...node, entryPoints: ['headless/touch-main.ts'], outfile: 'dist/engram-touch.js', plugins: [...node.plugins, asciiSource] }),
+  build({ ...node, entryPoints: ['headless/read-main.ts'], outfile: 'dist/engram-read.js', plugins: [...node.plugins, asciiSource] }),
   build({ ...node, entryPoints: ['headless/yaml-libs.ts'], outfile: 'dist/engram-yaml.js', sourcemap: false }),
   build({ ...node, entryPoints: ['headless/launcher.ts'], outfile: 'dist/engram.js', sourcemap: false, banner: { js: '#!/usr/bin/env node' } }),
   build({ ...node, entryPoints: ['headless/index.ts'], outfile: 'dist/lib.js' }),

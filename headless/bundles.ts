@@ -13,7 +13,7 @@ import { commandIndex } from './serve-protocol';
 export const CLI_BUNDLE = 'engram-cli.js';
 
 /** Commands built alone: the name of their bundle beside the launcher (esbuild.config.mjs builds each). */
-export const COMMAND_BUNDLES: Readonly<Record<string, string>> = { touch: 'engram-touch.js' };
+export const COMMAND_BUNDLES: Readonly<Record<string, string>> = { touch: 'engram-touch.js', recall: 'engram-read.js', context: 'engram-read.js' };
 
 /** The file name of the bundle that runs this command line. */
 export function bundleFor(argv: readonly string[]): string {

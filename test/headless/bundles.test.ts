@@ -6,12 +6,13 @@ import { MEMORY_ROOTS } from '../../src/core/memory-files';
 import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
 import { COMMANDS } from '../../headless/commands';
 import { touchCommand } from '../../headless/use-commands';
+import { contextCommand, recallCommand } from '../../headless/read-commands';
 import { engram, initVault } from '../helpers/cli';
 
 /**
  * The bundles the launcher chooses between (headless/bundles.ts): `engram touch` runs from a
- * bundle of its own (dist/engram-touch.js) with the CLI's parser, help and command, so it prints,
- * writes and exits as the CLI does; the YAML libraries are a bundle of their own
+ * bundle of its own (dist/engram-touch.js), `recall` and `context` from theirs (dist/engram-read.js),
+ * with the CLI's parser, help and commands, so they print, write and exit as the CLI does; the YAML libraries are a bundle of their own
  * (dist/engram-yaml.js) that neither command bundle holds, loaded for frontmatter written by hand.
  */
 const root = path.join(__dirname, '..', '..');
@@ -30,10 +31,15 @@ describe('bundleFor', () => {
       [['touch', 'mem-aaaaaaaaaaaa'], 'engram-touch.js'],
       [['--vault', 'v', '--json', 'touch', 'a', 'b'], 'engram-touch.js'],
       [['--now', '2026-01-01T00:00:00Z', 'touch', '--help'], 'engram-touch.js'],
-      [['--vault', 'touch', 'recall', 'q'], CLI_BUNDLE],
+      [['--vault', 'touch', 'recall', 'q'], 'engram-read.js'],
+      [['recall', 'touch'], 'engram-read.js'],
+      [['--json', 'context', '--hook'], 'engram-read.js'],
+      [['context'], 'engram-read.js'],
+      [['--vault', 'context', 'stats'], CLI_BUNDLE],
       [['help', 'touch'], CLI_BUNDLE],
+      [['help', 'recall'], CLI_BUNDLE],
       [['--', 'touch'], CLI_BUNDLE],
-      [['recall', 'touch'], CLI_BUNDLE],
+      [['recalls'], CLI_BUNDLE],
       [['Touch'], CLI_BUNDLE],
       [['touchy'], CLI_BUNDLE],
       [['toString'], CLI_BUNDLE],
@@ -44,8 +50,10 @@ describe('bundleFor', () => {
   });
 
   it("runs a command alone only where the CLI's table has the very same command, and the build writes each bundle", () => {
-    expect(COMMAND_BUNDLES).toEqual({ touch: 'engram-touch.js' });
+    expect(COMMAND_BUNDLES).toEqual({ touch: 'engram-touch.js', recall: 'engram-read.js', context: 'engram-read.js' });
     expect(COMMANDS.touch).toBe(touchCommand);
+    expect(COMMANDS.recall).toBe(recallCommand);
+    expect(COMMANDS.context).toBe(contextCommand);
     const config = readFileSync(path.join(root, 'esbuild.config.mjs'), 'utf8');
     for (const file of [CLI_BUNDLE, ...Object.values(COMMAND_BUNDLES), 'engram-yaml.js']) expect(config).toContain(`outfile: 'dist/${file}'`);
   });
@@ -128,6 +136,9 @@ describe('baselineTier', () => {
       const caches = () => readdirSync(cache).sort().map((f) => [f.replace(/^engram-cli-.*-(\w+)\.v8cache$/, '$1'), statSync(path.join(cache, f)).mtimeMs]);
       const written = caches();
       expect(written.map(([command]) => command)).toEqual(['context', 'recall']);
+      // the read bundle's caches (its size names them), not the CLI bundle's
+      const size = statSync(path.join(DIST, 'engram-read.js')).size;
+      expect(readdirSync(cache).map((f) => f.replace(/-\d+-\d+-(\w+)\.v8cache$/, '-$1.v8cache'))).toEqual(['context', 'recall'].map((c) => `engram-cli-${process.version}-${process.arch}-${size}-${c}.v8cache`));
       // made under the flag and read under it: accepted, not written again
       expect([run(['--vault', vault, ...recall], env), run(['--vault', vault, ...context], env)]).toEqual(built);
       expect(caches()).toEqual(written);
@@ -186,10 +197,46 @@ describe('the built touch bundle', () => {
     expect(readFileSync(path.join(vault, 'semantic', 'by hand.md'), 'utf8')).toContain('tags:\n  - alpha\n  - beta\n');
     expect(JSON.parse(run(['--vault', vault, '--json', 'show', 'mem-aaaaaaaaaaaa']).stdout).tags).toEqual(['alpha', 'beta']);
     // a string of each YAML library's source: in its own bundle only
-    for (const [file, holds] of [['engram-yaml.js', true], [CLI_BUNDLE, false], ['engram-touch.js', false], ['lib.js', false]] as const) {
+    for (const [file, holds] of [['engram-yaml.js', true], [CLI_BUNDLE, false], ['engram-touch.js', false], ['engram-read.js', false], ['lib.js', false]] as const) {
       const text = readFileSync(path.join(DIST, file), 'utf8');
       expect([file, text.includes('tag:yaml.org,2002:'), text.includes('Implicit map keys need to be followed by map values')]).toEqual([file, holds, holds]);
     }
     expect(existsSync(path.join(DIST, 'engram-yaml.js'))).toBe(true);
+  });
+});
+
+describe('the built read bundle', () => {
+  let vault: string;
+  let cleanup: () => void;
+  beforeAll(async () => {
+    ({ vault, cleanup } = await initVault('engram-read-bundle-'));
+    for (const text of ['Retries use exponential backoff from 200 ms.', 'Webhook signatures are checked with HMAC over the raw body.'])
+      expect((await engram(vault, ['--now', NOW, 'remember', text])).code).toBe(0);
+  });
+  afterAll(() => cleanup());
+
+  it('prints help, the version and usage errors as the CLI does', async () => {
+    for (const command of ['recall', 'context']) {
+      expect(run([command, '--help'])).toEqual({ ...run(['help', command]), code: 0 });
+      expect(run([command, '--version'])).toEqual({ code: 0, stdout: `${JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).version}\n`, stderr: '' });
+    }
+    for (const args of [['recall'], ['recall', '--limit', '0', 'q'], ['recall', '--radius', 'far', 'q'], ['recall', '--nope', 'q'], ['context', '--budget', 'x'], ['context', '--hook', 'q']]) {
+      const inProcess = await engram(vault, args);
+      expect([args, run(['--vault', vault, ...args])]).toEqual([args, { code: inProcess.code, stdout: inProcess.stdout, stderr: inProcess.stderr }]);
+    }
+  });
+
+  it('recalls, explains and builds a context as the CLI does (a first recall writing the snapshot, then from it)', async () => {
+    const lines = [
+      ['--json', 'recall', 'retries backoff'],
+      ['recall', '--explain', 'webhook'],
+      ['--json', 'recall', '--radius', 'all', 'hmac'],
+      ['context', 'retries'],
+      ['--json', 'context'],
+    ];
+    for (const args of lines) {
+      const inProcess = await engram(vault, ['--now', NOW, ...args]);
+      expect([args, run(['--vault', vault, '--now', NOW, ...args])]).toEqual([args, { code: 0, stdout: inProcess.stdout, stderr: '' }]);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, tempDir } from '../helpers/cli';
-import { formatWidening } from '../../headless/commands';
+import { formatWidening } from '../../headless/read-commands';
 
 const NOW = '2026-11-29T12:00:00Z';
 
