@@ -146,6 +146,8 @@ export class LiveIndex {
   private build(docs: readonly RecallDoc[], parts?: EngineParts): void {
     this.rows = [...docs];
     this.partsValue = parts ?? partsFromDocs(docs, this.settings);
+    // rows change in place here before the engine follows them: its map of ids is made at once (no uniqueIds)
+    this.partsValue.uniqueIds = undefined;
     this.engineValue = new RecallEngine(this.partsValue, this.settings);
     this.slotOfPath = new ShardedMap();
     this.slotOfId = new ShardedMap();

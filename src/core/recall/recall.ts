@@ -136,6 +136,12 @@ export interface EngineParts {
   /** Episode number of each document (-1: none), and each episode's name. */
   episodeOf: Int32Array;
   episodeNames: string[];
+  /**
+   * No two rows hold the same id (the snapshot says so: snapshot.ts): a hit's row is then the row
+   * of its id, and an engine made from these parts makes its map of ids only when it is asked for
+   * an id. Absent: not known. Read by the engine when it is made, not after.
+   */
+  uniqueIds?: boolean;
 }
 
 export function bm25Params(settings: EngramSettings): { lexical: Bm25Params; episodes: Bm25Params } {
@@ -275,7 +281,16 @@ const NO_ASSOCIATIONS = new AssociationIndex(tableFromDocs([]));
 
 export class RecallEngine {
   readonly table: DocTable;
-  private readonly indexOf = new ShardedMap<number>();
+  /** Each id's row (the last row holding it), made at its first use (`indexOf`). */
+  private idRows: ShardedMap<number> | null = null;
+  /**
+   * Whether each row's id is held by no other row (EngineParts.uniqueIds), until rows change
+   * (followRows): a search then finds a hit's row from its document (`rowOf`) and makes no map of
+   * 10,000 ids to read the rows of a dozen hits.
+   */
+  private uniqueIds: boolean;
+  /** The row of each document `doc` made, while ids are unique (rowOf). */
+  private readonly docRows = new Map<RecallDoc, number>();
   private halfLives: Float64Array;
   private readonly lexical: Bm25Index;
   private episodes: Bm25Index;
@@ -293,9 +308,11 @@ export class RecallEngine {
   /** An engine over parts with its per-row values and association index made in slices (`tick` after each row: slicer.ts). */
   static async inSlices(parts: EngineParts, settings: EngramSettings, tick: () => Promise<void>): Promise<RecallEngine> {
     const engine = new RecallEngine(parts, settings, null, false);
+    const idRows = new ShardedMap<number>();
+    engine.idRows = idRows;
     await tick();
     for (let i = 0; i < parts.table.n; i++) {
-      engine.indexOf.set(parts.table.ids[i]!, i);
+      idRows.set(parts.table.ids[i]!, i);
       engine.deriveRow(i);
       await tick();
     }
@@ -319,11 +336,28 @@ export class RecallEngine {
     this.episodeNames = parts.episodeNames;
     this.halfLives = new Float64Array(table.n);
     this.roleOf = new Array<string | null>(table.n).fill(null);
-    for (let i = 0; deriveRows && i < table.n; i++) {
-      this.indexOf.set(table.ids[i]!, i);
-      this.deriveRow(i);
-    }
+    this.uniqueIds = parts.uniqueIds === true;
+    for (let i = 0; deriveRows && i < table.n; i++) this.deriveRow(i);
+    // made now unless ids are unique: then a search needs none, and the table does not change
+    // before it is made (a live index, whose rows change in place, gives no uniqueIds)
+    if (deriveRows && !this.uniqueIds) this.idRows = this.rowsOfIds();
     this.associations = deriveRows ? new AssociationIndex(table) : NO_ASSOCIATIONS;
+  }
+
+  /** Each id's row, the last row holding it (as a map filled row after row gives). */
+  private get indexOf(): ShardedMap<number> {
+    return (this.idRows ??= this.rowsOfIds());
+  }
+
+  private rowsOfIds(): ShardedMap<number> {
+    const rows = new ShardedMap<number>();
+    for (let i = 0; i < this.table.n; i++) rows.set(this.table.ids[i]!, i);
+    return rows;
+  }
+
+  /** The row of a hit's id (indexOf): while no two rows share an id, the row its document was made from. */
+  private rowOf(hit: RecallHit): number {
+    return (this.uniqueIds ? this.docRows.get(hit.doc) : undefined) ?? this.indexOf.get(hit.doc.id)!;
   }
 
   /** A row's half-life and role, from the table. */
@@ -358,6 +392,10 @@ export class RecallEngine {
    */
   followRows(parts: EngineParts, rows: Iterable<number>, removed: Iterable<number>, links: boolean): void {
     const table = this.table;
+    // the map of ids as it was, before rows change it (made now if no search made it)
+    const indexOf = this.indexOf;
+    this.uniqueIds = false;
+    this.docRows.clear();
     this.episodes = parts.episodes;
     this.episodeOf = parts.episodeOf;
     this.episodeNames = parts.episodeNames;
@@ -367,7 +405,7 @@ export class RecallEngine {
       this.halfLives = grown;
     }
     for (const i of removed) {
-      if (this.indexOf.get(table.ids[i]!) === i) this.indexOf.delete(table.ids[i]!);
+      if (indexOf.get(table.ids[i]!) === i) indexOf.delete(table.ids[i]!);
       this.forgetRole(i);
       this.removed.add(i);
       this.materialised.delete(i);
@@ -375,7 +413,7 @@ export class RecallEngine {
     for (const i of rows) {
       this.removed.delete(i);
       this.forgetRole(i);
-      this.indexOf.set(table.ids[i]!, i);
+      indexOf.set(table.ids[i]!, i);
       this.deriveRow(i);
       this.materialised.delete(i);
     }
@@ -410,7 +448,10 @@ export class RecallEngine {
   /** Document i as a RecallDoc (kept, so texts loaded later stay with it). */
   doc(i: number): RecallDoc {
     let doc = this.materialised.get(i);
-    if (!doc) this.materialised.set(i, (doc = docAt(this.table, i)));
+    if (!doc) {
+      this.materialised.set(i, (doc = docAt(this.table, i)));
+      if (this.uniqueIds) this.docRows.set(doc, i);
+    }
     return doc;
   }
 
@@ -473,7 +514,7 @@ export class RecallEngine {
    * are collapsed under it (`collapsed`). A lone episode of a pattern stays itself.
    */
   private collapsePatterns(hits: RecallHit[], radius: Radius, now: number): RecallHit[] {
-    const groupOf = hits.map((h) => this.patternOf(this.indexOf.get(h.doc.id)!));
+    const groupOf = hits.map((h) => this.patternOf(this.rowOf(h)));
     const size = new Map<number, number>();
     for (const g of groupOf) if (g >= 0) size.set(g, (size.get(g) ?? 0) + 1);
     const out: RecallHit[] = [];
@@ -486,7 +527,7 @@ export class RecallEngine {
         if (representative.doc.id !== hit.doc.id) representative.collapsed.push(hit.doc.id);
         return;
       }
-      const isPattern = this.indexOf.get(hit.doc.id) === g;
+      const isPattern = this.rowOf(hit) === g;
       const pattern = isPattern ? hit : this.hit(g, hit.explain.relevance, radius, now, {});
       if (!isPattern) {
         pattern.score = hit.score;
@@ -516,7 +557,7 @@ export class RecallEngine {
   private belowSuccessors(hits: RecallHit[]): RecallHit[] {
     const t = this.table;
     const byDoc = new Map<number, RecallHit>();
-    for (const hit of hits) byDoc.set(this.indexOf.get(hit.doc.id)!, hit);
+    for (const hit of hits) byDoc.set(this.rowOf(hit), hit);
     // an open conflict's newer side (it links [[older|contradicts]]) ranks first meanwhile, while neither lost (stale)
     const disputedBy = new Map<number, number[]>();
     for (const i of byDoc.keys()) {

@@ -50,6 +50,8 @@ interface Header {
   json: Partial<Record<StringColumn, Array<string | null>>>;
   /** The episode index's terms are the word index's (no episodeTerms sections). */
   sameTerms: boolean;
+  /** No two documents hold the same id (EngineParts.uniqueIds). Absent (a file written before it was kept): not known. */
+  uniqueIds?: boolean;
   sections: Record<string, [offset: number, length: number, type: TypeName]>;
 }
 
@@ -274,7 +276,7 @@ export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerpr
     sections[name] = [offset, array.length, typeOf(array)];
     offset += Math.ceil(array.byteLength / 8) * 8;
   }
-  const header: Header = { fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, sections };
+  const header: Header = { fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, uniqueIds: new Set(t.ids).size === t.ids.length, sections };
   const json = new TextEncoder().encode(JSON.stringify(header));
   const head = new Uint8Array(12);
   head.set(new TextEncoder().encode(MAGIC), 0);
@@ -373,10 +375,11 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
     const source = packed('source');
     const session = packed('session');
     if (ids.length !== n || role.length !== n || source.length !== n || session.length !== n) throw new Error('a column of another length');
+    const uniqueIds = header.uniqueIds === true;
     const table: DocTable = {
       n,
-      // every id is read by the engine's index of them: made at once
-      ids: everyEntry(ids) as string[],
+      // every id is read by the engine's map of them, which it makes at once unless ids are unique
+      ids: uniqueIds ? lazyArray(n, (i) => ids.at(i)!) : (everyEntry(ids) as string[]),
       paths: lazyArray(n, (i) => (docFile[i]! >= 0 && docFile[i]! < listing.length ? listing.at(docFile[i]!)! : (undefined as unknown as string))),
       category: decoded(view('category'), CATEGORY_CODES),
       confidence: decoded(view('confidence'), CONFIDENCE_CODES),
@@ -437,6 +440,7 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
         episodes: Bm25Index.fromArrays(params.episodes, episodes),
         episodeOf,
         episodeNames: header.episodeNames,
+        uniqueIds,
       }),
     };
   } catch {
