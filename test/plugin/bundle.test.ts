@@ -169,8 +169,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 601.6 KB with a memory archived from its memory-cache row with another tier read once and its
   // tier written in the move (consolidate.ts is the plugin's too, though its store tells no
   // versions and keeps no rows; issue 23, a night from rows: +0.2 KB, 601,467 bytes).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(601_600);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_393_500); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 602.0 KB (+0.4 KB: 601,900 bytes) with the recall engine's map of ids made at its first use
+  // when the snapshot says ids are distinct, the listing compared as one text, reverse links filled
+  // in steps of 1,024 links and topDocs without a pair a candidate (issue 23, cold recall).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(602_000);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_393_900); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -105,7 +105,11 @@ export class AssociationIndex {
 
 const LINKS_A_STEP = 1024;
 
-/** The reverse links of a table, yielding after each LINKS_A_STEP links counted, the sums, and each document filled. */
+/**
+ * The reverse links of a table, yielding after each LINKS_A_STEP links counted, the sums, and each
+ * LINKS_A_STEP links filled (a yield a document cost a cold recall at 10k ~3 % of its instructions:
+ * 10,000 resumptions of the generator, without TurboFan).
+ */
 function* reverseLinkSteps(table: DocTable): Generator<void, ReverseLinks> {
   const { n, linkOffsets, linkTargets, linkKinds } = table;
   const counts = new Int32Array(n + 1);
@@ -120,13 +124,18 @@ function* reverseLinkSteps(table: DocTable): Generator<void, ReverseLinks> {
   const inSources = new Int32Array(linkTargets.length);
   const inKinds = new Uint8Array(linkTargets.length);
   const fill = counts;
+  let unyielded = 0;
   for (let source = 0; source < n; source++) {
     for (let k = linkOffsets[source]!; k < linkOffsets[source + 1]!; k++) {
       const at = fill[linkTargets[k]!]!++;
       inSources[at] = source;
       inKinds[at] = linkKinds[k]!;
     }
-    yield;
+    unyielded += linkOffsets[source + 1]! - linkOffsets[source]!;
+    if (unyielded >= LINKS_A_STEP) {
+      unyielded = 0;
+      yield;
+    }
   }
   return { inOffsets, inSources, inKinds };
 }

@@ -341,7 +341,9 @@ export function topDocs(docs: Int32Array | number[], count: number, score: (doc:
   for (let i = 0; i < count; i++) {
     const doc = docs[i]!;
     const s = score(doc);
-    if (heap.length === k && !worse(heap[0]!, [doc, s])) continue;
+    // a full heap takes a candidate only when its worst is worse (worse(heap[0], [doc, s]),
+    // without a pair made for each of thousands of candidates turned away)
+    if (heap.length === k && !(heap[0]![1] < s || (heap[0]![1] === s && heap[0]![0] > doc))) continue;
     if (accept && !accept(doc)) continue;
     if (heap.length < k) {
       heap.push([doc, s]);

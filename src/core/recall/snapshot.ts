@@ -114,6 +114,21 @@ export class PackedStrings {
     return end >= 0 && end - start === value.length && this.text.startsWith(value, start);
   }
 
+  /**
+   * Whether the entries are exactly `values`, in order: each ends where its value does, and the
+   * values joined are the text. One comparison of the whole text where comparing entry by entry
+   * made a flat copy of each value built by concatenation (a path: folder, '/', name) to compare it.
+   */
+  equalsAll(values: readonly string[]): boolean {
+    if (values.length !== this.ends.length) return false;
+    let at = 0;
+    for (let i = 0; i < values.length; i++) {
+      at += values[i]!.length;
+      if (this.ends[i] !== at) return false;
+    }
+    return values.join('') === this.text;
+  }
+
   /** Whether every entry is null. */
   allNull(): boolean {
     for (let i = 0; i < this.ends.length; i++) if (this.ends[i]! >= 0) return false;
@@ -326,7 +341,7 @@ function decoded<T>(codes: TypedArray, values: readonly T[], missing?: T): T[] {
 }
 
 /** A string column read back: packed (PackedStrings) or, where packing would not give it back, the header's JSON list. */
-type Strings = Pick<PackedStrings, 'length' | 'at' | 'equals' | 'allNull'>;
+type Strings = Pick<PackedStrings, 'length' | 'at' | 'equals' | 'equalsAll' | 'allNull'>;
 
 function everyEntry(strings: Strings): Array<string | null> {
   const out = new Array<string | null>(strings.length);
@@ -339,6 +354,7 @@ function listStrings(list: ReadonlyArray<string | null>): Strings {
     length: list.length,
     at: (i) => list[i]!,
     equals: (i, value) => list[i] === value,
+    equalsAll: (values) => values.length === list.length && values.every((value, i) => list[i] === value),
     allNull: () => list.every((entry) => entry === null),
   };
 }
@@ -419,9 +435,9 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
         if (files.length !== listing.length) return false;
         for (let i = 0; i < files.length; i++) {
           const f = files[i]!;
-          if (f[1] !== listSize[i] || f[2] !== listMtime[i] || !listing.equals(i, f[0])) return false;
+          if (f[1] !== listSize[i] || f[2] !== listMtime[i]) return false;
         }
-        return true;
+        return listing.equalsAll(files.map((f) => f[0]));
       },
       changedFiles: (files) => {
         if (files.length !== listing.length) return null;

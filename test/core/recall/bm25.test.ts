@@ -339,6 +339,26 @@ describe('topDocs', () => {
     ]);
   });
 
+  it('takes into a full heap a tie with a lower number, never a worse score with a lower number', () => {
+    // ties met in falling number: each displaces the heap's worst (the higher number)
+    expect(topDocs([9, 8, 7, 6], 4, () => 1, 2)).toEqual([
+      [6, 1],
+      [7, 1],
+    ]);
+    const score = (d: number) => (d === 1 ? 0.5 : 1);
+    expect(topDocs([5, 6, 1], 3, score, 2)).toEqual([
+      [5, 1],
+      [6, 1],
+    ]);
+    // the same candidate again is no better than itself: not asked for
+    const asked: number[] = [];
+    expect(topDocs([6, 5, 6], 3, () => 1, 2, (d) => (asked.push(d), true))).toEqual([
+      [5, 1],
+      [6, 1],
+    ]);
+    expect(asked).toEqual([6, 5]);
+  });
+
   it('reads only the first count candidates; nothing for k of 0 or less', () => {
     expect(topDocs(all, 4, (d) => scores[d]!, 2)).toEqual([
       [1, 2],

@@ -188,6 +188,11 @@ describe('format 6: the string columns packed, made when read', () => {
     expect([strings.equals(0, 'ab'), strings.equals(0, 'a'), strings.equals(0, 'abc'), strings.equals(1, ''), strings.equals(2, ''), strings.equals(3, 'c\u00e9d'), strings.equals(5, '\u{1F680}x')]).toEqual([true, false, false, false, true, true, true]);
     expect([strings.start(0), strings.start(2), strings.start(5)]).toEqual([0, 2, 5]);
     expect(strings.allNull()).toBe(false);
+    // every entry at once: the same values, each ending where it did (not only the same text joined)
+    const paths = new PackedStrings('ab/cd/e', packStrings(['ab/c', 'd/e'])!.ends);
+    expect([paths.equalsAll(['ab/c', 'd/e']), paths.equalsAll(['ab/', 'cd/e']), paths.equalsAll(['ab/c', 'd/f']), paths.equalsAll(['ab/c']), paths.equalsAll(['ab/c', 'd/e', ''])]).toEqual([true, false, false, false, false]);
+    expect(new PackedStrings('ab/cd/e', packStrings(['ab/c', 'd/e', ''])!.ends).equalsAll(['ab/c', 'd/e'])).toBe(false);
+    expect([strings.equalsAll(['ab', '', '', 'c\u00e9d', '', '\u{1F680}x']), new PackedStrings('', new Int32Array(0)).equalsAll([])]).toEqual([false, true]);
     expect(new PackedStrings('', packStrings([null, null])!.ends).allNull()).toBe(true);
     expect(new PackedStrings('', new Int32Array(0)).length).toBe(0);
     // a text that does not end where the last entry does is not the column
@@ -238,6 +243,12 @@ describe('format 6: the string columns packed, made when read', () => {
     expect(snapshot.matches(files)).toBe(true);
     expect(snapshot.matches(files.map((f, i) => (i === 2 ? [`${f[0]}x`, f[1], f[2]] : f)))).toBe(false);
     expect(snapshot.matches(files.map((f, i) => (i === 2 ? ['episodic/other.md', f[1], f[2]] : f)))).toBe(false);
+    expect(snapshot.matches(files.map((f, i) => (i === 3 ? [f[0], f[1], 1] : f)))).toBe(false);
+    expect(snapshot.matches(files.map((f, i) => (i === 0 ? [f[0], 7, f[2]] : f)))).toBe(false);
+    // two paths whose text joined is the same, split elsewhere
+    const [first, second] = [files[0]![0], files[1]![0]];
+    expect(snapshot.matches(files.map((f, i) => (i === 0 ? [`${first}${second.slice(0, 3)}`, f[1], f[2]] : i === 1 ? [second.slice(3), f[1], f[2]] : f)))).toBe(false);
+    expect(snapshot.matches(files.slice(0, 3))).toBe(false);
     expect(snapshot.changedFiles(files.map((f, i) => (i === 3 ? [f[0], 9, f[2]] : f)))).toEqual([files[3]![0]]);
     expect(snapshot.changedFiles(files.map((f, i) => (i === 3 ? ['episodic/x.md', 9, f[2]] : f)))).toBeNull();
     // the episode index's terms differ from the word index's: both kept, each read back
