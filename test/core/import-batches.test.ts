@@ -76,8 +76,13 @@ describe('import writes batch by batch', () => {
 
     // a restarted process runs the same import
     const again = new Vault(killed.vault.ports, killed.vault.settings);
-    const rest = await importLines(again, lines(), { embedder: new MarkingEmbedder(), batchLines: 50 });
+    const restEmbedder = new MarkingEmbedder();
+    const rest = await importLines(again, lines(), { embedder: restEmbedder, batchLines: 50 });
     expect([rest.created, rest.reinforced, rest.unchanged]).toEqual([count(one, 'created', 100, 200), count(one, 'reinforced', 100, 200), 100]);
+    // only the lines it may create are embedded: none of the 100 written (found at their id, or,
+    // for a line that reinforced another memory, its key kept by that memory)
+    expect(restEmbedder.calls.map((texts) => texts.length)).toEqual([50, 50]);
+    expect(restEmbedder.calls[0]![0]).toBe(fileLines()[100]!.text);
     expect(snapshot(killed.files)).toEqual(snapshot(whole.files));
   });
 
@@ -88,5 +93,33 @@ describe('import writes batch by batch', () => {
     const b = await importLines(big.vault, lines(), { embedder: new MarkingEmbedder(), batchLines: 1000 });
     expect(a.results).toEqual(b.results);
     expect(snapshot(small.files)).toEqual(snapshot(big.files));
+  });
+});
+
+/*
+ * StrykerJS on stop 37's loops in import.ts (91fac65): the survivors these tests leave are
+ * equivalent by construction.
+ * - planUpTo's `waiting` set from the start, or `f instanceof Promise` forced true: every batch
+ *   goes through Promise.all, which resolves to the same values in the same order (one await more).
+ * - allNamed answering false for a list whose links are all named (`link.name === undefined`
+ *   forced true, `return true` made false): namedLinks then runs, and keeps every named link as
+ *   it is (the same objects, in order): an equal list, written the same.
+ */
+describe('import: a supersession within one import', () => {
+  it('marks the older memory superseded_by the newer one, whose link names the older file', async () => {
+    const { vault, files } = memoryVault(T0);
+    const summary = await importLines(vault, [
+      { text: 'The staging database is db-staging-2.internal.', created_at: '2026-11-01T10:00:00Z', line: 1 },
+      { text: 'The staging database moved to db-staging-3.internal.', created_at: '2026-11-02T10:00:00Z', line: 2 },
+    ]);
+    const older = 'episodic/The staging database is db-staging-2.internal.md';
+    const newer = 'episodic/The staging database moved to db-staging-3.internal.md';
+    expect(summary.results).toEqual([
+      { id: 'mem-ba309722d8fd', path: older, action: 'created' },
+      { id: 'mem-0b51e182cdf7', path: newer, action: 'created', supersedes: ['mem-ba309722d8fd'] },
+    ]);
+    expect(files.files.get(older)).toContain('\naliases: ["The staging database is db-staging-2.internal"]\nsuperseded_by: mem-0b51e182cdf7\n---\n');
+    // the link found by supersession names only an id; the import names it by the older file
+    expect(files.files.get(newer)).toContain('\nlink_ids: ["supersedes mem-ba309722d8fd"]\n---\nThe staging database moved to db-staging-3.internal.\n\n[[The staging database is db-staging-2.internal|supersedes]]\n');
   });
 });
