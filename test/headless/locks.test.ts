@@ -219,6 +219,24 @@ describe('locks', () => {
     });
   });
 
+  it('a consolidation lock whose folder cannot be made for another reason than a holder says so, naming the key', async () => {
+    const locks = new NodeLocks(vault, STALE_MS);
+    const first = await locks.tryLock('consolidate', 'run');
+    if (!('release' in first)) throw new Error('not taken');
+    await first.release();
+    // the locks folder removed behind the instance's back: mkdir finds no parent (ENOENT)
+    rmSync(path.join(vault, '.engram', 'locks'), { recursive: true });
+    await expect(locks.tryLock('consolidate', 'run')).rejects.toThrow(/^could not lock consolidate: ENOENT/);
+  });
+
+  it('release ends a consolidation lock whose holder file was removed meanwhile', async () => {
+    const lock = await new NodeLocks(vault, STALE_MS).tryLock('consolidate', 'run');
+    if (!('release' in lock)) throw new Error('not taken');
+    rmSync(path.join(vault, '.engram', 'locks', 'consolidate.holder.json'));
+    await lock.release();
+    expect(readdirSync(path.join(vault, '.engram', 'locks'))).toEqual([]);
+  });
+
   it('a consolidation lock not refreshed within the stale time is taken over from a holder elsewhere, not a moment before', async () => {
     // a holder on another machine (or the plugin): only its lock's age says whether it is alive
     const locks = path.join(vault, '.engram', 'locks');
