@@ -2,7 +2,7 @@ import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { BASELINE_FLAG, baselineTier, bundleFor, CLI_BUNDLE } from './bundles';
+import { bundleFor, CLI_BUNDLE, launchFlag } from './bundles';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
 import { viaServer } from './serve-client';
 import { servedCommand } from './serve-protocol';
@@ -33,9 +33,10 @@ const bundle = nodePath.join(__dirname, bundleFor(argv));
 /** The command run here: the bundle through the code cache. `stdin`: standard input the client already read (main.ts takes it). */
 function runHere(stdin: string | null): void {
   if (stdin !== null) (globalThis as Record<symbol, unknown>)[Symbol.for('engram.stdin')] = stdin;
-  // before the bundle is compiled or read from its cache: the cache is made and read under the
-  // same flags (V8 rejects a cache made under others), one cache a command
-  if (baselineTier(argv, () => rootOf(argv), mtimeOf, sizeOf)) setFlagsFromString(BASELINE_FLAG);
+  // before the bundle is compiled or read from its cache: V8 rejects a cache made under other
+  // flags, so the flag names the cache too (one a command and flag)
+  const flag = launchFlag(argv, () => rootOf(argv), mtimeOf, sizeOf);
+  if (flag !== null) setFlagsFromString(flag);
   const source = readSource(bundle);
   if (source.length === 0) {
     // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
@@ -43,7 +44,8 @@ function runHere(stdin: string | null): void {
     process.stderr.write(`engram: ${bundle} is empty (being installed or built right now?): run the command again\n`);
     process.exit(1);
   }
-  const cli = new CachedBundle(bundle, source, cacheFileFor(bundle, argv, processSettings(homedir, tmpdir)));
+  const settings = processSettings(homedir, tmpdir);
+  const cli = new CachedBundle(bundle, source, cacheFileFor(bundle, argv, flag === null ? settings : { ...settings, execArgv: [...settings.execArgv, flag] }));
   if (cli.needsSave)
     process.once('exit', (code) => {
       if (code === 0) cli.save();

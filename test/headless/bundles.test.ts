@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, launchFlag, REBUILD_FLAG, rebuildTier, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
 import { MEMORY_ROOTS } from '../../src/core/memory-files';
 import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
 import { COMMANDS } from '../../headless/commands';
@@ -119,6 +119,31 @@ describe('baselineTier', () => {
     expect(tier(['context'], fresh, '/v', {})).toBe(false);
   });
 
+  it('gives a recall or context that rebuilds (no snapshot, or a folder changed after it) the smaller inlining budget, nothing else', () => {
+    expect(REBUILD_FLAG).toBe('--max-inlined-bytecode-size-cumulative=150');
+    const stale = { ...fresh, '/v/episodic': 100.5 };
+    const without = Object.fromEntries(Object.entries(fresh).filter(([k]) => k !== '/v/.engram/cache/recall.snapshot'));
+    const flag = (argv: string[], files = fresh, root: string | null = '/v', bytes = sizes) => launchFlag(argv, () => root, stampOf(files), stampOf(bytes));
+    const cases: Array<[string[], Record<string, number>, string | null, Record<string, number>, string | null]> = [
+      [['recall', 'q'], fresh, '/v', sizes, BASELINE_FLAG],
+      [['recall', 'q'], stale, '/v', sizes, REBUILD_FLAG],
+      [['recall', 'q'], without, '/v', sizes, REBUILD_FLAG],
+      [['--json', 'context', '--hook'], stale, '/v', sizes, REBUILD_FLAG],
+      // a fresh snapshot above 8 MB: neither (the search pays for the optimising compiler)
+      [['recall', 'q'], fresh, '/v', { '/v/.engram/cache/recall.snapshot': 47_817_192 }, null],
+      [['recall', '--batch', 'q.jsonl'], stale, '/v', sizes, null],
+      [['recall', '--batch=q.jsonl'], without, '/v', sizes, null],
+      [['recall', 'q'], without, null, sizes, null],
+      [['consolidate'], stale, '/v', sizes, null],
+      [['import', 'x.jsonl'], without, '/v', sizes, null],
+      [['remember', 'recall'], stale, '/v', sizes, null],
+      [['--', 'recall', 'q'], stale, '/v', sizes, null],
+      [[], stale, '/v', sizes, null],
+    ];
+    expect(cases.map(([argv, files, root, bytes]) => flag(argv, files, root, bytes))).toEqual(cases.map((c) => c[4]));
+    expect([rebuildTier(['recall', 'q'], () => '/v', stampOf(stale)), rebuildTier(['recall', 'q'], () => '/v', stampOf(fresh)), rebuildTier(['context'], () => '/v', stampOf(without))]).toEqual([true, false, true]);
+  });
+
   it('runs recall and context under the flag from a fresh snapshot: the answers of the CLI in process, one code cache each, read back', async () => {
     const { dir, vault, cleanup } = await initVault();
     try {
@@ -138,7 +163,8 @@ describe('baselineTier', () => {
       expect(written.map(([command]) => command)).toEqual(['context', 'recall']);
       // the read bundle's caches (its size names them), not the CLI bundle's
       const size = statSync(path.join(DIST, 'engram-read.js')).size;
-      expect(readdirSync(cache).map((f) => f.replace(/-\d+-\d+-(\w+)\.v8cache$/, '-$1.v8cache'))).toEqual(['context', 'recall'].map((c) => `engram-cli-${process.version}-${process.arch}-${size}-${c}.v8cache`));
+      // and the flag's (o + FNV-1a of '--max-opt=1'): a rebuilding recall, under REBUILD_FLAG, has a cache of its own
+      expect(readdirSync(cache).map((f) => f.replace(/-\d+-\d+-(o\w+-\w+)\.v8cache$/, '-$1.v8cache'))).toEqual(['context', 'recall'].map((c) => `engram-cli-${process.version}-${process.arch}-${size}-o857054d7-${c}.v8cache`));
       // made under the flag and read under it: accepted, not written again
       expect([run(['--vault', vault, ...recall], env), run(['--vault', vault, ...context], env)]).toEqual(built);
       expect(caches()).toEqual(written);
