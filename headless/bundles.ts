@@ -38,12 +38,16 @@ export function bundleFor(argv: readonly string[]): string {
  * mtime in ms, or null when it is missing.
  */
 export function baselineTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null): boolean {
-  const at = commandIndex(argv);
-  const name = at < 0 ? '' : argv[at]!;
-  if (name !== 'context' && (name !== 'recall' || argv.some((arg) => arg === '--batch' || arg.startsWith('--batch=')))) return false;
+  if (!readsOnce(argv)) return false;
   const dir = root();
   if (dir === null) return false;
   return snapshotFresh(dir, stamp) && (size(`${dir}/${SNAPSHOT_FILE}`) ?? Infinity) <= BASELINE_MAX_SNAPSHOT;
+}
+
+/** Whether the command line is one `recall` (not `--batch`: many queries) or a `context` (baselineTier, rebuildTier). */
+function readsOnce(argv: readonly string[]): boolean {
+  const name = argv[commandIndex(argv)];
+  return name === 'context' || (name === 'recall' && !argv.some((arg) => arg === '--batch' || arg.startsWith('--batch=')));
 }
 
 /**
@@ -67,9 +71,7 @@ export const BASELINE_MAX_SNAPSHOT = 8 * 1024 * 1024;
  * slower). Not `--batch` (many queries: the search loops run long enough to pay for inlining).
  */
 export function rebuildTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null): boolean {
-  const at = commandIndex(argv);
-  const name = at < 0 ? '' : argv[at]!;
-  if (name !== 'context' && (name !== 'recall' || argv.some((arg) => arg === '--batch' || arg.startsWith('--batch=')))) return false;
+  if (!readsOnce(argv)) return false;
   const dir = root();
   return dir !== null && !snapshotFresh(dir, stamp);
 }
