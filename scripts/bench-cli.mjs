@@ -162,6 +162,12 @@ try {
     }
   }
   alternate(`remember one memory into the ${SIZE} vault`, RUNS, (i, r) => run(cli(i, 'remember', `Bench note ${r}: the partner webhook retry budget moved to ${r + 3} attempts.`)));
+  // an agent's everyday pair: what it just learned, then a question (a new memory file makes the
+  // next cold recall bring its indexes up to date: no target in issue 23, measured since stop 38)
+  alternate(`cold recall at ${SIZE} right after a remember`, RUNS, (i, r) => {
+    run(cli(i, 'remember', `Bench follow-up ${r}: the ledger export queue drains every ${r + 11} minutes now.`));
+    return run(cli(i, '--json', 'recall', queries[r]));
+  });
   // floors (scripts/bench-floor.mjs): the least work a row's guarantee needs, in plain Node on
   // this build's vault, against node -e 0 in the same rounds: no build can go below them
   const floorScript = path.join(root, 'scripts', 'bench-floor.mjs');
