@@ -79,10 +79,13 @@ describe('analyze over ASCII text (the word table)', () => {
     expect(terms).toBe(2369);
     expect(wordTableCounts.found - found).toBeGreaterThan(3000);
     expect(analyzeAscii('The LEDGERS were not running; never NO x')).toEqual({ terms: ['ledger', 'run', 'x'], negated: true });
+    // words that start with the last letter or digit of a range (z, Z, 9) or the first (a, A, 0)
+    expect(analyzeAscii('zinc Zone 9am azure Apple 0day')).toEqual({ terms: ['zinc', 'zone', '9am', 'azur', 'appl', '0day'], negated: false });
   });
 
   it('leaves texts with an apostrophe, a backquote or a character past ASCII to the general path', () => {
-    for (const text of ["isn't it", 'won`t', 'café', 'a’b', 'x\u00a0y']) {
+    // \u0080: the first character past ASCII
+    for (const text of ["isn't it", 'won`t', 'café', 'a’b', 'x\u00a0y', 'a\u0080b']) {
       expect(analyzeAscii(text)).toBeNull();
       expect(analyze(text)).toEqual(analyzeAnyText(text));
     }

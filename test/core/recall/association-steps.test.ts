@@ -42,3 +42,20 @@ describe('the reverse links, in slices', () => {
     expect(sliced.edges(2100)).toEqual([{ target: 0, weight: 0.25, kinds: ['related'] }]);
   });
 });
+
+describe('the reverse links, filled', () => {
+  it('puts every link into a target in its own slot, a step taken at exactly 1,024 links filled', async () => {
+    // documents 1-3 each link document 0 (three links into one target); document 4 links the
+    // 1,021 documents 5-1,025: 1,024 links in all, the step's size reached at document 4's end
+    const into = (n: number) => (n >= 1 && n <= 3 ? [[id(0), 'related']] : n === 4 ? Array.from({ length: 1021 }, (_, k) => [id(k + 5), 'related']) : []) as Array<[string, 'related']>;
+    const docs = Array.from({ length: 1026 }, (_, n) => doc(id(n), n, into(n)));
+    let ticks = 0;
+    const sliced = await AssociationIndex.inSlices(tableFromDocs(docs), async () => void ticks++);
+    // counted: 1 (after link 1,024) and the one after counting; the sums: 1; filled: 1 (after document 4: 1,024 links)
+    expect(ticks).toBe(4);
+    const third = { weight: 1 / 3, kinds: ['related'] };
+    expect(sliced.edges(0)).toEqual([{ target: 1, ...third }, { target: 2, ...third }, { target: 3, ...third }]);
+    expect(new AssociationIndex(tableFromDocs(docs)).edges(0)).toEqual(sliced.edges(0));
+    expect(sliced.edges(5)).toEqual([{ target: 4, weight: 0.25, kinds: ['related'] }]);
+  });
+});
