@@ -3,7 +3,7 @@
 //   --compare NAME=DIR (repeatable): another checkout of Engram, built (`npm run build` there), with
 //     its node_modules. DIR may be the checkout, its dist/ or its dist/lib.js. The first one is the
 //     build the ratios are taken against (e.g. c112739, the issue's reference).
-//   --readme: bench-cli.mjs rewrites the README's speed section from its rows.
+//   --readme: bench-cli.mjs rewrites the README's speed table and docs/performance.md's targets from its rows.
 //   --size N: the size of the single-size benches (10000); --quick: 2,000 memories, 3 rounds, and only
 //     the command line (issue 23's headline ratios, in about 2 minutes on a quiet machine).
 // What runs, in order, and what each compares:

@@ -5,7 +5,7 @@
 //   node scripts/bench-cli.mjs [--size 10000] [--runs 5] [--imports 3] [--readme] [--compare [NAME=]OTHER/dist/lib.js ...]
 // --compare (repeatable): another checkout's build (its dist/lib.js or dist/, or NAME=that path);
 // its dist/engram.js runs on a vault of its own, imported from the same JSONL. --readme writes the
-// README's speed section from the run; --imports N sets the import row's samples. Wall time is measured here; CPU
+// README's speed table and docs/performance.md's target table from the run; --imports N sets the import row's samples. Wall time is measured here; CPU
 // time (user + system) and peak memory come from GNU time when /usr/bin/time is there: on a
 // loaded machine CPU time says more than wall time. The load average is printed with the table.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -285,40 +285,43 @@ function headline(importOverWrite, createOverWrite) {
 }
 
 /**
- * `--readme`: the README's speed section, between its markers, from this run: each row's
- * median for this build, and the headline ratios with their targets, with the machine's load.
+ * `--readme`: the README's speed section (what each command costs: this build's median per row,
+ * against `node -e 0` and the compared build) and, in docs/performance.md, issue 23's targets
+ * as ratios with their goals and floors; each between its markers, with the machine's load.
  */
 function writeReadme(targets) {
-  const file = path.join(root, 'README.md');
-  const start = '<!-- bench-cli --readme: start -->';
-  const end = '<!-- bench-cli --readme: end -->';
   const key = TIME ? 'cpu' : 'wall';
   const other = builds.length > 1 ? builds[1].name : null;
   const cell = (row, who) => {
     const samples = rows.get(row)?.get(who);
     return samples ? median(samples.map((x) => x[key])) : null;
   };
-  const lines = [
-    start,
-    `Measured by \`node scripts/bench-cli.mjs --readme${values.size !== '10000' ? ` --size ${SIZE}` : ''}${other ? ' --compare OTHER' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${SIZE.toLocaleString('en')} memories, ${TIME ? 'CPU time (user + system)' : 'wall time'}, medians of ${RUNS} rounds, builds interleaved; load average ${load[0][0].toFixed(1)} at start, ${load[1][0].toFixed(1)} at end (${cpus().length} cores).`,
-    '',
-    `| at the command line | ms | x \`node -e 0\`${other ? ` | x ${other}` : ''} |`,
-    `|---|---:|---:|${other ? '---:|' : ''}`,
-  ];
+  const measured = `Measured by \`node scripts/bench-cli.mjs --readme${values.size !== '10000' ? ` --size ${SIZE}` : ''}${other ? ' --compare OTHER' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${SIZE.toLocaleString('en')} memories, ${TIME ? 'CPU time (user + system)' : 'wall time'}, medians of ${RUNS} rounds, builds interleaved; load average ${load[0][0].toFixed(1)} at start, ${load[1][0].toFixed(1)} at end (${cpus().length} cores).`;
+  const table = [`| at the command line | ms | x \`node -e 0\`${other ? ` | x ${other}` : ''} |`, `|---|---:|---:|${other ? '---:|' : ''}`];
   for (const row of rows.keys()) {
     const mine = cell(row, 0);
     const theirs = other ? cell(row, 1) : null;
-    lines.push(`| ${row} | ${mine.toFixed(0)} | ${(mine / cell(row, 'node')).toFixed(2)}x${other ? ` | ${theirs ? `${(mine / theirs).toFixed(2)}x` : row.startsWith(FLOOR) ? '' : '(no server)'}` : ''} |`);
+    table.push(`| ${row} | ${mine.toFixed(0)} | ${(mine / cell(row, 'node')).toFixed(2)}x${other ? ` | ${theirs ? `${(mine / theirs).toFixed(2)}x` : row.startsWith(FLOOR) ? '' : '(no server)'}` : ''} |`);
   }
-  lines.push('', '| target (issue 23) | now | goal | floor, plain Node |', '|---|---:|---:|---|');
-  for (const [name, ratio, against, target, floor, what] of targets) lines.push(`| ${name}, ${against} | ${ratio.toFixed(2)}x | ≤ ${target}x | ${floor ? `${floor.toFixed(2)}x (${what})` : ''} |`);
-  lines.push(end);
-  const block = lines.join('\n');
+  const goals = ['| target (issue 23) | now | goal | met | floor, plain Node |', '|---|---:|---:|---|---|'];
+  for (const [name, ratio, against, target, floor, what] of targets) goals.push(`| ${name}, ${against} | ${ratio.toFixed(2)}x | ≤ ${target}x | ${ratio <= target ? 'yes' : 'no'} | ${floor ? `${floor.toFixed(2)}x (${what})` : ''} |`);
+  const link = 'Issue 23\'s targets from the same run, with the floors a plain Node process sets: [docs/performance.md](docs/performance.md#latest-run-issue-23s-targets).';
+  writeBetween('README.md', [measured, '', ...table, '', link], '\n## More\n', (block) => `\n## Speed\n\n${block}\n\n## More\n`);
+  writeBetween('docs/performance.md', [measured, '', ...goals], '\n## How to measure\n', (block) => `\n## Latest run: issue 23's targets\n\n${block}\n\n## How to measure\n`);
+}
+
+/** Replaces the text between FILE's bench-cli markers with LINES, or puts them where BEFORE is. */
+function writeBetween(name, lines, before, section) {
+  const file = path.join(root, name);
+  const start = '<!-- bench-cli --readme: start -->';
+  const end = '<!-- bench-cli --readme: end -->';
+  const block = [start, ...lines, end].join('\n');
   let text = readFileSync(file, 'utf8');
   if (text.includes(start) && text.includes(end)) text = text.slice(0, text.indexOf(start)) + block + text.slice(text.indexOf(end) + end.length);
-  else text = text.replace('\n## More\n', `\n## Speed\n\n${block}\n\n## More\n`);
+  else if (text.includes(before)) text = text.replace(before, section(block));
+  else throw new Error(`${name}: neither bench-cli's markers nor "${before.trim()}" found`);
   writeFileSync(file, text);
-  console.log(`\nREADME.md: speed section written (${Buffer.byteLength(text)} bytes)`);
+  console.log(`${name}: speed section written (${Buffer.byteLength(text)} bytes)`);
 }
 
 /**
