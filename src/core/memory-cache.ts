@@ -38,7 +38,6 @@ const FIELDS = [
   'access_count', 'is_error', 'tier', 'co_access', 'related_paths', 'amplitude', 'activation', 'activation_at',
   'content_hash', 'source', 'session', 'body', 'links', 'extra',
 ] as const satisfies ReadonlyArray<keyof Memory>;
-const PATH_AT = FIELDS.indexOf('path');
 /** [path, size, mtimeMs, version tag, frontmatter id (the id index's), then the memory's fields but `path`, in FIELDS order] */
 const HEAD = 5;
 
@@ -63,16 +62,47 @@ export interface CachedMemory {
   id: string | null;
 }
 
+/** A row kept (MemoryCache.keep) and not yet written: what it is made of. */
+class Unwritten {
+  constructor(
+    readonly memory: Memory,
+    readonly version: FileVersion,
+    readonly id: string | null,
+  ) {}
+}
+
+/** A row's values after its path: the version, the id, then the memory's fields but `path`, in FIELDS order. */
+function rowOf(memory: Memory, version: FileVersion, id: string | null): unknown[] {
+  const row: unknown[] = [version.size, version.mtimeMs, version.tag, id];
+  for (const field of FIELDS) if (field !== 'path') row.push(memory[field]);
+  return row;
+}
+
+/**
+ * The memory of a row (HEAD values, then FIELDS but `path`), made as one object literal with
+ * FIELDS' keys in their order: made a field at a time, each of the 10,000 memories of a night
+ * was an object and a separate array of properties, grown as it filled, for every
+ * young-generation collection to copy. The rows' round trip test pins the order.
+ */
+function memoryOf(path: string, r: unknown[]): Memory {
+  return {
+    id: r[5], path, category: r[6], created_at: r[7], last_accessed_at: r[8], agent_role: r[9], confidence: r[10], tags: r[11],
+    half_life_days: r[12], access_count: r[13], is_error: r[14], tier: r[15], co_access: r[16], related_paths: r[17], amplitude: r[18],
+    activation: r[19], activation_at: r[20], content_hash: r[21], source: r[22], session: r[23], body: r[24], links: r[25], extra: r[26],
+  } as Memory;
+}
+
 /** A row's line begins with its path as a JSON string: what a load reads of each line before a file asks for it. */
 const LINE_PATH = /^\["(?:[^"\\]|\\.)*",/;
 
 export class MemoryCache {
   /**
    * The rows of the last load, by path: the files listed, each from its row or read again.
-   * Each row is kept as its line after the path (`,` and the rest of the array): a move
+   * Each row is kept as its line after the path (`,` and the rest of the array), or for a file
+   * read, as what its row is made of (made into that line when the file is written): a move
    * re-keys it, and the path is put back in front when the file is written.
    */
-  private next = new Map<string, string>();
+  private next = new Map<string, string | Unwritten>();
   /** Rows that differ from the file: read again, moved, dropped. */
   private changed = 0;
   /** How many files the last load took from their rows. */
@@ -133,13 +163,12 @@ export class MemoryCache {
       return null;
     }
     if (!Array.isArray(row) || row.length !== HEAD + FIELDS.length - 1 || row[0] !== path || row[1] !== size || row[2] !== mtimeMs || typeof row[3] !== 'string') return null;
-    const memory: Record<string, unknown> = {};
-    for (let i = 0, v = HEAD; i < FIELDS.length; i++) memory[FIELDS[i]!] = i === PATH_AT ? path : row[v++];
+    const memory = memoryOf(path, row);
     // the line after its path (as JSON.stringify writes it, in the lines this class writes)
     const quoted = JSON.stringify(path);
     this.next.set(path, line.startsWith(`[${quoted},`) ? line.slice(quoted.length + 2) : JSON.stringify(row.slice(1)).slice(1));
     this.hits++;
-    return { memory: memory as unknown as Memory, version: { size, mtimeMs, tag: row[3] }, id: row[4] as string | null };
+    return { memory, version: { size, mtimeMs, tag: row[3] }, id: row[4] as string | null };
   }
 
   /** A file read whole as one version, parsed as `memory`: its row, when the memory survives JSON exactly. */
@@ -147,11 +176,12 @@ export class MemoryCache {
     this.changed++;
     const keys = Object.keys(memory);
     if (keys.length !== FIELDS.length || keys.some((k, i) => k !== FIELDS[i])) return void this.next.delete(memory.path);
-    const row: unknown[] = [version.size, version.mtimeMs, version.tag, id];
-    for (const field of FIELDS) if (field !== 'path') row.push(memory[field]);
+    const row = rowOf(memory, version, id);
     if (!jsonExact(row, 0)) return void this.next.delete(memory.path);
-    // the row after its path (no `[`: save puts it back with the path)
-    this.next.set(memory.path, JSON.stringify(row).slice(1));
+    // its text is made by save: made here, it lived through the whole load, and the young
+    // generation's collector copied each of them (8.8 MB at 10k) twice in a first
+    // consolidation; the memory and its version live through the load anyway
+    this.next.set(memory.path, new Unwritten(memory, version, id));
   }
 
   /** The file, in pieces: the header's line, then each row's (`[`, its path as JSON, the row after the path), each ending in a newline. */
@@ -159,7 +189,8 @@ export class MemoryCache {
     yield `${header(settings)}\n`;
     for (const [path, tail] of this.next) {
       yield `[${JSON.stringify(path)},`;
-      yield tail;
+      // the row after its path (no `[`: put back with the path above)
+      yield typeof tail === 'string' ? tail : JSON.stringify(rowOf(tail.memory, tail.version, tail.id)).slice(1);
       yield '\n';
     }
   }
