@@ -143,6 +143,16 @@ describe('consolidation takes unchanged memories from the memory cache', () => {
     expect(files.writes.filter((w) => w.includes('prune'))).toEqual([]);
   });
 
+  it('without rows, a memory moved as it is (a store without moveRewriting) gets its tier from the text read at the load: read once', async () => {
+    const files = new WritingStore(vault);
+    Object.defineProperty(files, 'moveRewriting', { value: undefined });
+    expect(await run(files)).toEqual({ prune: 2, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 0, tiers: 4, log: 1 });
+    for (const id of PRUNED) expect(readFileSync(file(`archive/${id}.md`), 'utf8')).toBe(memory(id, '2026-07-01T10:00:00Z', 'archive', `Ancient memory ${id}`));
+    // moved plainly, then written by the tier step where the move put it, from the load's text
+    expect(files.reads.filter((r) => r.includes('prune')).sort()).toEqual(PRUNED.map((id) => `episodic/${id}.md`));
+    expect(files.writes.filter((w) => w.includes('prune')).sort()).toEqual(PRUNED.map((id) => `archive/${id}.md`));
+  });
+
   it('a memory from its row whose read gives another version than the row\'s: archived from the file as it is, not from that read', async () => {
     await run(new NodeFileStore(vault), EARLY);
     const rel = `episodic/${PRUNED[0]}.md`;

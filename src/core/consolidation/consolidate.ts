@@ -435,6 +435,8 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
   // the tier each pruned memory gets in archive/ (its tier step's write; the move can carry it)
   const archiveTier = new Map(plan.tiers.filter((t) => t.to === 'archive').map((t) => [t.id, t]));
   const moves = [...(plan.revive ?? []), ...plan.prune];
+  // the memories a field step writes after the moves (applyFields reads nothing else of `known`)
+  const fieldsLater = new Set([...plan.strengthen.map((s) => s.id), ...plan.tiers.map((t) => t.id)]);
   let next = 0;
   const moveNext = async (locked: boolean): Promise<void> => {
     const move = moves[next++]!;
@@ -445,13 +447,15 @@ async function applyMoves(vault: Vault, plan: ConsolidationPlan, skipped: Skippe
       const carried = tiers && tier && tier.seen === move.seen && !tiers.writtenLater.has(move.id) ? tier : undefined;
       const done = memory ? await movedAsPlanned(vault, move, memory, carried) : false;
       if (done) {
-        known.set(move.id, { ...memory!, memory: { ...memory!.memory, path: move.to } });
         cache?.moved(move.from, move.to);
         if (done !== true) {
           // the tier step's write, done: its row is the file written (as that step would keep)
           tiers!.tiered.add(move.id);
           if (done.written) cache?.keep(done.written.memory, done.written.version, done.written.id);
         }
+        // where it went, for the field step that writes it next (a copy of the memory for each
+        // of the 9,000 moves of a first run was kept to the end, most of them for nothing)
+        if (fieldsLater.has(move.id) && !tiers?.tiered.has(move.id)) known.set(move.id, { ...memory!, memory: { ...memory!.memory, path: move.to } });
       } else await moveOne(vault, move, tier);
     };
     await skipped.guard('prune', move.from, () => (locked ? vault.ports.locks.withLock(move.id, apply) : apply()));
@@ -616,9 +620,11 @@ async function conflictNotes(vault: Vault, skipped?: Skipped): Promise<Array<{ n
 
 /** Decisions on the conflict notes; a note naming something that is not a memory id is reported and left alone. */
 async function planConflicts(vault: Vault, memories: Memory[], skipped: Skipped): Promise<ConflictDecision[]> {
-  const byId = new Map(memories.map((m) => [m.id, m]));
+  const notes = await conflictNotes(vault, skipped);
+  // a map of every memory only for a vault with conflict notes (most nights have none)
+  const byId = notes.length > 0 ? new Map(memories.map((m) => [m.id, m])) : new Map<string, Memory>();
   const decisions: ConflictDecision[] = [];
-  for (const { note } of await conflictNotes(vault, skipped)) {
+  for (const { note } of notes) {
     const bad = [...note.sides, ...(note.winner ? [note.winner] : [])].find((id) => !isMemoryId(id));
     if (bad !== undefined) {
       skipped.add('conflicts', note.path, `${JSON.stringify(bad)} is not a memory id (mem- and 12 lowercase letters or digits): fix the note`);
