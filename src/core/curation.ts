@@ -203,7 +203,7 @@ export async function purgeMemory(vault: Vault, id: string): Promise<PurgeResult
     result.also_contains_fragments[trace.path] = trace.fragments;
   }
   await vault.idPaths(); // the id index (.engram/cache/ids.json) forgets its path, which may hold its words
-  await openRecall(vault); // the recall caches (catalog, snapshot) are written again without it
+  await openRecall(vault, undefined, { rebuild: true }); // the recall caches (catalog, snapshot) are written again without it
   return result;
 }
 

@@ -7,7 +7,8 @@ import { catalogFingerprint, listMemoryFiles, loadCatalog, loadTexts, parseFile,
 import { withSparseRows } from './doc-table';
 import { indexSignature, patchRow } from './engine-update';
 import { bm25Params, frozenPartsFromDocs, type EngineParts } from './recall';
-import { decodeSnapshot, joinPieces, SNAPSHOT_PATH, snapshotPieces, type ListedFile, type Snapshot } from './snapshot';
+import { spliceSnapshot, unresolvedNames } from './snapshot-splice';
+import { decodeSnapshot, headerOf, joinPieces, openSnapshot, piecesOf, SNAPSHOT_PATH, snapshotPieces, type ListedFile, type Snapshot } from './snapshot';
 import { RecallEngine, type RecallExplanation, type RecallHit } from './recall';
 
 /** A recall result as the runner prints it (SPEC §14), with what an agent needs to judge it. */
@@ -92,16 +93,31 @@ export async function hydrate(vault: Vault, hits: RecallHit[]): Promise<RecallHi
  * catalog re-parses what changed and every index is built again. The snapshot is written
  * again after either. `listed`: the memory files as listMemoryFiles gives them, when the
  * caller has listed them already (scanMemoryFiles).
+ *
+ * A few files added, changed or removed since the snapshot (a remember, a touch, an edit, a
+ * forget) splice it (snapshot-splice.ts): only those files are parsed, and the catalog is
+ * neither read nor written (its rows for them are read again by the next load that uses it).
+ * `rebuild`: from the catalog, whatever the snapshot (a purge: the memory's words leave the
+ * catalog's rows too, which only a load of the catalog writes again).
  */
-export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<RecallEngine> {
+export async function openRecall(vault: Vault, listed?: ListedFile[], options: { rebuild?: boolean } = {}): Promise<RecallEngine> {
   const { files } = vault.ports;
   const listing = listed ?? (await listMemoryFiles(vault));
   const fingerprint = catalogFingerprint(vault.settings);
   const params = bm25Params(vault.settings);
   const bytes = await files.read(SNAPSHOT_PATH).catch(() => null);
   const snapshot = bytes ? decodeSnapshot(bytes) : null;
-  if (snapshot && snapshot.fingerprint === fingerprint) {
+  if (snapshot && snapshot.fingerprint === fingerprint && options.rebuild !== true) {
     if (snapshot.matches(listing)) return new RecallEngine(snapshot.parts(params), vault.settings);
+    // a few files added, changed or removed (a remember, a touch, an edit): the snapshot spliced
+    const spliced = await spliceSnapshot(snapshot.raw, listing, (path) => parseFile(vault, path, true), Math.max(16, listing.length * PATCH_MAX_SHARE));
+    if (spliced) {
+      // opened from the arrays made, as from the file they are written to (no copy joins them)
+      const { fields, arrays, texts } = spliced;
+      const next = openSnapshot(headerOf(fields, arrays), (name) => arrays[name]!, texts);
+      await saveSnapshot(vault, piecesOf(fields, arrays));
+      return new RecallEngine(next.parts(params), vault.settings);
+    }
     const patched = await patchSnapshot(vault, snapshot, listing, params);
     if (patched) {
       await saveSnapshot(vault, snapshotPieces(patched, listing, fingerprint, snapshot.signatures!));
@@ -112,7 +128,7 @@ export async function openRecall(vault: Vault, listed?: ListedFile[]): Promise<R
   const catalog = await loadCatalog(vault, { listing, lean: true });
   // read-only indexes, as the snapshot written here opens them: built as arrays, without posting lists
   const parts = frozenPartsFromDocs(catalog.docs, vault.settings);
-  await saveSnapshot(vault, snapshotPieces(parts, listing, fingerprint, catalog.signatures()));
+  await saveSnapshot(vault, snapshotPieces(parts, listing, fingerprint, catalog.signatures(), unresolvedNames(catalog.docs)));
   return new RecallEngine(parts, vault.settings);
 }
 

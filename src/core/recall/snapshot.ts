@@ -52,6 +52,14 @@ interface Header {
   sameTerms: boolean;
   /** No two documents hold the same id (EngineParts.uniqueIds). Absent (a file written before it was kept): not known. */
   uniqueIds?: boolean;
+  /**
+   * The ids documents name (a related, decays_from or contradicts link, a co-access partner,
+   * `superseded_by`) that no document holds, each as [row that names it, id], by row then id,
+   * each once (snapshot-splice.ts unresolvedNames): a file added later with one of these ids
+   * changes other rows' links, which a splice cannot see without it. Absent: not known (a file
+   * written before it was kept, or by a patch): the next change rebuilds.
+   */
+  unresolved?: Array<[row: number, id: string]>;
   sections: Record<string, [offset: number, length: number, type: TypeName]>;
 }
 
@@ -87,8 +95,8 @@ export function packStrings(list: ReadonlyArray<string | null | undefined>): { t
 export class PackedStrings {
   readonly length: number;
   constructor(
-    private readonly text: string,
-    private readonly ends: Int32Array,
+    readonly text: string,
+    readonly ends: Int32Array,
   ) {
     this.length = ends.length;
     const last = ends.length === 0 ? 0 : ends[ends.length - 1]!;
@@ -127,6 +135,27 @@ export class PackedStrings {
       if (this.ends[i] !== at) return false;
     }
     return values.join('') === this.text;
+  }
+
+  /**
+   * The entry that is exactly `value` (a non-empty string), the first one; -1 when none. Finds
+   * it in the text (no string made per entry), then checks that it is a whole entry.
+   */
+  find(value: string): number {
+    if (value.length === 0) return -1;
+    for (let at = this.text.indexOf(value); at >= 0; at = this.text.indexOf(value, at + 1)) {
+      // the first entry that ends after `at`: the one `at` falls in
+      let lo = 0;
+      let hi = this.ends.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const end = this.ends[mid]!;
+        if ((end < 0 ? ~end : end) > at) hi = mid;
+        else lo = mid + 1;
+      }
+      if (this.start(lo) === at && this.ends[lo] === at + value.length) return lo;
+    }
+    return -1;
   }
 
   /** Whether every entry is null. */
@@ -208,8 +237,8 @@ function typeOf(array: TypedArray): TypeName {
  * `signatures`: each document's indexSignature (engine-update.ts), in table order; a snapshot
  * saved with them can be patched in place when files change only in their fields.
  */
-export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerprint: string, signatures?: Float64Array): Uint8Array {
-  return joinPieces(snapshotPieces(parts, files, fingerprint, signatures));
+export function encodeSnapshot(parts: EngineParts, files: ListedFile[], fingerprint: string, signatures?: Float64Array, unresolved?: Array<[number, string]>): Uint8Array {
+  return joinPieces(snapshotPieces(parts, files, fingerprint, signatures, unresolved));
 }
 
 /** Pieces of bytes one after the other, in one array. */
@@ -235,7 +264,7 @@ const PADDING = new Uint8Array(8);
  * write (~1,200 new pages for the kernel to fault in, then the copy): a store that takes
  * pieces (FileStore.writeChunks) writes them as they are.
  */
-export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerprint: string, signatures?: Float64Array): Uint8Array[] {
+export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerprint: string, signatures?: Float64Array, unresolved?: Array<[number, string]>): Uint8Array[] {
   const t = parts.table;
   const lexical = parts.lexical.toArrays();
   const episodes = parts.episodes.toArrays();
@@ -285,13 +314,15 @@ export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerpr
       arrays[`${name}Ends`] = packed.ends;
     } else kept[name] = columns[name].map((entry) => entry ?? null);
   }
-  const sections: Header['sections'] = {};
-  let offset = 0;
-  for (const [name, array] of Object.entries(arrays)) {
-    sections[name] = [offset, array.length, typeOf(array)];
-    offset += Math.ceil(array.byteLength / 8) * 8;
-  }
-  const header: Header = { fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, uniqueIds: new Set(t.ids).size === t.ids.length, sections };
+  return piecesOf({ fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, uniqueIds: new Set(t.ids).size === t.ids.length, unresolved }, arrays);
+}
+
+/**
+ * The snapshot's bytes in pieces from its header (less the sections) and its arrays, in the
+ * order of the file: what snapshotPieces writes, and a splice (snapshot-splice.ts) too.
+ */
+export function piecesOf(fields: Omit<Header, 'sections'>, arrays: Record<string, TypedArray>): Uint8Array[] {
+  const header = headerOf(fields, arrays);
   const json = new TextEncoder().encode(JSON.stringify(header));
   const head = new Uint8Array(12);
   head.set(new TextEncoder().encode(MAGIC), 0);
@@ -306,6 +337,18 @@ export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerpr
     pad(array.byteLength);
   }
   return pieces;
+}
+
+/** The header of a snapshot of these arrays, in the file's order: each section's place, length and type. */
+export function headerOf(fields: Omit<Header, 'sections'>, arrays: Record<string, TypedArray>): Header {
+  const sections: Header['sections'] = {};
+  let offset = 0;
+  for (const [name, array] of Object.entries(arrays)) {
+    sections[name] = [offset, array.length, typeOf(array)];
+    offset += Math.ceil(array.byteLength / 8) * 8;
+  }
+  // in this order (the file's bytes do not depend on how the header was made); no unresolved: not written
+  return { fingerprint: fields.fingerprint, episodeNames: fields.episodeNames, json: fields.json, sameTerms: fields.sameTerms, uniqueIds: fields.uniqueIds, unresolved: fields.unresolved, sections };
 }
 
 /** Whether two lists hold the same strings in the same order (the episode index's terms are the word index's when it was built from them). */
@@ -328,7 +371,19 @@ export interface Snapshot {
   /** Each document's index signature (engine-update.ts), when the snapshot was saved with them. */
   signatures: Float64Array | null;
   parts: (params: { lexical: Bm25Params; episodes: Bm25Params }) => EngineParts;
+  /** The file as it is stored, for a splice (snapshot-splice.ts). */
+  raw: RawSnapshot;
 }
+
+/** A snapshot's header, its sections as views over the file, and its string columns (null: kept as JSON). */
+export interface RawSnapshot {
+  header: Readonly<Header>;
+  view: (name: string) => TypedArray;
+  strings: (name: StringColumn) => PackedStrings | null;
+}
+
+export type { Header as SnapshotHeader, StringColumn, TypedArray };
+export { CATEGORY_CODES, CONFIDENCE_CODES, TIER_CODES, STRING_COLUMNS };
 
 /**
  * The values `codes` names, one a code (`missing` for a code out of range). A plain loop: Array.from
@@ -374,92 +429,111 @@ export function decodeSnapshot(input: Uint8Array): Snapshot | null {
       if (at + count * Type.BYTES_PER_ELEMENT > bytes.byteOffset + bytes.length) throw new Error('truncated');
       return new Type(bytes.buffer as ArrayBuffer, at, count);
     };
-    // each column checked here (a damaged file is no snapshot), its strings made when read
-    const packed = (name: StringColumn): Strings => {
-      const list = header.json[name];
-      if (list) return listStrings(list);
-      return new PackedStrings(new TextDecoder().decode(view(`${name}Text`)), view(`${name}Ends`) as Int32Array);
-    };
-    const listing = packed('listing');
-    const listSize = view('listSize') as Float64Array;
-    const listMtime = view('listMtime') as Float64Array;
-    if (listSize.length !== listing.length || listMtime.length !== listing.length) throw new Error('a listing of another length');
-    const docFile = view('docFile') as Int32Array;
-    const n = docFile.length;
-    const ids = packed('ids');
-    const role = packed('role');
-    const source = packed('source');
-    const session = packed('session');
-    if (ids.length !== n || role.length !== n || source.length !== n || session.length !== n) throw new Error('a column of another length');
-    const uniqueIds = header.uniqueIds === true;
-    const table: DocTable = {
-      n,
-      // every id is read by the engine's map of them, which it makes at once unless ids are unique
-      ids: uniqueIds ? lazyArray(n, (i) => ids.at(i)!) : (everyEntry(ids) as string[]),
-      paths: lazyArray(n, (i) => (docFile[i]! >= 0 && docFile[i]! < listing.length ? listing.at(docFile[i]!)! : (undefined as unknown as string))),
-      category: decoded(view('category'), CATEGORY_CODES),
-      confidence: decoded(view('confidence'), CONFIDENCE_CODES),
-      tier: decoded(view('tier'), TIER_CODES, null),
-      // every role is read by the engine (deriveRow); most vaults have none
-      role: role.allNull() ? new Array<string | null>(n).fill(null) : everyEntry(role),
-      source: lazyArray(n, (i) => source.at(i)),
-      session: lazyArray(n, (i) => session.at(i)),
-      archived: view('archived') as Uint8Array,
-      isError: view('isError') as Uint8Array,
-      createdMs: view('createdMs') as Float64Array,
-      accessMs: view('accessMs') as Float64Array,
-      activationMs: view('activationMs') as Float64Array,
-      halfLifeDays: view('halfLifeDays') as Float64Array,
-      activation: view('activation') as Float64Array,
-      amplitude: view('amplitude') as Float64Array,
-      accessCount: view('accessCount') as Int32Array,
-      linkOffsets: view('linkOffsets') as Int32Array,
-      linkTargets: view('linkTargets') as Int32Array,
-      linkKinds: view('linkKinds') as Uint8Array,
-      coOffsets: view('coOffsets') as Int32Array,
-      coTargets: view('coTargets') as Int32Array,
-      coCounts: view('coCounts') as Float64Array,
-      successor: view('successor') as Int32Array,
-      texts: new Array<string | null>(n).fill(null),
-    };
-    const lexicalTerms = packed('lexicalTerms');
-    const episodeTerms = header.sameTerms ? lexicalTerms : packed('episodeTerms');
-    // a term's binary search reads ~14 of them: made when read
-    const lexicalList = lazyArray(lexicalTerms.length, (i) => lexicalTerms.at(i)!);
-    const lexical = { terms: lexicalList, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };
-    const episodes = { terms: header.sameTerms ? lexicalList : lazyArray(episodeTerms.length, (i) => episodeTerms.at(i)!), offsets: view('epOffsets') as Int32Array, docs: view('epDocs') as Int32Array, tfs: view('epTfs') as Uint16Array, lengths: view('epLengths') as Int32Array };
-    const episodeOf = view('episodeOf') as Int32Array;
-    return {
-      fingerprint: header.fingerprint,
-      matches: (files) => {
-        if (files.length !== listing.length) return false;
-        for (let i = 0; i < files.length; i++) {
-          const f = files[i]!;
-          if (f[1] !== listSize[i] || f[2] !== listMtime[i]) return false;
-        }
-        return listing.equalsAll(files.map((f) => f[0]));
-      },
-      changedFiles: (files) => {
-        if (files.length !== listing.length) return null;
-        const changed: string[] = [];
-        for (let i = 0; i < files.length; i++) {
-          const f = files[i]!;
-          if (!listing.equals(i, f[0])) return null;
-          if (f[1] !== listSize[i] || f[2] !== listMtime[i]) changed.push(f[0]);
-        }
-        return changed;
-      },
-      signatures: header.sections.signature ? (view('signature') as Float64Array) : null,
-      parts: (params) => ({
-        table,
-        lexical: Bm25Index.fromArrays(params.lexical, lexical),
-        episodes: Bm25Index.fromArrays(params.episodes, episodes),
-        episodeOf,
-        episodeNames: header.episodeNames,
-        uniqueIds,
-      }),
-    };
+    return openSnapshot(header, view);
   } catch {
     return null;
   }
+}
+
+/**
+ * A snapshot from its header and its sections: views over its file (decodeSnapshot), or the
+ * arrays a splice made (snapshot-splice.ts), which open as the file they are written to would.
+ * Throws when a section is missing or does not fit.
+ */
+export function openSnapshot(header: Header, view: (name: string) => TypedArray, texts: Partial<Record<StringColumn, string>> = {}): Snapshot {
+  // each column checked here (a damaged file is no snapshot), its strings made when read
+  const packed = (name: StringColumn): Strings => {
+    const list = header.json[name];
+    if (list) return listStrings(list);
+    return new PackedStrings(texts[name] ?? new TextDecoder().decode(view(`${name}Text`)), view(`${name}Ends`) as Int32Array);
+  };
+  const listing = packed('listing');
+  const listSize = view('listSize') as Float64Array;
+  const listMtime = view('listMtime') as Float64Array;
+  if (listSize.length !== listing.length || listMtime.length !== listing.length) throw new Error('a listing of another length');
+  const docFile = view('docFile') as Int32Array;
+  const n = docFile.length;
+  const ids = packed('ids');
+  const role = packed('role');
+  const source = packed('source');
+  const session = packed('session');
+  if (ids.length !== n || role.length !== n || source.length !== n || session.length !== n) throw new Error('a column of another length');
+  const uniqueIds = header.uniqueIds === true;
+  const table: DocTable = {
+    n,
+    // every id is read by the engine's map of them, which it makes at once unless ids are unique
+    ids: uniqueIds ? lazyArray(n, (i) => ids.at(i)!) : (everyEntry(ids) as string[]),
+    paths: lazyArray(n, (i) => (docFile[i]! >= 0 && docFile[i]! < listing.length ? listing.at(docFile[i]!)! : (undefined as unknown as string))),
+    category: decoded(view('category'), CATEGORY_CODES),
+    confidence: decoded(view('confidence'), CONFIDENCE_CODES),
+    tier: decoded(view('tier'), TIER_CODES, null),
+    // every role is read by the engine (deriveRow); most vaults have none
+    role: role.allNull() ? new Array<string | null>(n).fill(null) : everyEntry(role),
+    source: lazyArray(n, (i) => source.at(i)),
+    session: lazyArray(n, (i) => session.at(i)),
+    archived: view('archived') as Uint8Array,
+    isError: view('isError') as Uint8Array,
+    createdMs: view('createdMs') as Float64Array,
+    accessMs: view('accessMs') as Float64Array,
+    activationMs: view('activationMs') as Float64Array,
+    halfLifeDays: view('halfLifeDays') as Float64Array,
+    activation: view('activation') as Float64Array,
+    amplitude: view('amplitude') as Float64Array,
+    accessCount: view('accessCount') as Int32Array,
+    linkOffsets: view('linkOffsets') as Int32Array,
+    linkTargets: view('linkTargets') as Int32Array,
+    linkKinds: view('linkKinds') as Uint8Array,
+    coOffsets: view('coOffsets') as Int32Array,
+    coTargets: view('coTargets') as Int32Array,
+    coCounts: view('coCounts') as Float64Array,
+    successor: view('successor') as Int32Array,
+    texts: new Array<string | null>(n).fill(null),
+  };
+  const lexicalTerms = packed('lexicalTerms');
+  const episodeTerms = header.sameTerms ? lexicalTerms : packed('episodeTerms');
+  // a term's binary search reads ~14 of them: made when read
+  const lexicalList = lazyArray(lexicalTerms.length, (i) => lexicalTerms.at(i)!);
+  const lexical = { terms: lexicalList, offsets: view('lexOffsets') as Int32Array, docs: view('lexDocs') as Int32Array, tfs: view('lexTfs') as Uint16Array, lengths: view('lexLengths') as Int32Array };
+  const episodes = { terms: header.sameTerms ? lexicalList : lazyArray(episodeTerms.length, (i) => episodeTerms.at(i)!), offsets: view('epOffsets') as Int32Array, docs: view('epDocs') as Int32Array, tfs: view('epTfs') as Uint16Array, lengths: view('epLengths') as Int32Array };
+  const episodeOf = view('episodeOf') as Int32Array;
+  const stored: Partial<Record<StringColumn, Strings>> = { listing, ids, role, source, session, lexicalTerms, episodeTerms };
+  return {
+    fingerprint: header.fingerprint,
+    matches: (files) => {
+      if (files.length !== listing.length) return false;
+      for (let i = 0; i < files.length; i++) {
+        const f = files[i]!;
+        if (f[1] !== listSize[i] || f[2] !== listMtime[i]) return false;
+      }
+      return listing.equalsAll(files.map((f) => f[0]));
+    },
+    changedFiles: (files) => {
+      if (files.length !== listing.length) return null;
+      const changed: string[] = [];
+      for (let i = 0; i < files.length; i++) {
+        const f = files[i]!;
+        if (!listing.equals(i, f[0])) return null;
+        if (f[1] !== listSize[i] || f[2] !== listMtime[i]) changed.push(f[0]);
+      }
+      return changed;
+    },
+    signatures: header.sections.signature ? (view('signature') as Float64Array) : null,
+    parts: (params) => ({
+      table,
+      lexical: Bm25Index.fromArrays(params.lexical, lexical),
+      episodes: Bm25Index.fromArrays(params.episodes, episodes),
+      episodeOf,
+      episodeNames: header.episodeNames,
+      uniqueIds,
+    }),
+    raw: {
+      header,
+      view,
+      strings: (name) => {
+        if (header.json[name]) return null;
+        const column = stored[name] ?? packed(name);
+        return column instanceof PackedStrings ? column : null;
+      },
+    },
+  };
 }

@@ -88,7 +88,7 @@ describe('recall snapshot', () => {
     }
   });
 
-  it('rebuilds instead of patching when a changed file indexes differently (its session) or a file is added', async () => {
+  it('rebuilds instead of patching when a changed file indexes differently (its session) or a file of a session is added (no splice: snapshot-splice.test.ts)', async () => {
     const { vault, files: store } = memoryVault('2026-05-03T00:00:00Z');
     bodies.forEach((b, n) => store.files.set(`episodic/${id(n)}.md`, note(n, b)));
     await openRecall(vault);

@@ -1,0 +1,237 @@
+import type { FileStat } from '../../../src/core/ports';
+import { CATALOG_PATH } from '../../../src/core/recall/catalog';
+import type { RecallEngine } from '../../../src/core/recall/recall';
+import { openRecall, toResult } from '../../../src/core/recall/results';
+import { decodeSnapshot, PackedStrings, SNAPSHOT_PATH, type SnapshotHeader } from '../../../src/core/recall/snapshot';
+import { unresolvedNames } from '../../../src/core/recall/snapshot-splice';
+import { at, memoryVault, MemoryFileStore } from '../../helpers/memory-ports';
+
+/**
+ * The recall snapshot spliced with the files a remember, a touch, an edit or a forget changed
+ * (snapshot-splice.ts): each step below changes the vault, opens recall (which splices: the
+ * catalog, removed before, is not written again), then checks that the snapshot written is the
+ * one a rebuild from the same files writes, byte for byte, and that both answer alike.
+ */
+
+const NOW = '2026-05-03T00:00:00Z';
+const id = (n: number) => `mem-${String(n).padStart(12, '0')}`;
+
+/** A file store whose files have an mtime of their own, moved on by each write (as a disk's). */
+class StampedStore extends MemoryFileStore {
+  readonly stamps = new Map<string, number>();
+  private tick = 1;
+  put(path: string, text: string): void {
+    this.files.set(path, text);
+    this.stamps.set(path, this.tick++);
+  }
+  override async stat(path: string): Promise<FileStat | null> {
+    const stat = await super.stat(path);
+    return stat && this.files.has(path) ? { ...stat, mtimeMs: this.stamps.get(path) ?? 0 } : stat;
+  }
+  override async write(path: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileStat | void> {
+    await super.write(path, data, options);
+    if (typeof data === 'string') this.stamps.set(path, this.tick++);
+  }
+}
+
+function stampedVault() {
+  const { vault, files } = memoryVault(NOW);
+  const store = new StampedStore();
+  (vault.ports as { files: unknown }).files = store;
+  void files;
+  return { vault, store };
+}
+
+const note = (n: number, body: string, extra = '') => `---\nid: ${id(n)}\ncategory: episodic\ncreated_at: "2026-05-01T00:${String(n).padStart(2, '0')}:00Z"\n${extra}---\n${body}\n`;
+
+function seed(store: StampedStore): void {
+  store.put(`episodic/b payments retries.md`, note(1, 'The payments service retries three times with backoff.', 'session: s1\n'));
+  store.put(`episodic/d backoff.md`, note(2, `Backoff starts at 200 milliseconds. [[${id(1)}|related]]`, 'session: s1\n'));
+  store.put(`episodic/f lunch.md`, note(3, 'Lunch was pizza on Friday.', `co_access: {"${id(1)}": 3, "${id(40)}": 2}\n`));
+  store.put(`episodic/h grafana.md`, note(4, `Payments dashboards are in Grafana. [[${id(3)}|related]]`, 'agent_role: sre\ntags: [dashboards]\n'));
+  store.put(`episodic/j broken.md`, '---\nid: [unclosed\n---\nnot a memory\n');
+  store.put(`semantic/k deploys.md`, note(5, 'Deploys go out on Tuesdays after the freeze.', `superseded_by: ${id(41)}\n`).replace('episodic', 'semantic'));
+  store.put(`archive/episodic/m old.md`, note(6, 'The old payments gateway timed out after 30 seconds.', 'tier: archive\n'));
+}
+
+const QUERIES = ['payments retries', 'backoff', 'lunch pizza', 'grafana dashboards', 'deploys tuesday', 'ledger export queue', 'gateway timeout'];
+
+function answers(engine: RecallEngine): string {
+  return JSON.stringify(QUERIES.map((q) => engine.recall(q, { limit: 10, radius: 'all' }, at(NOW)).map((h) => toResult(h, true))));
+}
+
+/** Open recall after a change: whether it spliced (the catalog stayed away), and the snapshot against a rebuild's. */
+async function openAndCompare(vault: ReturnType<typeof stampedVault>['vault'], store: StampedStore): Promise<{ spliced: boolean; header: SnapshotHeader }> {
+  store.files.delete(CATALOG_PATH);
+  const engine = await openRecall(vault);
+  const spliced = !store.files.has(CATALOG_PATH);
+  const bytes = store.binary.get(SNAPSHOT_PATH)!;
+  const header = decodeSnapshot(bytes)!.raw.header as SnapshotHeader;
+  const said = answers(engine);
+  store.binary.delete(SNAPSHOT_PATH);
+  store.files.delete(CATALOG_PATH);
+  const rebuilt = await openRecall(vault);
+  expect(Buffer.from(bytes)).toEqual(Buffer.from(store.binary.get(SNAPSHOT_PATH)!));
+  expect(said).toBe(answers(rebuilt));
+  return { spliced, header };
+}
+
+describe('a snapshot spliced with the files that changed', () => {
+  it('follows a remember, several remembers, a touch, an edit of words, a forget and a move, each as a rebuild would', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    expect(decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.raw.header.unresolved).toEqual([
+      [2, id(40)],
+      [4, id(41)],
+    ]);
+
+    // a remember: a new file between others, new words, a link to a memory and to none
+    store.put(`episodic/c ledger.md`, note(7, `The ledger export queue drains every 12 minutes. [[${id(4)}|related]] [[${id(42)}|related]]`));
+    let step = await openAndCompare(vault, store);
+    expect(step.spliced).toBe(true);
+    expect(step.header.unresolved).toEqual([
+      [1, id(42)],
+      [3, id(40)],
+      [5, id(41)],
+    ]);
+
+    // several remembers in a row, one of them first of all, one last of all
+    store.put(`episodic/a queue.md`, note(8, 'The export queue is watched by the ledger team.'));
+    store.put(`semantic/z zebra.md`, note(9, 'Zebra crossings near the office.', `superseded_by: ${id(43)}\n`).replace('episodic', 'semantic'));
+    store.put(`episodic/e retries again.md`, note(10, 'Retries of the ledger export back off too.', `co_access: {"${id(7)}": 1}\n`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+
+    // a touch of a session's member: its fields change, not its words
+    store.put(`episodic/d backoff.md`, note(2, `Backoff starts at 200 milliseconds. [[${id(1)}|related]]`, 'session: s1\naccess_count: 3\ntier: core\n'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+
+    // an edit of words (Obsidian): old postings out, new ones in; a term no one holds goes
+    store.put(`episodic/f lunch.md`, note(3, 'Lunch was sushi on Monday.', `co_access: {"${id(1)}": 3, "${id(40)}": 2}\n`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+
+    // a forget: the memory others link to is gone, their links become unresolved
+    store.files.delete(`episodic/h grafana.md`);
+    step = await openAndCompare(vault, store);
+    expect(step.spliced).toBe(true);
+    expect(step.header.unresolved!.map((u) => u[1])).toContain(id(4));
+
+    // a move (to the archive and back): the same id at another path, links follow it
+    const text = store.files.get(`episodic/c ledger.md`)!;
+    store.files.delete(`episodic/c ledger.md`);
+    store.put(`archive/episodic/c ledger.md`, text);
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+
+    // a supersession: the new memory links the old, the old names its successor
+    store.put(`semantic/l deploys now.md`, note(11, `Deploys go out on Wednesdays now. [[${id(5)}|supersedes]]`).replace('episodic', 'semantic'));
+    store.put(`semantic/k deploys.md`, note(5, 'Deploys go out on Tuesdays after the freeze.', `superseded_by: ${id(11)}\n`).replace('episodic', 'semantic'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+
+    // the unreadable file repaired: a memory now
+    store.put(`episodic/j broken.md`, note(12, 'Repaired note about payments.'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+  });
+
+  it('keeps the episode index\'s terms apart, or as the word index\'s, as a rebuild finds them', async () => {
+    const { vault, store } = stampedVault();
+    store.put(`episodic/a.md`, note(1, 'Payments retry with backoff.', 'session: s1\n'));
+    store.put(`episodic/b.md`, note(2, 'Backoff doubles each time.', 'session: s2\n'));
+    await openRecall(vault);
+    expect(decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.raw.header.sameTerms).toBe(true);
+    // a memory of no session with words of its own: the word index's terms are no longer the episodes'
+    store.put(`episodic/c.md`, note(3, 'Zebra crossings outside.'));
+    let step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.sameTerms]).toEqual([true, false]);
+    // and gone again: they are
+    store.files.delete(`episodic/c.md`);
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.sameTerms]).toEqual([true, true]);
+  });
+
+  it('declines what it cannot follow, and recall rebuilds: an id others named while it was missing, a session gained or lost, a new session, an id held twice', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    // id(40) is a co-access partner of memory 3 that no file held: its file brings the link to life
+    store.put(`episodic/n partner.md`, note(40, 'The partner memory comes back.'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    // a new memory of a session
+    store.put(`episodic/o session.md`, note(13, 'A new member of the session.', 'session: s1\n'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    // a member leaves its session (its words kept)
+    store.put(`episodic/b payments retries.md`, note(1, 'The payments service retries three times with backoff.'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    // a session member's words change
+    store.put(`episodic/d backoff.md`, note(2, `Backoff starts at 300 milliseconds. [[${id(1)}|related]]`, 'session: s1\n'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    // a session member removed
+    store.files.delete(`episodic/o session.md`);
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    // a second file with an id a kept memory holds (a sync copy)
+    store.put(`episodic/p copy.md`, note(3, 'A copy of lunch.'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+  });
+
+  it('declines a snapshot written without its unresolved names (an older build), which the rebuild then writes', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    const bytes = store.binary.get(SNAPSHOT_PATH)!;
+    // the header rewritten without the field, the sections left where they are (same length: padded with spaces)
+    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+    const json = new TextDecoder().decode(bytes.subarray(12, 12 + length));
+    const older = json.replace(/,"unresolved":\[[^\]]*(\][^\]]*)*?\]\]/, '');
+    expect(older).not.toContain('unresolved');
+    const copy = bytes.slice();
+    copy.set(new TextEncoder().encode(older.padEnd(length, ' ')), 12);
+    store.binary.set(SNAPSHOT_PATH, copy);
+    expect(decodeSnapshot(copy)!.raw.header.unresolved).toBeUndefined();
+    store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    expect(decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.raw.header.unresolved).toBeDefined();
+  });
+
+  it('declines more changed files than the share a rebuild costs no more than', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    for (let n = 0; n < 17; n++) store.put(`episodic/q${String(n).padStart(2, '0')}.md`, note(20 + n, `Bulk note ${n} about queues.`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    for (let n = 0; n < 16; n++) store.put(`episodic/r${String(n).padStart(2, '0')}.md`, note(50 + n, `Second bulk note ${n} about queues.`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+  });
+});
+
+describe('unresolvedNames', () => {
+  it('lists each name a document gives that no document holds, by row then id, once each; its own id and supersedes links are not named', () => {
+    const doc = (docId: string, extra: Partial<{ links: Array<{ target: string; kind: 'related' | 'supersedes' | 'decays_from' | 'contradicts' }>; co_access: Record<string, number>; superseded_by: string | null }>) =>
+      ({ id: docId, links: [], co_access: {}, superseded_by: null, ...extra }) as never;
+    expect(
+      unresolvedNames([
+        doc('a', { links: [{ target: 'z', kind: 'related' }, { target: 'b', kind: 'related' }, { target: 'y', kind: 'supersedes' }], co_access: { z: 1, x: 2 } }),
+        doc('b', { links: [{ target: 'b', kind: 'decays_from' }, { target: 'w', kind: 'contradicts' }], superseded_by: 'v' }),
+        doc('c', {}),
+      ]),
+    ).toEqual([
+      [0, 'x'],
+      [0, 'z'],
+      [1, 'v'],
+      [1, 'w'],
+    ]);
+    expect(unresolvedNames([doc('a', {}), doc('b', { superseded_by: 'a', co_access: { a: 1 } })])).toEqual([]);
+  });
+});
+
+describe('PackedStrings.find', () => {
+  it('finds a whole entry only (not part of one, not across two), the first of equal ones; -1 for none or the empty string', () => {
+    const packed = new PackedStrings('abcabcdbc', Int32Array.from([3, 7, ~7, 9]));
+    expect(packed.find('abc')).toBe(0);
+    expect(packed.find('abcd')).toBe(1);
+    expect(packed.find('bc')).toBe(3);
+    expect(packed.find('ca')).toBe(-1);
+    expect(packed.find('b')).toBe(-1);
+    expect(packed.find('')).toBe(-1);
+    expect(new PackedStrings('xyxy', Int32Array.from([2, 4])).find('xy')).toBe(0);
+    expect(new PackedStrings('xxy', Int32Array.from([1, 3])).find('xy')).toBe(1);
+  });
+});
