@@ -117,6 +117,20 @@ const ownOrNull = (s: string | null): string | null => (s === null ? null : ownS
 /** A link with its own target and the kind as LINK_KINDS spells it (one string for every link of a kind). */
 const ownLink = (link: MemoryLink): MemoryLink => ({ ...link, target: ownString(link.target), kind: LINK_KINDS[LINK_KINDS.indexOf(link.kind)] ?? link.kind });
 
+/**
+ * Each link as ownLink makes it, in an array filled by push: the same array `links.map(ownLink)`
+ * gives, but of one elements kind however it runs. `map` inlined by the optimising compiler makes
+ * its array with holes (HOLEY_ELEMENTS) where the unoptimised builtin makes a packed one: in a
+ * first recall at 10k catalogDoc was optimised ~1,000 files in, and from there its documents' links
+ * had a map that encode, tableRows and the reverse link steps had not met, each thrown away and
+ * compiled again (encode 4 times). Exported for tests.
+ */
+export function ownLinks(links: readonly MemoryLink[]): MemoryLink[] {
+  const out: MemoryLink[] = [];
+  for (let i = 0; i < links.length; i++) out.push(ownLink(links[i]!));
+  return out;
+}
+
 /** The co-access of each catalog document that has none (most): one object they share and never change. */
 const NO_CO_ACCESS: Record<string, number> = {};
 
@@ -137,7 +151,7 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
   // a new memory's three times are one string: read once
   const accessMs = memory.last_accessed_at === memory.created_at ? createdMs : parseTimestamp(memory.last_accessed_at)!;
   const activationMs = !memory.activation_at ? accessMs : memory.activation_at === memory.last_accessed_at ? accessMs : parseTimestamp(memory.activation_at)!;
-  const links = memory.links.length === 0 ? memory.links : memory.links.map(ownLink);
+  const links = memory.links.length === 0 ? memory.links : ownLinks(memory.links);
   // the terms of its day, shared with the other documents of that day when it names no date
   const times = sharedTimeTerms(text, createdMs);
   const entities = entityTerms(text);
@@ -179,12 +193,37 @@ type Row = [
 ];
 type ErrorRow = [path: string, size: number, mtimeMs: number, error: string];
 
+/**
+ * A row's links, `kind|target` each, with a space between: `links.map(...).join(' ')` by a loop.
+ * Optimised, the inlined `map` makes an array with holes where the builtin made a packed one, and
+ * the `join` after it, compiled for the packed ones, was thrown away at its first holey one
+ * (encode was compiled 4 times in a first recall at 10k). Exported for tests.
+ */
+export function linksField(links: readonly MemoryLink[]): string {
+  let out = '';
+  for (let i = 0; i < links.length; i++) {
+    const link = links[i]!;
+    out += i === 0 ? `${link.kind}|${link.target}` : ` ${link.kind}|${link.target}`;
+  }
+  return out;
+}
+
+/** A row's co-access, `id:count` each in Object.entries' order, with a space between (linksField's reason). Exported for tests. */
+export function coAccessField(coAccess: Record<string, number>): string {
+  const entries = Object.entries(coAccess);
+  let out = '';
+  for (let i = 0; i < entries.length; i++) {
+    const [id, n] = entries[i]!;
+    out += i === 0 ? `${id}:${n}` : ` ${id}:${n}`;
+  }
+  return out;
+}
+
 function encode(doc: RecallDoc, size: number, mtimeMs: number): Row {
   return [
     doc.path, size, mtimeMs, doc.category, doc.confidence, doc.tier, doc.createdMs, doc.accessMs, doc.activationMs,
     doc.access_count, doc.is_error ? 1 : 0, doc.half_life_days, doc.activation, doc.amplitude, doc.agent_role, doc.source,
-    doc.session, doc.terms.join(' '), doc.links.map((l) => `${l.kind}|${l.target}`).join(' '),
-    Object.entries(doc.co_access).map(([id, n]) => `${id}:${n}`).join(' '),
+    doc.session, doc.terms.join(' '), linksField(doc.links), coAccessField(doc.co_access),
     (doc.facets ?? []).join(' '),
     doc.id,
     doc.superseded_by ?? '',
