@@ -37,11 +37,11 @@ export function bundleFor(argv: readonly string[]): string {
  * queries: left as it is. `root()`: the vault's folder (null: none); `stamp(path)`: a file's
  * mtime in ms, or null when it is missing.
  */
-export function baselineTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null): boolean {
+export function baselineTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null, read: (path: string) => string | null = () => null): boolean {
   if (!readsOnce(argv)) return false;
   const dir = root();
   if (dir === null) return false;
-  return snapshotFresh(dir, stamp) && (size(`${dir}/${SNAPSHOT_FILE}`) ?? Infinity) <= BASELINE_MAX_SNAPSHOT;
+  return spliceable(dir, stamp, read) && (size(`${dir}/${SNAPSHOT_FILE}`) ?? Infinity) <= BASELINE_MAX_SNAPSHOT;
 }
 
 /** Whether the command line is one `recall` (not `--batch`: many queries) or a `context` (baselineTier, rebuildTier). */
@@ -70,19 +70,19 @@ export const BASELINE_MAX_SNAPSHOT = 8 * 1024 * 1024;
  * each way). Not `consolidate`: 10k 2.51 -> 2.35 s (4 of 4) but 100k 17.3 -> 17.7 s (2 of 2
  * slower). Not `--batch` (many queries: the search loops run long enough to pay for inlining).
  */
-export function rebuildTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null): boolean {
+export function rebuildTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, read: (path: string) => string | null = () => null): boolean {
   if (!readsOnce(argv)) return false;
   const dir = root();
-  return dir !== null && !snapshotFresh(dir, stamp);
+  return dir !== null && !spliceable(dir, stamp, read);
 }
 
 /** The V8 flag rebuildTier's command lines run under. */
 export const REBUILD_FLAG = '--max-inlined-bytecode-size-cumulative=150';
 
 /** The V8 flag the launcher gives this command line before its bundle is compiled, or null (V8's defaults). */
-export function launchFlag(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null): string | null {
-  if (baselineTier(argv, root, stamp, size)) return BASELINE_FLAG;
-  return rebuildTier(argv, root, stamp) ? REBUILD_FLAG : null;
+export function launchFlag(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null, read: (path: string) => string | null = () => null): string | null {
+  if (baselineTier(argv, root, stamp, size, read)) return BASELINE_FLAG;
+  return rebuildTier(argv, root, stamp, read) ? REBUILD_FLAG : null;
 }
 
 /** Whether the vault's recall snapshot exists and no memory folder changed after it (baselineTier). */
@@ -91,6 +91,47 @@ export function snapshotFresh(root: string, stamp: (path: string) => number | nu
   if (snapshot === null) return false;
   return TIER_FOLDERS.every((folder) => (stamp(`${root}/${folder}`) ?? -Infinity) <= snapshot);
 }
+
+/**
+ * How many `remember` and `touch` commands changed the memory folders since the recall snapshot
+ * was written, and nothing else did (0: the snapshot is fresh); null when that is not known: no
+ * snapshot, or a folder changed after the last of them wrote CHANGES_FILE (an import, a
+ * consolidation, Obsidian). A recall after a few of them splices the snapshot with the files
+ * they wrote (src/core/recall/snapshot-splice.ts) instead of rebuilding: work as light as a
+ * recall from a fresh snapshot, for which baselineTier's flag is the cheaper one. Only a guess
+ * at how much work the recall will do: a wrong one costs time, never changes an answer.
+ */
+export function changesSince(root: string, stamp: (path: string) => number | null, read: (path: string) => string | null): number | null {
+  const snapshot = stamp(`${root}/${SNAPSHOT_FILE}`);
+  if (snapshot === null) return null;
+  let folders = -Infinity;
+  for (const folder of TIER_FOLDERS) folders = Math.max(folders, stamp(`${root}/${folder}`) ?? -Infinity);
+  if (folders <= snapshot) return 0;
+  const noted = stamp(`${root}/${CHANGES_FILE}`);
+  if (noted === null || folders > noted) return null;
+  const text = read(`${root}/${CHANGES_FILE}`);
+  const match = text === null ? null : /^(\S+) ([1-9]\d{0,5})\n$/.exec(text);
+  return match && match[1] === String(snapshot) ? Number(match[2]) : null;
+}
+
+/** What CHANGES_FILE says: the snapshot's mtime (ms) when the first of the commands found it, and how many of them ran since. */
+export function changesText(snapshotMtimeMs: number, commands: number): string {
+  return `${snapshotMtimeMs} ${commands}\n`;
+}
+
+/** Whether a recall will open the snapshot as it is or splice it with the files of at most MAX_NOTED_CHANGES commands (changesSince). */
+function spliceable(root: string, stamp: (path: string) => number | null, read: (path: string) => string | null): boolean {
+  return (changesSince(root, stamp, read) ?? Infinity) <= MAX_NOTED_CHANGES;
+}
+
+/** Beside the snapshot: the count of commands changesSince reads (headless/recall-changes.ts writes it). */
+export const CHANGES_FILE = '.engram/cache/recall.changes';
+/**
+ * The most `remember` / `touch` commands after which a recall still takes the light path: each
+ * writes one to a few files (a touch spreads to linked memories), and a splice parses at most
+ * max(16, 5 %) of them before it declines and rebuilds (under this flag, ~25 % slower).
+ */
+export const MAX_NOTED_CHANGES = 4;
 
 /** The recall snapshot, from the vault's folder (src/core/recall/snapshot.ts SNAPSHOT_PATH: the launcher imports no core module). */
 export const SNAPSHOT_FILE = '.engram/cache/recall.snapshot';

@@ -18,6 +18,7 @@ import { currentTier } from '../src/core/tiers';
 import type { Command, CommandContext } from './command';
 import { count, oneOf, print, readInput, textArgument, memoryRef } from './command-kit';
 import { touchCommand, useCommand } from './use-commands';
+import { changesBefore, noteChange } from './recall-changes';
 import { contextCommand, recallCommand } from './read-commands';
 import { refreshVectors } from '../src/core/embeddings/store';
 import { loadCatalog } from '../src/core/recall/catalog';
@@ -162,7 +163,9 @@ export const COMMANDS: Record<string, Command> = {
         supersedes: (o.supersedes as string | undefined) ?? null,
       };
       const runtime = openVault(context.runtime);
+      const before = changesBefore(runtime.root);
       const result = await remember(runtime.vault, input, null, createEmbedder(runtime.vault.settings.embedder, runtime.root));
+      noteChange(runtime.root, before);
       return print(context, result, () => {
         const line = `${result.action} ${result.id}  ${result.path}${result.revived ? '  (back out of archive/)' : ''}`;
         const replaced = (result.supersedes ?? []).map((old) => `\n  supersedes ${old} (kept, ranked below it, no longer injected; undo: engram mark ${old} --not-superseded)`).join('');

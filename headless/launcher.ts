@@ -1,6 +1,6 @@
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { bundleFor, CLI_BUNDLE, launchFlag } from './bundles';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
@@ -35,7 +35,7 @@ function runHere(stdin: string | null): void {
   if (stdin !== null) (globalThis as Record<symbol, unknown>)[Symbol.for('engram.stdin')] = stdin;
   // before the bundle is compiled or read from its cache: V8 rejects a cache made under other
   // flags, so the flag names the cache too (one a command and flag)
-  const flag = launchFlag(argv, () => rootOf(argv), mtimeOf, sizeOf);
+  const flag = launchFlag(argv, () => rootOf(argv), mtimeOf, sizeOf, textOf);
   if (flag !== null) setFlagsFromString(flag);
   const source = readSource(bundle);
   if (source.length === 0) {
@@ -65,6 +65,14 @@ function rootOf(args: readonly string[]): string | null {
 function sizeOf(path: string): number | null {
   try {
     return statSync(path, { throwIfNoEntry: false })?.size ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function textOf(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
   } catch {
     return null;
   }

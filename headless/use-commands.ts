@@ -3,6 +3,7 @@ import type { Vault } from '../src/core/vault';
 import type { Command } from './command';
 import { print, resolveIds } from './command-kit';
 import { openVault } from './runtime';
+import { changesBefore, noteChange } from './recall-changes';
 
 /**
  * touch and cite: memories used together. Apart from the other commands (headless/commands.ts)
@@ -34,8 +35,10 @@ export function useCommand(name: string, summary: string, details: string, use: 
     async run(context) {
       const runtime = openVault(context.runtime);
       const ids = await resolveIds(runtime, context, name);
+      const before = changesBefore(runtime.root);
       const results = await useMemories(runtime.vault, ids, use);
       await then?.(runtime.vault, ids);
+      noteChange(runtime.root, before, ids.length);
       return print(context, results, () => formatUse(results));
     },
   };

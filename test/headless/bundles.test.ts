@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, launchFlag, REBUILD_FLAG, rebuildTier, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, launchFlag, MAX_NOTED_CHANGES, REBUILD_FLAG, rebuildTier, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { changesBefore, noteChange } from '../../headless/recall-changes';
 import { MEMORY_ROOTS } from '../../src/core/memory-files';
 import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
 import { COMMANDS } from '../../headless/commands';
@@ -168,6 +169,107 @@ describe('baselineTier', () => {
       // made under the flag and read under it: accepted, not written again
       expect([run(['--vault', vault, ...recall], env), run(['--vault', vault, ...context], env)]).toEqual(built);
       expect(caches()).toEqual(written);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('changesSince: a recall after a few remembers or touches takes the light path', () => {
+  // the snapshot at 100; a remember wrote into episodic/ at 150 and noted it at 151
+  const snap = '/v/.engram/cache/recall.snapshot';
+  const noted = '/v/.engram/cache/recall.changes';
+  const files: Record<string, number> = { [snap]: 100, '/v/episodic': 150, '/v/semantic': 50, '/v/decisions': 99, '/v/archive': 1, [noted]: 151 };
+  const stampOf = (f: Record<string, number>) => (p: string) => (Object.hasOwn(f, p) ? f[p]! : null);
+  const readOf = (texts: Record<string, string>) => (p: string) => (Object.hasOwn(texts, p) ? texts[p]! : null);
+  const one = { [noted]: '100 1\n' };
+  const since = (f = files, texts: Record<string, string> = one) => changesSince('/v', stampOf(f), readOf(texts));
+
+  it('counts the noted commands since the snapshot the first of them found, and only while no folder changed after the note', () => {
+    expect(CHANGES_FILE).toBe('.engram/cache/recall.changes');
+    expect(MAX_NOTED_CHANGES).toBe(4);
+    expect(changesText(100, 3)).toBe('100 3\n');
+    expect(changesText(1796305177138.999, 1)).toBe('1796305177138.999 1\n');
+    expect(since()).toBe(1);
+    expect(since(files, { [noted]: '100 4\n' })).toBe(4);
+    expect(since(files, { [noted]: '1796305177138.999 2\n' })).toBeNull(); // another snapshot's
+    const late = { [snap]: 1796305177138.999, '/v/episodic': 1796305177140.5, [noted]: 1796305177141 };
+    expect(since(late, { [noted]: '1796305177138.999 2\n' })).toBe(2);
+    expect(since(late, { [noted]: '1796305177138.99 2\n' })).toBeNull();
+    // fresh: 0, whatever the note says
+    expect(since({ ...files, '/v/episodic': 100 }, {})).toBe(0);
+    // a folder changed after the note (an import, Obsidian), or at its very time, or no note, or no snapshot
+    for (const folder of TIER_FOLDERS) expect([folder, since({ ...files, [`/v/${folder}`]: 151.5 })]).toEqual([folder, null]);
+    expect(since({ ...files, '/v/archive': 151 })).toBe(1);
+    expect(since(Object.fromEntries(Object.entries(files).filter(([k]) => k !== noted)))).toBeNull();
+    expect(since(Object.fromEntries(Object.entries(files).filter(([k]) => k !== snap)))).toBeNull();
+    // what the note holds: exactly "MTIME COUNT\n", a count from 1
+    for (const text of ['100 0\n', '100 1', '100 01\n', ' 100 1\n', '100  1\n', '100 1\n\n', '100 -1\n', '100 1234567\n', '']) expect([text, since(files, { [noted]: text })]).toEqual([text, null]);
+    expect(since(files, { [noted]: '100 123456\n' })).toBe(123456);
+    expect(since(files, {})).toBeNull();
+  });
+
+  it('gives a recall or context after at most four noted commands the baseline flag, a rebuild the smaller inlining budget', () => {
+    const sizes = { [snap]: 4_847_040 };
+    const flag = (argv: string[], texts: Record<string, string>, f = files, bytes: Record<string, number> = sizes) => launchFlag(argv, () => '/v', stampOf(f), stampOf(bytes), readOf(texts));
+    expect(flag(['recall', 'q'], one)).toBe(BASELINE_FLAG);
+    expect(flag(['context'], { [noted]: '100 4\n' })).toBe(BASELINE_FLAG);
+    expect(flag(['recall', 'q'], { [noted]: '100 5\n' })).toBe(REBUILD_FLAG);
+    expect(flag(['recall', 'q'], {})).toBe(REBUILD_FLAG);
+    expect(flag(['recall', 'q'], one, { ...files, '/v/semantic': 152 })).toBe(REBUILD_FLAG);
+    // above 8 MB: the defaults, as for a fresh snapshot
+    expect(flag(['recall', 'q'], one, files, { [snap]: 47_817_192 })).toBeNull();
+    expect(flag(['recall', '--batch', 'q.jsonl'], one)).toBeNull();
+    expect(flag(['remember', 'x'], one)).toBeNull();
+    expect(baselineTier(['recall', 'q'], () => '/v', stampOf(files), stampOf(sizes))).toBe(false); // nothing read: not known
+    expect(rebuildTier(['recall', 'q'], () => '/v', stampOf(files), readOf(one))).toBe(false);
+    expect(rebuildTier(['recall', 'q'], () => '/v', stampOf(files), readOf({ [noted]: '100 5\n' }))).toBe(true);
+  });
+
+  it('is noted by remember and touch (a touch of several memories counts each), after their writes, and no more than four', async () => {
+    const { vault, cleanup } = await initVault();
+    try {
+      const cli = async (args: string[]) => {
+        const res = await engram(vault, ['--now', NOW, ...args]);
+        expect(res.code).toBe(0);
+        return res.stdout;
+      };
+      const note = () => (existsSync(path.join(vault, CHANGES_FILE)) ? readFileSync(path.join(vault, CHANGES_FILE), 'utf8') : null);
+      const stamp = (p: string) => (existsSync(p) ? statSync(p).mtimeMs : null);
+      const read = (p: string) => (existsSync(p) ? readFileSync(p, 'utf8') : null);
+      const a = JSON.parse(await cli(['--json', 'remember', 'The payments service retries three times.'])).id as string;
+      // no snapshot yet: nothing known, nothing noted
+      expect(note()).toBeNull();
+      await cli(['recall', 'retries']);
+      const snapshot = statSync(path.join(vault, SNAPSHOT_FILE)).mtimeMs;
+      expect(changesSince(vault, stamp, read)).toBe(0);
+      const b = JSON.parse(await cli(['--json', 'remember', 'Deploys happen on Tuesdays.'])).id as string;
+      expect(note()).toBe(`${snapshot} 1\n`);
+      expect(changesSince(vault, stamp, read)).toBe(1);
+      await cli(['touch', a, b]);
+      expect(note()).toBe(`${snapshot} 3\n`);
+      expect(changesSince(vault, stamp, read)).toBe(3);
+      await cli(['touch', a]);
+      expect(changesSince(vault, stamp, read)).toBe(4);
+      // a fifth: not noted, and the note left behind no longer speaks (the folder changed after it)
+      await cli(['remember', 'Retries back off from 200 ms.']);
+      expect(note()).toBe(`${snapshot} 4\n`);
+      expect(changesSince(vault, stamp, read)).toBeNull();
+      // the recall splices or rebuilds and writes a new snapshot: fresh again, the old note another snapshot's
+      expect(JSON.parse(await cli(['--json', 'recall', 'retries'])).map((r: { text: string }) => r.text)).toEqual(['The payments service retries three times.', 'Retries back off from 200 ms.', 'Deploys happen on Tuesdays.']);
+      expect(changesSince(vault, stamp, read)).toBe(0);
+      await cli(['remember', 'Tuesdays are for deploys only.']);
+      expect(note()).toBe(`${statSync(path.join(vault, SNAPSHOT_FILE)).mtimeMs} 1\n`);
+      // changesBefore / noteChange: nothing known, nothing written; a write that fails leaves no temp file
+      expect(changesBefore(path.join(vault, 'missing'))).toBeNull();
+      noteChange(path.join(vault, 'missing'), { snapshot: 1, commands: 0 });
+      expect(existsSync(path.join(vault, 'missing'))).toBe(false);
+      noteChange(vault, null);
+      noteChange(vault, { snapshot: 7, commands: 2 }, 3);
+      expect(note()).toBe(`${statSync(path.join(vault, SNAPSHOT_FILE)).mtimeMs} 1\n`);
+      noteChange(vault, { snapshot: 7, commands: 2 }, 2);
+      expect(note()).toBe('7 4\n');
+      expect(readdirSync(path.join(vault, '.engram', 'cache')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     } finally {
       cleanup();
     }
