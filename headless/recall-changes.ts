@@ -17,7 +17,8 @@ export function changesBefore(root: string): ChangesBefore | null {
   try {
     const commands = changesSince(root, mtimeOf, readOrNull);
     const snapshot = mtimeOf(nodePath.join(root, SNAPSHOT_FILE));
-    return commands === null || commands >= MAX_NOTED_CHANGES || snapshot === null ? null : { snapshot, commands };
+    // more than MAX_NOTED_CHANGES already: noteChange writes nothing
+    return commands === null || snapshot === null ? null : { snapshot, commands };
   } catch {
     return null;
   }
@@ -34,7 +35,7 @@ export function noteChange(root: string, before: ChangesBefore | null, commands 
   const file = nodePath.join(root, CHANGES_FILE);
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, changesText(before.snapshot, before.commands + commands), { flag: 'w' });
+    writeFileSync(temp, changesText(before.snapshot, before.commands + commands));
     renameSync(temp, file);
   } catch {
     try {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, launchFlag, MAX_NOTED_CHANGES, REBUILD_FLAG, rebuildTier, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
 import { changesBefore, noteChange } from '../../headless/recall-changes';
@@ -270,6 +270,19 @@ describe('changesSince: a recall after a few remembers or touches takes the ligh
       noteChange(vault, { snapshot: 7, commands: 2 }, 2);
       expect(note()).toBe('7 4\n');
       expect(readdirSync(path.join(vault, '.engram', 'cache')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      // four already: changesBefore still says so, and noteChange adds none
+      const real = statSync(path.join(vault, SNAPSHOT_FILE)).mtimeMs;
+      noteChange(vault, { snapshot: real, commands: 0 }, 4);
+      const four = changesBefore(vault);
+      expect(four).toEqual({ snapshot: real, commands: 4 });
+      noteChange(vault, four);
+      expect(note()).toBe(`${real} 4\n`);
+      // a note that cannot take the name (a folder there): the temp file written for it removed
+      rmSync(path.join(vault, CHANGES_FILE));
+      mkdirSync(path.join(vault, CHANGES_FILE));
+      noteChange(vault, { snapshot: 7, commands: 1 });
+      expect(readdirSync(path.join(vault, '.engram', 'cache')).filter((f) => f.includes('recall.changes')).sort()).toEqual(['recall.changes']);
+      expect(statSync(path.join(vault, CHANGES_FILE)).isDirectory()).toBe(true);
     } finally {
       cleanup();
     }
