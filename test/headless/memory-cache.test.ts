@@ -10,6 +10,7 @@ import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
 import { initVault } from '../helpers/cli';
+import { CountingStore, WritingStore } from '../helpers/counting-store';
 
 /*
  * The memory cache (issue 23): a consolidation takes each memory file unchanged since the last
@@ -29,28 +30,6 @@ const RECENT = ['mem-recent000001', 'mem-recent000002'];
 const KEPT = 'mem-kept00000001';
 /** Links to KEPT by its file name and records the id (link_ids): untouched by a run. */
 const LINKER = 'mem-linker000001';
-
-/** A file store that records which memory files are read. */
-class CountingStore extends NodeFileStore {
-  readonly reads: string[] = [];
-  override async read(rel: string, options: { stable?: boolean } = {}): Promise<Uint8Array | null> {
-    if (rel.endsWith('.md')) this.reads.push(rel);
-    return super.read(rel, options);
-  }
-  override async readVersioned(rel: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null> {
-    if (rel.endsWith('.md')) this.reads.push(rel);
-    return super.readVersioned(rel);
-  }
-}
-
-/** A CountingStore that records which memory files are written too. */
-class WritingStore extends CountingStore {
-  readonly writes: string[] = [];
-  override async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileVersion> {
-    if (rel.endsWith('.md')) this.writes.push(rel);
-    return super.write(rel, data, options);
-  }
-}
 
 describe('consolidation takes unchanged memories from the memory cache', () => {
   let vault: string;

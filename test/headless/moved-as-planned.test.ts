@@ -9,6 +9,7 @@ import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
 import { initVault } from '../helpers/cli';
+import { WritingStore } from '../helpers/counting-store';
 
 /*
  * A consolidation's moves to archive/ without reading the file again (movedAsPlanned): the file
@@ -52,27 +53,13 @@ type Faults = {
 };
 
 /** A file store that records the memory files read and written, with the faults given. */
-class Store extends NodeFileStore {
-  readonly reads: string[] = [];
-  readonly writes: string[] = [];
+class Store extends WritingStore {
   private readonly asked = new Set<string>();
   constructor(
     root: string,
     private readonly inject: Faults = {},
   ) {
     super(root);
-  }
-  override async read(rel: string, options: { stable?: boolean } = {}): Promise<Uint8Array | null> {
-    if (rel.endsWith('.md')) this.reads.push(rel);
-    return super.read(rel, options);
-  }
-  override async readVersioned(rel: string): Promise<{ bytes: Uint8Array; version: FileVersion | null } | null> {
-    if (rel.endsWith('.md')) this.reads.push(rel);
-    return super.readVersioned(rel);
-  }
-  override async write(rel: string, data: string | Uint8Array, options: { expect?: string | null } = {}): Promise<FileVersion> {
-    if (rel.endsWith('.md')) this.writes.push(rel);
-    return super.write(rel, data, options);
   }
   override async unchanged(rel: string, tag: string): Promise<boolean> {
     if (!this.asked.has(rel)) {
