@@ -75,6 +75,46 @@ describe('consolidation reads each memory once', () => {
     for (const id of RECENT) expect(text('episodic', id)).toBe(memory(id, '2026-11-15T10:00:00Z', 'warm', `Recent memory ${id}`));
   });
 
+  it('a memory brought back from archive/ and strengthened is read once: the strengthen step writes the copy the move kept', async () => {
+    // archived in July, used last night: revived to episodic/, then strengthened (used since it was made)
+    const id = 'mem-revive000001';
+    const archived = memory(id, '2026-07-01T10:00:00Z', 'cold', `Revived memory ${id}`).replace('tier: cold\n', 'tier: cold\nlast_accessed_at: "2026-11-29T10:00:00Z"\n');
+    writeFileSync(path.join(vault, 'archive', `${id}.md`), archived);
+    utimesSync(path.join(vault, 'archive', `${id}.md`), OLD, OLD);
+    const files = new CountingStore(vault);
+    expect(await run(files)).toEqual({ prune: 3, git: 0, embed: 0, cluster: 0, strengthen: 1, conflicts: 0, tiers: 5, log: 1 });
+    expect(files.reads.filter((r) => r.endsWith('.md')).sort()).toEqual([...[...PRUNED, ...RECENT].map((i) => `versioned episodic/${i}.md`), `versioned archive/${id}.md`].sort());
+    expect(readdirSync(path.join(vault, 'archive')).sort()).toEqual(PRUNED.map((i) => `${i}.md`));
+    expect(text('episodic', id)).toBe(archived.replace('---\nRevived', 'half_life_days: 9\nstrengthened_at: "2026-11-30T00:00:00Z"\n---\nRevived'));
+  });
+
+  it('a pruned memory a later step writes (a conflict\'s loser) is moved without its tier, which the tier step writes after the loser\'s', async () => {
+    // no tier in its file: each write adds its field at the end, in the order the steps run
+    const loser = 'mem-loser0000001';
+    const untiered = memory(loser, '2026-07-01T10:00:00Z', 'cold', `Ancient memory ${loser}`).replace('tier: cold\n', '');
+    writeFileSync(path.join(vault, 'episodic', `${loser}.md`), untiered);
+    utimesSync(path.join(vault, 'episodic', `${loser}.md`), OLD, OLD);
+    writeFileSync(path.join(vault, 'conflicts', 'one.md'), `---\nid: conflict-one\nstatus: resolved\nsides: [${loser}, ${RECENT[0]}]\nwinner: ${RECENT[0]}\n---\n# Conflict\n`);
+    const files = new CountingStore(vault);
+    expect(await run(files)).toEqual({ prune: 4, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 1, tiers: 6, log: 1 });
+    expect(text('archive', loser)).toBe(untiered.replace('---\nAncient', 'confidence: stale\ntier: archive\n---\nAncient'));
+    // the loser's file written twice after its move (its confidence, then its tier), each pruned memory read once
+    expect(files.writes.filter((w) => w.endsWith('.md'))).toEqual([`archive/${loser}.md`, `archive/${loser}.md`, ...RECENT.map((i) => `episodic/${i}.md`)]);
+  });
+
+  it('a verified decision in archive/ with another tier is brought back, and the tier step (not the move) gives it the archive tier its strength implies', async () => {
+    const id = 'mem-decision0001';
+    const archived = memory(id, '2024-01-01T10:00:00Z', 'cold', `Decided long ago ${id}`).replace('category: episodic', 'category: decision\nconfidence: verified');
+    writeFileSync(path.join(vault, 'archive', `${id}.md`), archived);
+    utimesSync(path.join(vault, 'archive', `${id}.md`), OLD, OLD);
+    const files = new CountingStore(vault);
+    expect(await run(files)).toEqual({ prune: 3, git: 0, embed: 0, cluster: 0, strengthen: 0, conflicts: 0, tiers: 6, log: 1 });
+    expect(text('decisions', id)).toBe(archived.replace('tier: cold', 'tier: archive'));
+    // a move back from archive/ carries no tier (applyMoves takes a tier for moves into archive/ only): the tier step writes it.
+    // Carried, the file would be the same, written by the move instead (one write fewer, in this rare case)
+    expect(files.writes.filter((w) => w.endsWith('.md'))).toEqual([...RECENT.map((i) => `episodic/${i}.md`), `decisions/${id}.md`]);
+  });
+
   it('a memory saved in place after the plan was made stays where it is, as the person saved it', async () => {
     const touched = memory(PRUNED[0]!, '2026-07-01T10:00:00Z', 'cold', `Ancient memory ${PRUNED[0]}`).replace('tier: cold\n', 'tier: cold\nlast_accessed_at: "2026-11-29T10:00:00Z"\n');
     const counts = await run(new NodeFileStore(vault), (point) => {

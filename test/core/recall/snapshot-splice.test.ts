@@ -1,8 +1,8 @@
 import type { FileStat } from '../../../src/core/ports';
-import { CATALOG_PATH } from '../../../src/core/recall/catalog';
+import { CATALOG_PATH, listMemoryFiles } from '../../../src/core/recall/catalog';
 import type { RecallEngine } from '../../../src/core/recall/recall';
-import { openRecall, toResult } from '../../../src/core/recall/results';
-import { decodeSnapshot, PackedStrings, SNAPSHOT_PATH, type SnapshotHeader } from '../../../src/core/recall/snapshot';
+import { hydrate, openRecall, toResult } from '../../../src/core/recall/results';
+import { decodeSnapshot, PackedStrings, SNAPSHOT_PATH, type ListedFile, type SnapshotHeader } from '../../../src/core/recall/snapshot';
 import { unresolvedNames } from '../../../src/core/recall/snapshot-splice';
 import { at, memoryVault, MemoryFileStore } from '../../helpers/memory-ports';
 
@@ -60,6 +60,13 @@ function answers(engine: RecallEngine): string {
   return JSON.stringify(QUERIES.map((q) => engine.recall(q, { limit: 10, radius: 'all' }, at(NOW)).map((h) => toResult(h, true))));
 }
 
+/** The answers as the CLI gives them: each hit's text read from its file (a row patched from its file holds it already, a rebuilt one does not). */
+async function hydrated(vault: ReturnType<typeof stampedVault>['vault'], engine: RecallEngine): Promise<string> {
+  const out = [];
+  for (const q of QUERIES) out.push((await hydrate(vault, engine.recall(q, { limit: 10, radius: 'all' }, at(NOW)))).map((h) => toResult(h, true)));
+  return JSON.stringify(out);
+}
+
 /** Open recall after a change: whether it spliced (the catalog stayed away), and the snapshot against a rebuild's. */
 async function openAndCompare(vault: ReturnType<typeof stampedVault>['vault'], store: StampedStore): Promise<{ spliced: boolean; header: SnapshotHeader }> {
   store.files.delete(CATALOG_PATH);
@@ -74,6 +81,20 @@ async function openAndCompare(vault: ReturnType<typeof stampedVault>['vault'], s
   expect(Buffer.from(bytes)).toEqual(Buffer.from(store.binary.get(SNAPSHOT_PATH)!));
   expect(said).toBe(answers(rebuilt));
   return { spliced, header };
+}
+
+/** The snapshot as an older build wrote it: the header without its unresolved names, the sections left where they are (same length: padded with spaces). */
+function olderSnapshot(store: StampedStore): Uint8Array {
+  const bytes = store.binary.get(SNAPSHOT_PATH)!;
+  const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
+  const json = new TextDecoder().decode(bytes.subarray(12, 12 + length));
+  const older = json.replace(/,"unresolved":\[[^\]]*(\][^\]]*)*?\]\]/, '');
+  expect(older).not.toContain('unresolved');
+  const copy = bytes.slice();
+  copy.set(new TextEncoder().encode(older.padEnd(length, ' ')), 12);
+  store.binary.set(SNAPSHOT_PATH, copy);
+  expect(decodeSnapshot(copy)!.raw.header.unresolved).toBeUndefined();
+  return copy;
 }
 
 describe('a snapshot spliced with the files that changed', () => {
@@ -132,6 +153,52 @@ describe('a snapshot spliced with the files that changed', () => {
     expect((await openAndCompare(vault, store)).spliced).toBe(true);
   });
 
+  it('follows a memory broken by an edit, a self link, a successor gone and one come back elsewhere, each as a rebuild would', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    // a memory's frontmatter broken in an editor: its row goes, the file stays listed; its links become unresolved
+    const lunch = store.files.get(`episodic/f lunch.md`)!;
+    store.put(`episodic/f lunch.md`, lunch.replace(`id: ${id(3)}`, 'id: [unclosed'));
+    let step = await openAndCompare(vault, store);
+    expect(step.spliced).toBe(true);
+    expect(step.header.unresolved).toEqual([
+      [2, id(3)],
+      [3, id(41)],
+    ]);
+    // a new memory naming itself (a link, a co-access, a successor): no edge, nothing unresolved
+    store.put(`episodic/c self.md`, note(7, `Self reference about queues. [[${id(7)}|related]]`, `co_access: {"${id(7)}": 2}\nsuperseded_by: ${id(7)}\n`));
+    step = await openAndCompare(vault, store);
+    expect(step.spliced).toBe(true);
+    expect(step.header.unresolved).toEqual([
+      [3, id(3)],
+      [4, id(41)],
+    ]);
+    // a successor written (the superseded memory naming it); moved to the archive: found again by id; then gone: unresolved
+    store.put(`semantic/l deploys now.md`, note(11, 'Deploys go out on Wednesdays now.').replace('episodic', 'semantic'));
+    store.put(`semantic/k deploys.md`, note(5, 'Deploys go out on Tuesdays after the freeze.', `superseded_by: ${id(11)}\n`).replace('episodic', 'semantic'));
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.unresolved]).toEqual([true, [[3, id(3)]]]);
+    const successor = store.files.get(`semantic/l deploys now.md`)!;
+    store.files.delete(`semantic/l deploys now.md`);
+    store.put(`archive/semantic/l deploys now.md`, successor);
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.unresolved]).toEqual([true, [[3, id(3)]]]);
+    store.files.delete(`archive/semantic/l deploys now.md`);
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.unresolved]).toEqual([
+      true,
+      [
+        [3, id(3)],
+        [4, id(11)],
+      ],
+    ]);
+    // the repair: the links to it resolve again
+    store.put(`episodic/f lunch.md`, lunch);
+    step = await openAndCompare(vault, store);
+    expect(step.spliced).toBe(false); // its id was named, unresolved, by a kept memory
+  });
+
   it('keeps the episode index\'s terms apart, or as the word index\'s, as a rebuild finds them', async () => {
     const { vault, store } = stampedVault();
     store.put(`episodic/a.md`, note(1, 'Payments retry with backoff.', 'session: s1\n'));
@@ -172,23 +239,111 @@ describe('a snapshot spliced with the files that changed', () => {
     expect((await openAndCompare(vault, store)).spliced).toBe(false);
   });
 
+  it('declines a vault where two files hold one id, then splices once the copy is gone and the rebuild knows the ids distinct', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    store.put(`episodic/g copy.md`, note(3, 'A sync copy of lunch.'));
+    await openRecall(vault);
+    expect(decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.raw.header.uniqueIds).toBe(false);
+    store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
+    let step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.uniqueIds]).toEqual([false, false]);
+    store.files.delete(`episodic/g copy.md`);
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.uniqueIds]).toEqual([false, true]);
+    store.put(`episodic/e queue.md`, note(8, 'The export queue is watched by the ledger team.'));
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.uniqueIds]).toEqual([true, true]);
+  });
+
+  it('declines two new files holding one id (a rebuild keeps both rows)', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
+    store.put(`episodic/e ledger copy.md`, note(7, 'The ledger export queue drains every 12 minutes, a copy.'));
+    const step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.uniqueIds]).toEqual([false, false]);
+  });
+
+  it('declines a new file whose role holds a lone surrogate (the rebuild keeps that column as JSON), and then any change while it is', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.', 'agent_role: "sre\\ud800"\n'));
+    let step = await openAndCompare(vault, store);
+    expect([step.spliced, Object.keys(step.header.json)]).toEqual([false, ['role']]);
+    store.put(`episodic/e queue.md`, note(8, 'The export queue is watched by the ledger team.'));
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, Object.keys(step.header.json)]).toEqual([false, ['role']]);
+    store.files.delete(`episodic/c ledger.md`);
+    step = await openAndCompare(vault, store);
+    expect([step.spliced, Object.keys(step.header.json)]).toEqual([false, []]);
+  });
+
+  it('declines a listing without sizes and mtimes (a scan for a load that reads every file), which the rebuild fills in', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
+    const unstated: ListedFile[] = (await listMemoryFiles(vault)).map(([path]) => [path, -1, -1]);
+    store.files.delete(CATALOG_PATH);
+    const said = answers(await openRecall(vault, unstated));
+    expect(store.files.has(CATALOG_PATH)).toBe(true);
+    const bytes = store.binary.get(SNAPSHOT_PATH)!;
+    store.binary.delete(SNAPSHOT_PATH);
+    store.files.delete(CATALOG_PATH);
+    expect(answers(await openRecall(vault))).toBe(said);
+    expect(Buffer.from(bytes)).toEqual(Buffer.from(store.binary.get(SNAPSHOT_PATH)!));
+  });
+
+  it('declines a new file with a word more often than a posting counts (16 bits), which the rebuild counts as 65,535', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    store.put(`episodic/c many.md`, note(7, `Payments ${'qz '.repeat(65_536)}`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(false);
+    const raw = decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.raw;
+    expect(Math.max(...(raw.view('lexTfs') as Uint16Array))).toBe(65_535);
+    // one fewer: spliced
+    store.put(`episodic/e fewer.md`, note(8, `${'qy '.repeat(65_535)}`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+  });
+
   it('declines a snapshot written without its unresolved names (an older build), which the rebuild then writes', async () => {
     const { vault, store } = stampedVault();
     seed(store);
     await openRecall(vault);
-    const bytes = store.binary.get(SNAPSHOT_PATH)!;
-    // the header rewritten without the field, the sections left where they are (same length: padded with spaces)
-    const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true);
-    const json = new TextDecoder().decode(bytes.subarray(12, 12 + length));
-    const older = json.replace(/,"unresolved":\[[^\]]*(\][^\]]*)*?\]\]/, '');
-    expect(older).not.toContain('unresolved');
-    const copy = bytes.slice();
-    copy.set(new TextEncoder().encode(older.padEnd(length, ' ')), 12);
-    store.binary.set(SNAPSHOT_PATH, copy);
-    expect(decodeSnapshot(copy)!.raw.header.unresolved).toBeUndefined();
+    olderSnapshot(store);
     store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
     expect((await openAndCompare(vault, store)).spliced).toBe(false);
     expect(decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.raw.header.unresolved).toBeDefined();
+  });
+
+  it('after a declined splice, patches the rows of files changed in their fields only (a touch), without the catalog, answering as a rebuild', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    const older = olderSnapshot(store); // the splice declines it
+    // a touch of memory 4: its fields change, its words, dates and episode do not
+    store.put(`episodic/h grafana.md`, note(4, `Payments dashboards are in Grafana. [[${id(3)}|related]]`, 'agent_role: sre\ntags: [dashboards]\naccess_count: 5\ntier: core\n'));
+    store.files.delete(CATALOG_PATH);
+    const engine = await openRecall(vault);
+    // patched: no catalog read or written, the snapshot written again in the older form, with the file's new stamp and tier
+    expect(store.files.has(CATALOG_PATH)).toBe(false);
+    const patched = store.binary.get(SNAPSHOT_PATH)!;
+    expect(Buffer.from(patched)).not.toEqual(Buffer.from(older));
+    const raw = decodeSnapshot(patched)!.raw;
+    expect(raw.header.unresolved).toBeUndefined();
+    expect(Array.from(raw.view('listMtime') as Float64Array)).toEqual([1, 2, 3, 9, 5, 6, 7]);
+    expect(Array.from(raw.view('accessCount') as Float64Array)).toEqual([0, 0, 0, 5, 0, 0]);
+    const said = await hydrated(vault, engine);
+    expect(said).toContain('"tier":"core"');
+    // the next recall opens it as it is
+    expect((await openRecall(vault)) && store.binary.get(SNAPSHOT_PATH)).toBe(patched);
+    store.binary.delete(SNAPSHOT_PATH);
+    expect(await hydrated(vault, await openRecall(vault))).toBe(said);
+    expect(store.files.has(CATALOG_PATH)).toBe(true);
   });
 
   it('declines more changed files than the share a rebuild costs no more than', async () => {
