@@ -1,6 +1,7 @@
 import { parseMemory } from '../../../src/core/memory';
 import { toRecallDoc } from '../../../src/core/recall/catalog';
-import { entityTerms, queryEntityTerms } from '../../../src/core/recall/entities';
+import { entityCounts, entityTerms, NAMELESS, namedEntityTerms, queryEntityTerms } from '../../../src/core/recall/entities';
+import { seededRandom } from '../../../src/core/random';
 import { RecallEngine } from '../../../src/core/recall/recall';
 import { DEFAULT_SETTINGS, resolveSettings } from '../../../src/core/settings';
 
@@ -81,5 +82,51 @@ describe('recall with entity terms', () => {
     expect(ask(DEFAULT_SETTINGS).map((h) => h.doc.id)).toEqual([id(0), id(1)]);
     // without entities, the query words match both and the shorter memory leads
     expect(ask(resolveSettings({ recall: { entityWeight: 0 } })).map((h) => h.doc.id)).toEqual([id(1), id(0)]);
+  });
+});
+
+describe('texts that name nothing, told without reading their words (NAMELESS; issue 23, first recall)', () => {
+  it('are ASCII texts without quotation marks whose only capital letter, if any, is their first character', () => {
+    const cases: Array<[string, boolean]> = [
+      ['Observation 12: auth term2y retry-limit session.', true],
+      ['use pnpm, not npm\nhere; then x-ray', true],
+      ['A', true],
+      ["'one quote, no title", true], // a title takes two quotation marks
+      ['"one more', true],
+      ['Observation 12: met Caroline', false], // a capital past the first character
+      ['OK then', false], // an acronym starts it
+      ['"Nothing is impossible" he said', false], // a quotation mark after the first
+      ['he read "nothing is impossible"', false],
+      ["the kids' favourite", false],
+      ['caf\u00e9 at noon', false], // not ASCII
+      ['\u00c9mile came', false],
+      ['', false],
+    ];
+    expect(cases.map(([text]) => NAMELESS.test(text))).toEqual(cases.map(([, nameless]) => nameless));
+    // each text the shortcut takes names nothing when its words are read; the others are read
+    for (const [text, nameless] of cases) if (nameless) expect(namedEntityTerms(text)).toEqual([]);
+    // those are not read word by word; the others are
+    const before = entityCounts.read;
+    for (const [text] of cases) entityTerms(text);
+    expect(entityCounts.read - before).toBe(cases.filter(([, nameless]) => !nameless).length);
+    expect(entityTerms('Observation 12: met Caroline')).toEqual(['entity:carolin']);
+    expect(entityTerms('OK then')).toEqual(['entity:ok']);
+    expect(entityTerms('"Nothing is impossible" he said')).toEqual(['entity:imposs']);
+    expect(entityTerms("met 'embracing identity' there")).toEqual(['entity:embrac_ident']);
+    expect(entityTerms('\u00c9mile came, then Zo\u00e9 too')).toEqual(['entity:zo\u00e9']);
+  });
+
+  it('give what reading their words gives, over random texts', () => {
+    const random = seededRandom('issue-23-nameless');
+    const pieces = ['a', 'the', 'of', 'Max', 'mr', 'Dr', 'NYC', 'x', 'I', 'May', ' ', ' ', '  ', '\n', '.', ', ', ': ', '; ', '!', '?', '-', "'", '"', '12', '3rd', 'term2y', '\u00e9', 'Fort', 'Wayne', 'is'];
+    let nameless = 0;
+    for (let round = 0; round < 3000; round++) {
+      const parts = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]!);
+      // half of them lower case past their first character (the texts the shortcut is for)
+      const text = round % 2 === 0 ? parts.join('') : parts.join('').replace(/^(.)(.*)$/s, (_, first: string, rest: string) => first + rest.toLowerCase());
+      if (NAMELESS.test(text)) nameless++;
+      expect(entityTerms(text)).toEqual(namedEntityTerms(text));
+    }
+    expect(nameless).toBeGreaterThan(300);
   });
 });
