@@ -519,20 +519,24 @@ export class Bm25ArraysBuilder {
     order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
     const rank = new Int32Array(n);
     for (let r = 0; r < n; r++) rank[order[r]!] = r;
+    // the entries' arrays as locals in the loops (grouped's reason)
+    const { entries, entryTerm, entryDoc, entryTf } = this;
     const offsets = new Int32Array(n + 1);
-    for (let e = 0; e < this.entries; e++) offsets[rank[this.entryTerm[e]!]! + 1]!++;
+    for (let e = 0; e < entries; e++) offsets[rank[entryTerm[e]!]! + 1]!++;
     for (let r = 0; r < n; r++) offsets[r + 1]! += offsets[r]!;
     const next = offsets.slice(0, n);
-    const docs = new Int32Array(this.entries);
-    const tfs = new Uint16Array(this.entries);
+    const docs = new Int32Array(entries);
+    const tfs = new Uint16Array(entries);
+    let clamped = false;
     // entries are in document order, so each term's documents come out ascending, as its posting list holds them
-    for (let e = 0; e < this.entries; e++) {
-      const at = next[rank[this.entryTerm[e]!]!]!++;
-      const tf = this.entryTf[e]!;
-      docs[at] = this.entryDoc[e]!;
-      if (tf > 65535) this.clamped = true;
+    for (let e = 0; e < entries; e++) {
+      const at = next[rank[entryTerm[e]!]!]!++;
+      const tf = entryTf[e]!;
+      docs[at] = entryDoc[e]!;
+      if (tf > 65535) clamped = true;
       tfs[at] = Math.min(tf, 65535);
     }
+    if (clamped) this.clamped = true;
     // packed, as map made it (pushed, not written into holes)
     const terms: string[] = [];
     for (let r = 0; r < n; r++) terms.push(names[order[r]!]!);
