@@ -619,13 +619,19 @@ export function unresolvedNames(docs: readonly RecallDoc[]): Array<[number, stri
   const out: Array<[number, string]> = [];
   for (let row = 0; row < docs.length; row++) {
     const doc = docs[row]!;
-    if (doc.links.length === 0 && !doc.superseded_by && !hasKey(doc.co_access)) continue;
+    const coAccess = hasKey(doc.co_access);
+    if (doc.links.length === 0 && !doc.superseded_by && !coAccess) continue;
     ids ??= new Set(docs.map((d) => d.id));
-    const missing = new Set<string>();
-    for (const link of doc.links) if ((link.kind === 'related' || link.kind === 'decays_from' || link.kind === 'contradicts') && !ids.has(link.target)) missing.add(link.target);
-    for (const other of Object.keys(doc.co_access)) if (!ids.has(other)) missing.add(other);
-    if (doc.superseded_by && !ids.has(doc.superseded_by)) missing.add(doc.superseded_by);
-    for (const id of [...missing].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) out.push([row, id]);
+    // made at the first name missing: most documents name only ids that are there (a set, the
+    // keys of an empty co-access and a sorted copy for each of 10,000 was ~20 ms of a first recall)
+    let missing: Set<string> | null = null;
+    for (let k = 0; k < doc.links.length; k++) {
+      const link = doc.links[k]!;
+      if ((link.kind === 'related' || link.kind === 'decays_from' || link.kind === 'contradicts') && !ids.has(link.target)) (missing ??= new Set<string>()).add(link.target);
+    }
+    if (coAccess) for (const other of Object.keys(doc.co_access)) if (!ids.has(other)) (missing ??= new Set<string>()).add(other);
+    if (doc.superseded_by && !ids.has(doc.superseded_by)) (missing ??= new Set<string>()).add(doc.superseded_by);
+    if (missing !== null) for (const id of [...missing].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) out.push([row, id]);
   }
   return out;
 }
