@@ -6,7 +6,7 @@ import type { Polarity } from './polarity';
 import type { NewMemory } from './memory-file';
 import type { FileStat } from './ports';
 import { AnalysedText, type ResonanceIndex } from './resonance';
-import type { Category, Confidence, EngramSettings } from './settings';
+import { CATEGORIES, CONFIDENCES, type Category, type Confidence, type EngramSettings } from './settings';
 import { supersededBy, type ChangeSignals } from './supersession';
 import { parseTimestamp } from './time';
 import type { Vault } from './vault';
@@ -32,7 +32,7 @@ import type { Vault } from './vault';
  */
 
 export const WRITE_INDEX_PATH = '.engram/cache/write-index.json';
-const FORMAT = 1;
+const FORMAT = 2;
 
 /**
  * What a row derives from a memory's text (analyze, polarity, changeSignals): a change to any
@@ -49,12 +49,6 @@ type MemoryRow = [
 /** A file that could be read but not parsed as a memory: the id its frontmatter names and its body as an agent reads it. */
 type ProblemRow = [path: string, size: number, mtimeMs: number, id: string | null, text: string | null];
 type Row = MemoryRow | ProblemRow;
-
-interface CacheFile {
-  format: number;
-  fingerprint: string;
-  rows: Row[];
-}
 
 /** A live memory as writing sees it. */
 export interface WriteMemory {
@@ -157,6 +151,13 @@ function focusPattern(focus: ReadonlySet<string>): RegExp | null {
   return new RegExp(`(?<=^| )(?:${escaped.join('|')})(?= |$)`, 'g');
 }
 
+/** A pattern finding the focus terms in a column of wrapped term lines (" a b c "), each as its group 1; null for an empty focus. */
+function columnPattern(focus: ReadonlySet<string>): RegExp | null {
+  if (focus.size === 0) return null;
+  const escaped = [...focus].map((t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(` (${escaped.join('|')})(?= )`, 'g');
+}
+
 /** The number of words of a non-empty space-separated term string. */
 function countWords(s: string): number {
   let n = 1;
@@ -201,39 +202,78 @@ export function renderedBodyText(memory: Pick<NewMemory, 'text' | 'links'>): str
   return space ? null : text;
 }
 
+/** A row of the saved index (Columns), by its number, or a row made in this process (a file read again, written, or an odd row). */
+type Ref = number | Row;
+
 export class WriteIndex {
   private constructor(
-    private readonly rows: Map<string, Row>,
+    /** The saved rows, read where they are asked for. */
+    private readonly saved: Columns,
+    /** The row of each file listed with a stat, in listing order (what save writes, with `extra`). */
+    private readonly kept: Ref[],
     /** Rows that differ from the saved file: files read again or written, rows dropped. */
     private pending: number,
     /** The rows of every live memory, one file per id (preferredPath), in listing order. */
-    private readonly live: MemoryRow[],
+    private readonly live: Ref[],
     /** Files in the memory folders that are not live memories (unreadable, second copies of an id, not regular files). */
     readonly problems: WriteProblem[],
     /** The memories' and the problems' files (what a new memory's file name must differ from). */
     readonly paths: string[],
+    /** The ids of the live memories, in `live`'s order. */
+    private readonly ids: string[],
   ) {}
+
+  /** Rows of files written by this process (wrote, created), by path: they replace a kept row of the same path when saved. */
+  private readonly extra = new Map<string, MemoryRow>();
 
   private decoded: WriteMemory[] | null = null;
 
+  /** A live memory's row as an array (a saved one decoded from its columns). */
+  private row(ref: Ref): MemoryRow {
+    return typeof ref === 'number' ? this.saved.row(ref) : (ref as MemoryRow);
+  }
+
   /** Every live memory, one file per id (preferredPath), in listing order: decoded from the rows when first asked for. */
   get memories(): WriteMemory[] {
-    return (this.decoded ??= this.live.map(writeMemory));
+    return (this.decoded ??= this.live.map((ref) => writeMemory(this.row(ref))));
   }
 
   /**
    * Index every live memory in `index` (built with `focus`, resonance.ts) under only the focus
-   * terms its row holds, and take its id: what a single text's write looks up, found by
-   * scanning the rows' term strings. Nothing is decoded for a memory that holds none of them,
-   * and the others' analyses only if they are compared.
+   * terms its row holds, and take its id: what a single text's write looks up. The saved rows'
+   * terms are searched in their column for each focus term (one string search a term, not a
+   * look at every row); nothing is decoded for a memory that holds none of them, and the
+   * others' analyses only if they are compared.
    */
   indexFocused(index: ResonanceIndex, focus: ReadonlySet<string>, taken: Set<string>): void {
+    const saved = this.saved;
     const pattern = focusPattern(focus);
-    for (const row of this.live) {
-      taken.add(row[3]);
-      const terms = pattern && row[8] !== '' ? row[8].match(pattern) : null;
-      const negated = pattern && row[9] !== '' ? row[9].match(pattern) : null;
-      index.addFocused(row[3], () => writeMemory(row).analysis, terms ? countWords(row[8]) : 0, terms ?? [], negated ?? [], row[4], {
+    const column = columnPattern(focus);
+    const terms = saved.focused(TERMS, column);
+    const negated = saved.focused(NEGATED, column);
+    for (let k = 0; k < this.live.length; k++) {
+      const ref = this.live[k]!;
+      const id = this.ids[k]!;
+      taken.add(id);
+      if (typeof ref === 'number') {
+        const t = terms.get(ref);
+        const n = negated.get(ref);
+        if (t === undefined && n === undefined) {
+          index.addFocused(id, unused, 0, NONE, NONE, saved.category(ref));
+          continue;
+        }
+        index.addFocused(id, () => writeMemory(saved.row(ref)).analysis, t ? saved.termCount(ref) : 0, t ?? NONE, n ?? NONE, saved.category(ref), {
+          archived: saved.path(ref).startsWith(`${ARCHIVE_FOLDER}/`),
+          confidence: saved.confidence(ref),
+          createdMs: saved.created(ref),
+          superseded: saved.superseded(ref),
+        });
+        continue;
+      }
+      const row = ref as MemoryRow;
+      const t = pattern && row[8] !== '' ? row[8].match(pattern) : null;
+      const n = pattern && row[9] !== '' ? row[9].match(pattern) : null;
+      index.addFocused(id, () => writeMemory(row).analysis, t ? countWords(row[8]) : 0, t ?? [], n ?? [], row[4], {
         archived: row[0].startsWith(`${ARCHIVE_FOLDER}/`),
         confidence: row[5],
         createdMs: row[6],
@@ -251,58 +291,93 @@ export class WriteIndex {
    */
   static async load(vault: Vault): Promise<WriteIndex> {
     const print = fingerprint(vault.settings);
-    const cached = await readCache(vault, print);
+    const saved = await readCache(vault, print);
     const files = vault.ports.files;
     // one walk of the folders (FileStore.scan): the regular files with their stats, and the other
     // entries listMemoryPaths gives, in its order (compareMemoryPaths)
     const scan = await scanMemoryFiles(files);
-    const stats = new Map(scan.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
-    const listing = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
-    const rows = new Map<string, Row>();
+    const byPath = saved.byPath();
+    const kept: Ref[] = [];
     const problems: WriteProblem[] = [];
-    const readable: MemoryRow[] = [];
+    const readable: Ref[] = [];
+    const readableIds: string[] = [];
     const listed: string[] = [];
     let parsed = 0;
     let reused = 0;
-    // in listMemoryPaths' order, as Vault.loadAll reads them
-    for (const path of listing) {
-      const stat = stats.get(path);
-      let row = stat ? cached.get(path) : undefined;
-      if (!row || row[1] !== stat!.size || row[2] !== stat!.mtimeMs) {
-        parsed++;
-        // an entry listStats leaves out (a FIFO, a folder named like a note, a link to nothing
-        // regular) is read as the loader reads it, every time: it gets no row
-        const fresh = await freshRow(vault, path, stat ?? { size: -1, mtimeMs: -1 });
-        if (fresh === 'gone') continue;
-        listed.push(path);
-        if (fresh === 'unreadable') {
-          problems.push(problemOf(path, await vault.readText(path).catch(() => null)));
-          continue;
-        }
-        row = fresh;
-      } else {
-        reused++;
-        listed.push(path);
+    /** A row the file store's listing found: its saved row while the file is as saved, or null. */
+    const trusted = (path: string, size: number, mtimeMs: number): Ref | null => {
+      const found = byPath.get(path);
+      return found !== undefined && saved.matches(found, size, mtimeMs) ? found : null;
+    };
+    /** A file whose row must be made: read, parsed and analysed again; false when it is gone or unreadable (a problem). */
+    const fresh = async (path: string, stat: FileStat | null): Promise<Row | false> => {
+      parsed++;
+      // an entry listStats leaves out (a FIFO, a folder named like a note, a link to nothing
+      // regular) is read as the loader reads it, every time: it gets no row
+      const row = await freshRow(vault, path, stat ?? { size: -1, mtimeMs: -1 });
+      if (row === 'gone') return false;
+      listed.push(path);
+      if (row === 'unreadable') problems.push(problemOf(path, await vault.readText(path).catch(() => null)));
+      return row === 'unreadable' ? false : row;
+    };
+    const use = (path: string, ref: Ref, stated: boolean): void => {
+      if (stated) kept.push(ref);
+      if (typeof ref === 'number') {
+        readable.push(ref);
+        readableIds.push(saved.id(ref));
+      } else if (ref.length === 5) problems.push({ path, id: ref[3], text: ref[4] });
+      else {
+        readable.push(ref);
+        readableIds.push(ref[3]);
       }
-      if (stat) rows.set(path, row);
-      if (row.length === 5) problems.push({ path, id: row[3], text: row[4] });
-      else readable.push(row);
+    };
+    // in listMemoryPaths' order, as Vault.loadAll reads them
+    if (scan.others.length === 0) {
+      for (const [path, size, mtimeMs] of scan.files) {
+        let ref: Ref | false | null = trusted(path, size, mtimeMs);
+        if (ref !== null) {
+          reused++;
+          listed.push(path);
+        } else ref = await fresh(path, { size, mtimeMs });
+        if (ref !== false) use(path, ref, true);
+      }
+    } else {
+      const stats = new Map(scan.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
+      for (const path of [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths)) {
+        const stat = stats.get(path) ?? null;
+        let ref: Ref | false | null = stat ? trusted(path, stat.size, stat.mtimeMs) : null;
+        if (ref !== null) {
+          reused++;
+          listed.push(path);
+        } else ref = await fresh(path, stat);
+        if (ref !== false) use(path, ref, stat !== null);
+      }
     }
     // one id, one memory (Vault.loadAll): another file with the id is a problem, read as the loader reads it
-    const first = new Map<string, string>();
-    const shared = new Map<string, string[]>();
-    for (const row of readable) {
-      const other = first.get(row[3]);
-      if (other === undefined) first.set(row[3], row[0]);
-      else shared.set(row[3], [...(shared.get(row[3]) ?? [other]), row[0]]);
+    const first = new Map<string, number>();
+    let shared: Map<string, string[]> | null = null;
+    // (a set of the ids first: most vaults have no second copy, and then nothing is looked up one by one)
+    for (let k = new Set(readableIds).size === readableIds.length ? readable.length : 0; k < readable.length; k++) {
+      const id = readableIds[k]!;
+      const other = first.get(id);
+      if (other === undefined) first.set(id, k);
+      else (shared ??= new Map()).set(id, [...(shared.get(id) ?? [pathOf(saved, readable[other]!)]), pathOf(saved, readable[k]!)]);
     }
-    const live: MemoryRow[] = [];
-    for (const row of readable) {
-      const holders = shared.get(row[3]);
-      if (!holders || preferredPath(holders) === row[0]) live.push(row);
-      else problems.push(problemOf(row[0], await vault.readText(row[0]).catch(() => null)));
+    let live = readable;
+    let ids = readableIds;
+    if (shared) {
+      live = [];
+      ids = [];
+      for (let k = 0; k < readable.length; k++) {
+        const path = pathOf(saved, readable[k]!);
+        const holders = shared.get(readableIds[k]!);
+        if (!holders || preferredPath(holders) === path) {
+          live.push(readable[k]!);
+          ids.push(readableIds[k]!);
+        } else problems.push(problemOf(path, await vault.readText(path).catch(() => null)));
+      }
     }
-    const index = new WriteIndex(rows, parsed + (cached.size - reused), live, problems, listed);
+    const index = new WriteIndex(saved, kept, parsed + (saved.count - reused), live, problems, listed, ids);
     index.parsed = parsed;
     return index;
   }
@@ -315,13 +390,14 @@ export class WriteIndex {
    * unreadable file also holds gets no hint: the id index decides which file is the memory.
    */
   locator(): (id: string) => string | null {
-    let paths: Map<string, string> | null = null;
+    let paths: Map<string, number> | null = null;
     return (id) => {
       if (!paths) {
-        paths = new Map(this.live.map((row) => [row[3], row[0]]));
+        paths = new Map(this.ids.map((one, k) => [one, k]));
         for (const problem of this.problems) if (problem.id) paths.delete(problem.id);
       }
-      return paths.get(id) ?? null;
+      const k = paths.get(id);
+      return k === undefined ? null : pathOf(this.saved, this.live[k]!);
     };
   }
 
@@ -332,7 +408,7 @@ export class WriteIndex {
    */
   wrote(memory: Memory, stat: FileStat | null, analysis?: AnalysedText): void {
     if (!stat) return; // the store cannot tell: the next load reads the file
-    this.rows.set(memory.path, memoryRow(memory, stat, analysis));
+    this.extra.set(memory.path, memoryRow(memory, stat, analysis));
     this.pending++;
   }
 
@@ -350,11 +426,11 @@ export class WriteIndex {
     const fence = memory.extra === undefined ? text.indexOf('\n---\n') : -1;
     const known = fence > 0 && text.startsWith(memory.text, fence + 5) ? renderedBodyText(memory) : null;
     if (known !== null) {
-      this.rows.set(path, memoryRow(source, stat, analysis, known));
+      this.extra.set(path, memoryRow(source, stat, analysis, known));
     } else {
       const split = memory.extra === undefined ? splitFrontmatter(text) : null;
       if (!split) throw new Error(`${path}: not a new memory's plain rendering`);
-      this.rows.set(path, memoryRow({ ...source, body: split.body }, stat, analysis));
+      this.extra.set(path, memoryRow({ ...source, body: split.body }, stat, analysis));
     }
     this.pending++;
   }
@@ -367,16 +443,35 @@ export class WriteIndex {
    * rows, in a larger vault) have piled up. An optimisation: a read-only vault still remembers.
    */
   async save(vault: Vault): Promise<void> {
-    if (this.pending === 0 || this.pending < Math.max(SAVE_AFTER, this.rows.size >> 8)) return;
+    // the rows' count (a written file is most often a new one)
+    if (this.pending === 0 || this.pending < Math.max(SAVE_AFTER, (this.kept.length + this.extra.size) >> 8)) return;
     this.pending = 0;
-    const cache: CacheFile = { format: FORMAT, fingerprint: fingerprint(vault.settings), rows: [...this.rows.values()] };
+    const rows: Ref[] = [];
+    const extra = new Map(this.extra);
+    for (const ref of this.kept) {
+      const path = pathOf(this.saved, ref);
+      const written = extra.get(path);
+      if (written) extra.delete(path);
+      rows.push(written ?? ref);
+    }
+    for (const row of extra.values()) rows.push(row);
     try {
       await vault.ports.files.mkdir('.engram/cache');
-      await vault.ports.files.write(WRITE_INDEX_PATH, JSON.stringify(cache));
+      await vault.ports.files.write(WRITE_INDEX_PATH, encodeCache(fingerprint(vault.settings), rows, this.saved));
     } catch {
       // machine data: the next load reads the files again
     }
   }
+}
+
+const NONE: readonly string[] = [];
+const unused = (): AnalysedText => {
+  throw new Error('a memory holding no focus term is never compared');
+};
+
+/** The path of a row. */
+function pathOf(saved: Columns, ref: Ref): string {
+  return typeof ref === 'number' ? saved.path(ref) : (ref)[0];
 }
 
 /**
@@ -397,16 +492,271 @@ async function freshRow(vault: Vault, path: string, stat: FileStat): Promise<Row
   }
 }
 
-async function readCache(vault: Vault, print: string): Promise<Map<string, Row>> {
-  const rows = new Map<string, Row>();
+/*
+ * The file (FORMAT 2): a line of JSON ({format, fingerprint, rows, lengths, odd}), then the
+ * columns of the rows one after the other, `lengths` giving each one's length. A column holds a
+ * line a row, joined by "\n" (META: a fixed width a row, no line breaks); the constants below say
+ * what each holds. A row that a line cannot hold (a field with a line break, an import key that
+ * is empty or holds a tab, a category or confidence of another version, a creation time before
+ * 1970, a file that could not be read as a memory) is one of the `odd` rows, as an array (format
+ * 1's rows). A remember reads the file as one string and splits it into lines; the terms of a
+ * memory that holds none of the text's words are never decoded. Format 1 (a JSON array a row)
+ * cost a remember at 10,000 memories ~60-130 ms of JSON.parse.
+ */
+const PATHS = 0;
+const SIZES = 1;
+const MTIMES = 2;
+const IDS = 3;
+/**
+ * META_WIDTH characters a row: the category's and the confidence's index, then superseded (1) +
+ * cue (2) + affirmed is every other term (4), then the number of terms (4 base-36 digits) and the
+ * creation time (9 base-36 digits).
+ */
+const META = 4;
+const META_WIDTH = 16;
+/** The terms (and negated terms) with a space before and after each (" a b c "), or an empty line: a term is found by searching " term ". */
+const TERMS = 5;
+const NEGATED = 6;
+/** What a row's analysis holds besides (read only for the few memories compared), joined by tabs: affirmed, rejected, values, dates, then the import keys (each after a tab). */
+const REST = 7;
+const COLUMNS = 8;
+const MAX_TERM_COUNT = 36 ** 4;
+const MAX_CREATED = 36 ** 9;
+
+const wrap = (terms: string): string => (terms === '' ? '' : ` ${terms} `);
+const unwrap = (line: string): string => (line === '' ? '' : line.slice(1, -1));
+
+/** The saved rows as read: the lines of the columns read for every row, the others' text and where each line starts. */
+class Columns {
+  constructor(
+    /** The lines of PATHS, SIZES, MTIMES, IDS. */
+    private readonly lines: string[][],
+    /** The text of TERMS, NEGATED, REST, and where each of their lines starts (one more: the end of the last + 1). */
+    private readonly texts: string[],
+    private readonly starts: Int32Array[],
+    private readonly meta: string,
+    readonly size: number,
+    private readonly odd: Row[],
+  ) {}
+
+  static readonly empty = new Columns([], [], [], '', 0, []);
+
+  get oddRows(): readonly Row[] {
+    return this.odd;
+  }
+
+  /** The rows saved: by number, and odd. */
+  get count(): number {
+    return this.size + this.odd.length;
+  }
+
+  line(c: number, i: number): string {
+    if (c < META) return this.lines[c]![i]!;
+    if (c === META) return this.meta.slice(META_WIDTH * i, META_WIDTH * (i + 1));
+    const starts = this.starts[c]!;
+    return this.texts[c]!.slice(starts[i], starts[i + 1]! - 1);
+  }
+
+  /** Row numbers by path; an odd row by its path, as itself. */
+  byPath(): Map<string, Ref> {
+    const map = new Map<string, Ref>();
+    const paths = this.lines[PATHS];
+    if (paths) for (let i = 0; i < this.size; i++) map.set(paths[i]!, i);
+    for (const row of this.odd) map.set(row[0], row);
+    return map;
+  }
+
+  /** Whether a row is the one of a file of that size and mtime. */
+  matches(ref: Ref, size: number, mtimeMs: number): boolean {
+    if (typeof ref !== 'number') return ref[1] === size && ref[2] === mtimeMs;
+    return Number(this.lines[SIZES]![ref]) === size && Number(this.lines[MTIMES]![ref]) === mtimeMs;
+  }
+
+  path(i: number): string {
+    return this.lines[PATHS]![i]!;
+  }
+
+  id(i: number): string {
+    return this.lines[IDS]![i]!;
+  }
+
+  category(i: number): Category {
+    return CATEGORIES[this.meta.charCodeAt(META_WIDTH * i) - 48]!;
+  }
+
+  confidence(i: number): Confidence {
+    return CONFIDENCES[this.meta.charCodeAt(META_WIDTH * i + 1) - 48]!;
+  }
+
+  private flags(i: number): number {
+    return this.meta.charCodeAt(META_WIDTH * i + 2) - 48;
+  }
+
+  superseded(i: number): boolean {
+    return (this.flags(i) & 1) !== 0;
+  }
+
+  termCount(i: number): number {
+    return parseInt(this.meta.slice(META_WIDTH * i + 3, META_WIDTH * i + 7), 36);
+  }
+
+  created(i: number): number {
+    return parseInt(this.meta.slice(META_WIDTH * i + 7, META_WIDTH * i + 16), 36);
+  }
+
+  /**
+   * The focus terms each row's terms (or negated terms) hold, by row number, in the order the
+   * row holds them: one search of the column for all of them.
+   */
+  focused(c: number, pattern: RegExp | null): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    if (!pattern || this.size === 0) return out;
+    const text = this.texts[c]!;
+    const starts = this.starts[c]!;
+    pattern.lastIndex = 0;
+    let lo = 0; // matches come in order: the row of the next is at or after the last one's
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const at = m.index;
+      let hi = this.size - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      const term = m[1]!;
+      const hits = out.get(lo);
+      if (hits) hits.push(term);
+      else out.set(lo, [term]);
+    }
+    return out;
+  }
+
+  /** A saved row as an array (format 1's row). */
+  row(i: number): MemoryRow {
+    const flags = this.flags(i);
+    const rest = this.line(REST, i).split('\t');
+    return [
+      this.path(i), Number(this.line(SIZES, i)), Number(this.line(MTIMES, i)), this.id(i), this.category(i), this.confidence(i), this.created(i),
+      flags & 1 ? 1 : 0, unwrap(this.line(TERMS, i)), unwrap(this.line(NEGATED, i)), flags & 4 ? null : rest[0]!,
+      flags & 2 ? 1 : 0, rest[1]!, rest[2]!, rest[3]!, rest.slice(4),
+    ];
+  }
+}
+
+/** Where each of `size` lines of `text` starts, and the end of the last + 1; null when it has another number of lines. */
+function lineStarts(text: string, size: number): Int32Array | null {
+  const starts = new Int32Array(size + 1);
+  let at = 0;
+  for (let i = 0; i < size; i++) {
+    if (at > text.length) return null;
+    starts[i] = at;
+    const end = text.indexOf('\n', at);
+    at = end < 0 ? text.length + 1 : end + 1;
+  }
+  starts[size] = at;
+  return at === text.length + 1 || (size === 0 && text === '') ? starts : null;
+}
+
+/** A row's META characters, or null when it cannot have them (an odd row). */
+function metaOf(row: MemoryRow): string | null {
+  const category = CATEGORIES.indexOf(row[4]);
+  const confidence = CONFIDENCES.indexOf(row[5]);
+  const count = countWords(row[8] === '' ? '' : row[8]);
+  const created = row[6];
+  if (category < 0 || confidence < 0 || count >= MAX_TERM_COUNT || !Number.isInteger(created) || created < 0 || created >= MAX_CREATED) return null;
+  return `${category}${confidence}${row[7] + 2 * row[11] + (row[10] === null ? 4 : 0)}${count.toString(36).padStart(4, '0')}${created.toString(36).padStart(9, '0')}`;
+}
+
+/** Whether a row's fields fit lines: none holds a line break (the analysis makes none), no import key is empty or holds a tab. */
+function fitsLines(row: MemoryRow): boolean {
+  for (const c of [0, 3, 8, 9] as const) if (row[c].includes('\n')) return false;
+  for (const c of [10, 12, 13, 14] as const) {
+    const field = row[c];
+    if (field !== null && (field.includes('\n') || field.includes('\t'))) return false;
+  }
+  for (const key of row[15]) if (key === '' || key.includes('\t') || key.includes('\n')) return false;
+  return true;
+}
+
+/** The file of `rows` (saved rows by number, copied from `saved` as they are). */
+function encodeCache(print: string, rows: Ref[], saved: Columns): string {
+  const columns: string[][] = Array.from({ length: COLUMNS }, () => []);
+  const odd: Row[] = [];
+  for (const ref of rows) {
+    if (typeof ref === 'number') {
+      for (let c = 0; c < COLUMNS; c++) columns[c]!.push(saved.line(c, ref));
+      continue;
+    }
+    const meta = ref.length === 16 && fitsLines(ref) ? metaOf(ref) : null;
+    if (meta === null) {
+      odd.push(ref);
+      continue;
+    }
+    const row = ref as MemoryRow;
+    columns[PATHS]!.push(row[0]);
+    columns[SIZES]!.push(String(row[1]));
+    columns[MTIMES]!.push(String(row[2]));
+    columns[IDS]!.push(row[3]);
+    columns[META]!.push(meta);
+    columns[TERMS]!.push(wrap(row[8]));
+    columns[NEGATED]!.push(wrap(row[9]));
+    columns[REST]!.push(row[15].length === 0 ? `${row[10] ?? ''}\t${row[12]}\t${row[13]}\t${row[14]}` : `${row[10] ?? ''}\t${row[12]}\t${row[13]}\t${row[14]}\t${row[15].join('\t')}`);
+  }
+  const texts = columns.map((lines, c) => lines.join(c === META ? '' : '\n'));
+  const header = { format: FORMAT, fingerprint: print, rows: columns[0]!.length, lengths: texts.map((t) => t.length), odd };
+  const file = `${JSON.stringify(header)}\n${texts.join('')}`;
+  return file;
+}
+
+async function readCache(vault: Vault, print: string): Promise<Columns> {
   try {
     const bytes = await vault.ports.files.read(WRITE_INDEX_PATH);
-    if (!bytes) return rows;
-    const cache = JSON.parse(new TextDecoder().decode(bytes)) as CacheFile;
-    if (cache.format !== FORMAT || cache.fingerprint !== print || !Array.isArray(cache.rows)) return rows;
-    for (const row of cache.rows) if (Array.isArray(row) && (row.length === 5 || row.length === 16) && typeof row[0] === 'string') rows.set(row[0], row);
+    return bytes ? (decodeCache(new TextDecoder().decode(bytes), print) ?? Columns.empty) : Columns.empty;
   } catch {
     // a damaged cache is rebuilt from the markdown
+    return Columns.empty;
   }
-  return rows;
+}
+
+/** The rows of a saved index (`print`: made for these settings, or null for any), or null for a file of another format or damaged. */
+function decodeCache(text: string, print: string | null): Columns | null {
+  const nl = text.indexOf('\n');
+  if (nl < 0) return null;
+  const header = JSON.parse(text.slice(0, nl)) as { format: unknown; fingerprint: unknown; rows: unknown; lengths: unknown; odd: unknown };
+  if (header.format !== FORMAT || (print !== null && header.fingerprint !== print) || !Array.isArray(header.odd) || !Array.isArray(header.lengths) || header.lengths.length !== COLUMNS) return null;
+  const size = header.rows;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0) return null;
+  const lines: string[][] = [];
+  const texts: string[] = [];
+  const starts: Int32Array[] = [];
+  let meta = '';
+  let at = nl + 1;
+  for (const [c, length] of header.lengths.entries()) {
+    if (typeof length !== 'number' || !Number.isInteger(length) || length < 0 || at + length > text.length) return null;
+    const column = text.slice(at, at + length);
+    at += length;
+    if (c === META) {
+      if (column.length !== META_WIDTH * size) return null;
+      meta = column;
+    } else if (c < META) {
+      const split: string[] = size === 0 ? [] : column.split('\n');
+      if (split.length !== size || (size === 0 && column !== '')) return null;
+      lines[c] = split;
+    } else {
+      const found = lineStarts(column, size);
+      if (!found) return null;
+      texts[c] = column;
+      starts[c] = found;
+    }
+  }
+  if (at !== text.length) return null;
+  const odd: Row[] = [];
+  for (const row of header.odd) if (Array.isArray(row) && (row.length === 5 || row.length === 16) && typeof row[0] === 'string') odd.push(row as Row);
+  return new Columns(lines, texts, starts, meta, size, odd);
+}
+
+/** The rows of a saved index file as arrays (those kept in columns, then the odd ones), or null when it cannot be read. For tests. */
+export function savedRows(text: string): unknown[][] | null {
+  const saved = decodeCache(text, null);
+  return saved && [...Array.from({ length: saved.size }, (_, i) => saved.row(i)), ...saved.oddRows];
 }

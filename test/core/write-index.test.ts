@@ -7,7 +7,7 @@ import { renderMemoryFile } from '../../src/core/memory-file';
 import type { MemoryLink } from '../../src/core/links';
 import { loadWriteContext, normaliseInput, remember, type RememberInput, type RememberResult } from '../../src/core/remember';
 import { Vault } from '../../src/core/vault';
-import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, joined, renderedBodyText } from '../../src/core/write-index';
+import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, joined, renderedBodyText, savedRows } from '../../src/core/write-index';
 import { MemoryFileStore, memoryNote, memoryVault } from '../helpers/memory-ports';
 
 /**
@@ -111,7 +111,7 @@ describe('write index: which rows are trusted', () => {
     const saved = files.files.get(WRITE_INDEX_PATH)!;
     files.files.set(WRITE_INDEX_PATH, saved.slice(0, 100));
     expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER);
-    files.files.set(WRITE_INDEX_PATH, saved.replace('"format":1', '"format":2'));
+    files.files.set(WRITE_INDEX_PATH, saved.replace('"format":2', '"format":1'));
     expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER);
     files.files.set(WRITE_INDEX_PATH, saved);
     expect((await WriteIndex.load(vault)).parsed).toBe(0);
@@ -140,6 +140,50 @@ describe('write index: which rows are trusted', () => {
     files.reads = [];
     const index = await WriteIndex.load(vault);
     expect([index.parsed, index.memories.length, files.reads.length]).toEqual([0, 30, 0]);
+  });
+});
+
+describe('write index: the saved file (format 2)', () => {
+  it('keeps in columns what a line can hold and the rest as odd rows, reads back the rows a full parse makes, and rebuilds when a column does not line up', async () => {
+    const { vault, files } = timedVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/m${i}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Plain memory ${i}: the c++ build of service.${i} takes ${i} minutes.`));
+    // a file name with a line break, import keys with a tab and an empty one, a memory from 1969, one that cannot be read
+    files.put('episodic/two\nlines.md', note('mem-0000000000a1', 'A name with a line break.'));
+    files.put('episodic/tab.md', note('mem-0000000000a2', 'Keys with a tab.', { import_keys: '["a\\tb", "c"]' }));
+    files.put('episodic/empty.md', note('mem-0000000000a3', 'An empty key.', { import_keys: '[""]' }));
+    files.put('semantic/old.md', note('mem-0000000000a4', 'The first moon landing.', { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }));
+    files.put('episodic/broken.md', '---\nid: mem-0000000000a5\ncategory: [unclosed\n---\nA broken memory.\n');
+    files.put('decisions/kept.md', note('mem-0000000000a6', 'We no longer use yarn; switched from yarn to pnpm.', { category: 'decision', confidence: 'verified', import_keys: '["k1", "k2"]' }));
+    const full = await WriteIndex.load(vault);
+    await full.save(vault);
+    const text = files.files.get(WRITE_INDEX_PATH)!;
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { format: number; rows: number; odd: unknown[][] };
+    expect([header.format, header.rows, header.odd.map((row) => row[0]).sort()]).toEqual([2, SAVE_AFTER + 1, ['episodic/broken.md', 'episodic/empty.md', 'episodic/tab.md', 'episodic/two\nlines.md', 'semantic/old.md']]);
+    const again = await WriteIndex.load(vault);
+    const view = (index: WriteIndex) => index.memories.map((m) => ({ ...m, analysis: [m.analysis.polarity, m.analysis.signals] }));
+    expect([again.parsed, view(again), again.problems]).toEqual([0, view(full), full.problems]);
+    expect(view(again).find((m) => m.id === 'mem-0000000000a6')).toMatchObject({ category: 'decision', confidence: 'verified', importKeys: ['k1', 'k2'] });
+    // one line break of the terms' column made a space: the same length, a line less
+    const terms = text.indexOf('\n', text.indexOf(' plain memori '));
+    files.files.set(WRITE_INDEX_PATH, `${text.slice(0, terms)} ${text.slice(terms + 1)}`);
+    expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER + 6);
+  });
+
+  it('finds the text\'s terms in the saved column as in each row, terms with pattern characters too', async () => {
+    const { vault, files } = timedVault();
+    const texts = ['The c++ build of service.3 takes 3 minutes.', 'The (c) notice of v1.2 is kept.', 'A build of c takes minutes.', 'Service 3 is down.'];
+    texts.forEach((text, i) => files.put(`episodic/n${i}.md`, note(`mem-${String(i).padStart(12, '0')}`, text)));
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/z${i}.md`, note(`mem-${String(100 + i).padStart(12, '0')}`, `Filler ${i}.`));
+    await (await WriteIndex.load(vault)).save(vault);
+    const focus = new AnalysedText('The c++ build of service.3 now takes 3 minutes (c).');
+    const postings = async () => {
+      const context = await loadWriteContext(vault, null, focus);
+      return [...(context.index as unknown as { index: { postings: Map<string, Array<{ id: string }>> } }).index.postings].map(([term, list]) => [term, list.map((e) => e.id)]);
+    };
+    const saved = await postings();
+    files.files.delete(WRITE_INDEX_PATH);
+    expect(saved).toEqual(await postings());
+    expect(saved.length).toBeGreaterThan(3);
   });
 });
 
@@ -305,7 +349,7 @@ describe('write index: the rows of the files an import creates', () => {
     await parsed.save(vault);
     const parsedRows = files.files.get(WRITE_INDEX_PATH);
     expect(odd.length).toBeGreaterThanOrEqual(SAVE_AFTER);
-    expect(JSON.parse(fastRows!).rows).toHaveLength(odd.length);
+    expect(savedRows(fastRows!)).toHaveLength(odd.length);
     expect(fastRows).toBe(parsedRows);
   });
 
@@ -381,7 +425,7 @@ describe('write index: the rows of the files an import creates', () => {
     const index = await WriteIndex.load(vault);
     expect([index.parsed, index.memories.length, files.reads.length]).toEqual([0, odd.length, 0]);
     // the rows the import kept are those a load parsing every file makes
-    const rows = (): unknown[] => (JSON.parse(files.files.get(WRITE_INDEX_PATH)!) as { rows: unknown[][] }).rows.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+    const rows = (): unknown[] => savedRows(files.files.get(WRITE_INDEX_PATH)!)!.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
     const kept = rows();
     files.files.delete(WRITE_INDEX_PATH);
     const rebuilt = await WriteIndex.load(vault);
