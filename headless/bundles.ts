@@ -76,12 +76,37 @@ export function rebuildTier(argv: readonly string[], root: () => string | null, 
   return dir !== null && !spliceable(dir, stamp, read);
 }
 
+/**
+ * A `remember` (one text) into a vault whose write index is there and at most
+ * REMEMBER_MAX_INDEX bytes: it runs without V8's optimising compiler (BASELINE_FLAG), as a
+ * recall from a fresh snapshot does. Such a remember reads the index, stats every memory file,
+ * parses the few written since, decides and writes one or two files, and ends: TurboFan compiled
+ * its loops over the 10,000 rows for a process that ended right after. Measured at 10k (bench
+ * corpus, write index of format 2): callgrind 1,777 M -> 1,445 M instructions; CPU, 8 paired
+ * rounds at load ~6: 770 -> 655 ms (a cold recall in the same rounds: 530). Without a write index
+ * (a fresh clone, another version's format) the remember parses every memory file, work the
+ * compiler pays for: no flag then; nor above the size (not measured there: kept, as the
+ * snapshot's, to about twice 10k's 3.4 MB).
+ */
+export function rememberTier(argv: readonly string[], root: () => string | null, size: (path: string) => number | null): boolean {
+  if (argv[commandIndex(argv)] !== 'remember') return false;
+  const dir = root();
+  if (dir === null) return false;
+  return (size(`${dir}/${WRITE_INDEX_FILE}`) ?? Infinity) <= REMEMBER_MAX_INDEX;
+}
+
+/** The write index, from the vault's folder (src/core/write-index.ts WRITE_INDEX_PATH: the launcher imports no core module; test/headless/bundles.test.ts checks they agree). */
+export const WRITE_INDEX_FILE = '.engram/cache/write-index.json';
+
+/** The largest write index (bytes) whose remember runs without the optimising compiler (rememberTier). */
+export const REMEMBER_MAX_INDEX = 8 * 1024 * 1024;
+
 /** The V8 flag rebuildTier's command lines run under. */
 export const REBUILD_FLAG = '--max-inlined-bytecode-size-cumulative=150';
 
 /** The V8 flag the launcher gives this command line before its bundle is compiled, or null (V8's defaults). */
 export function launchFlag(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null, read: (path: string) => string | null = () => null): string | null {
-  if (baselineTier(argv, root, stamp, size, read)) return BASELINE_FLAG;
+  if (baselineTier(argv, root, stamp, size, read) || rememberTier(argv, root, size)) return BASELINE_FLAG;
   return rebuildTier(argv, root, stamp, read) ? REBUILD_FLAG : null;
 }
 

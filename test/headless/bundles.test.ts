@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, launchFlag, MAX_NOTED_CHANGES, REBUILD_FLAG, rebuildTier, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, launchFlag, MAX_NOTED_CHANGES, REBUILD_FLAG, rebuildTier, REMEMBER_MAX_INDEX, rememberTier, WRITE_INDEX_FILE, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
 import { changesBefore, noteChange } from '../../headless/recall-changes';
 import { MEMORY_ROOTS } from '../../src/core/memory-files';
 import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
+import { WRITE_INDEX_PATH } from '../../src/core/write-index';
 import { COMMANDS } from '../../headless/commands';
 import { touchCommand } from '../../headless/use-commands';
 import { contextCommand, recallCommand } from '../../headless/read-commands';
@@ -57,6 +58,31 @@ describe('bundleFor', () => {
     expect(COMMANDS.context).toBe(contextCommand);
     const config = readFileSync(path.join(root, 'esbuild.config.mjs'), 'utf8');
     for (const file of [CLI_BUNDLE, ...Object.values(COMMAND_BUNDLES), 'engram-yaml.js']) expect(config).toContain(`outfile: 'dist/${file}'`);
+  });
+});
+
+describe('rememberTier', () => {
+  const sizeOf = (bytes: Record<string, number>) => (p: string) => (Object.hasOwn(bytes, p) ? bytes[p]! : null);
+  // a 10k vault's write index (3.4 MB)
+  const index = { '/v/.engram/cache/write-index.json': 3_359_016 };
+
+  it('runs a remember without the optimising compiler where the write index is there and at most 8 MB, nothing else', () => {
+    expect([WRITE_INDEX_FILE, REMEMBER_MAX_INDEX]).toEqual([WRITE_INDEX_PATH, 8 * 1024 * 1024]);
+    const cases: Array<[string[], string | null, Record<string, number>, boolean]> = [
+      [['remember', 'The deploy moved to Tuesdays.'], '/v', index, true],
+      [['--now', NOW, '--json', 'remember', 'text'], '/v', index, true],
+      [['remember', 'text'], '/v', { '/v/.engram/cache/write-index.json': REMEMBER_MAX_INDEX }, true],
+      // a 100k vault's index, none (a fresh clone), no vault found
+      [['remember', 'text'], '/v', { '/v/.engram/cache/write-index.json': REMEMBER_MAX_INDEX + 1 }, false],
+      [['remember', 'text'], '/v', {}, false],
+      [['remember', 'text'], null, index, false],
+      [['import', 'x.jsonl'], '/v', index, false],
+      [['recall', 'remember'], '/v', index, false],
+      [['--', 'remember', 'x'], '/v', index, false],
+    ];
+    expect(cases.map(([argv, root, bytes]) => rememberTier(argv, () => root, sizeOf(bytes)))).toEqual(cases.map((c) => c[3]));
+    // the flag it gives, from the launcher's choice, and none where no snapshot or index asks for one
+    expect([launchFlag(['remember', 'text'], () => '/v', () => null, sizeOf(index)), launchFlag(['remember', 'text'], () => '/v', () => null, sizeOf({}))]).toEqual([BASELINE_FLAG, null]);
   });
 });
 
