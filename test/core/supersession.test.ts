@@ -20,6 +20,9 @@ describe('supersession (ADR 0004)', () => {
     expect([...changeSignals('We upgraded CI from Node 20 to Node 22.').rejected]).toEqual(['20']);
     expect([...changeSignals('Jenkins was replaced by GitHub Actions.').rejected]).toEqual(['jenkin']);
     expect(changeSignals('No errors in the nightly run.').cue).toBe(false);
+    // every reversal of a text, each time it is read (a pattern read from its start again), one negated ("not stop") left out
+    const twice = 'We stopped using Yarn, dropped Lerna; we will not stop running Jest.';
+    expect([[...changeSignals(twice).rejected], [...changeSignals(twice).rejected]]).toEqual([['yarn', 'lerna'], ['yarn', 'lerna']]);
     expect([...valueTerms('The staging database is db-staging-2.internal, owned by Priya.')].sort()).toEqual(['2', 'db', 'intern', 'priya', 'stage']);
   });
 
