@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { bundleFor, CLI_BUNDLE, launchFlag } from './bundles';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
 import { viaServer } from './serve-client';
-import { servedCommand } from './serve-protocol';
+import { servedCommand, vaultOption } from './serve-protocol';
 import { readStdinSync } from './stdin';
 import { vaultRoot } from './vault-root';
 import { writeAllSync } from './stdout';
@@ -56,7 +56,7 @@ function runHere(stdin: string | null): void {
 /** The vault the command line names, or null (none found: the command says so itself). */
 function rootOf(args: readonly string[]): string | null {
   try {
-    return vaultRoot({ vault: servedCommand(args)?.vault, cwd: process.cwd(), env: process.env });
+    return vaultRoot({ vault: vaultOption(args), cwd: process.cwd(), env: process.env });
   } catch {
     return null;
   }

@@ -66,15 +66,29 @@ export function servedCommand(argv: readonly string[]): { name: string; vault: s
   const name = at < 0 ? null : argv[at]!;
   if (name === null || !SERVED_COMMANDS.has(name)) return null;
   const options = argv.indexOf('--') < 0 ? argv : argv.slice(0, argv.indexOf('--'));
-  let vault: string | undefined;
   for (let i = 0; i < options.length; i++) {
     const arg = options[i]!;
     if (arg === '--help' || arg === '-h' || arg === '--version') return null;
+    if (arg === '--vault' || arg === '--now') i++;
+  }
+  return { name, vault: vaultOption(argv), readsStdin: name === 'context' && options.includes('--hook') };
+}
+
+/**
+ * The folder `--vault DIR` or `--vault=DIR` names (the last one, before `--`), as the CLI parses
+ * the line, for any command (the launcher's flag for `remember` looks at its write index:
+ * headless/bundles.ts rememberTier); undefined when none is named.
+ */
+export function vaultOption(argv: readonly string[]): string | undefined {
+  const options = argv.indexOf('--') < 0 ? argv : argv.slice(0, argv.indexOf('--'));
+  let vault: string | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const arg = options[i]!;
     if (arg === '--vault') vault = options[++i];
     else if (arg === '--now') i++;
     else if (arg.startsWith('--vault=')) vault = arg.slice('--vault='.length);
   }
-  return { name, vault, readsStdin: name === 'context' && options.includes('--hook') };
+  return vault;
 }
 
 /** Where the server of a vault listens: `.engram/serve.sock` in it; on Windows a named pipe named after the vault's path. */

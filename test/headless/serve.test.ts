@@ -4,7 +4,7 @@ import { runCli } from '../../headless/cli';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { CliServer, RETRY_MS, serveAlongside } from '../../headless/serve';
 import { viaServer, type ClientProcess } from '../../headless/serve-client';
-import { buildStamp, fnv1a, servedCommand, socketPath, SOCKET_PATH_MAX } from '../../headless/serve-protocol';
+import { buildStamp, fnv1a, servedCommand, socketPath, SOCKET_PATH_MAX, vaultOption } from '../../headless/serve-protocol';
 import { MACHINE_FOLDER } from '../../headless/vault-root';
 import { LAYOUT } from '../../src/core/vault';
 import { engram, fileOf, initVault, tempDir } from '../helpers/cli';
@@ -403,6 +403,18 @@ describe('serve-protocol', () => {
     expect(servedCommand(['--version', 'recall'])).toBeNull();
     expect(servedCommand(['--', 'recall'])).toBeNull();
     expect(servedCommand([])).toBeNull();
+  });
+
+  it('finds --vault for any command, as the CLI parses it (the launcher looks there for the flag of a remember)', () => {
+    const cases: Array<[string[], string | undefined]> = [
+      [['--vault', 'v', 'remember', 'text'], 'v'],
+      [['--now', '--vault', 'remember', '--vault=w', 'x'], 'w'],
+      [['remember', '--vault', 'v', 'x'], 'v'],
+      [['remember', 'x', '--', '--vault', 'v'], undefined],
+      [['--vault=v', '--version'], 'v'],
+      [['import', 'x.jsonl'], undefined],
+    ];
+    expect(cases.map(([argv]) => vaultOption(argv))).toEqual(cases.map((c) => c[1]));
   });
 
   it('the socket is .engram/serve.sock, a named pipe on Windows; the build stamp is the bundle size and mtime', () => {
