@@ -100,6 +100,30 @@ export function takenNames(paths: Iterable<string>): Set<string> {
 }
 
 /**
+ * takenNames for a few look-ups (a remember names one file) among memory files' paths (each
+ * `FOLDER/NAME.md`): the names are found in one lower-cased string of the paths instead of a
+ * key made for each (~20 ms of a cold remember at 10,000 files). A name outside ASCII (where NFC
+ * may change it) makes it takenNames' set. Keys added are kept as takenNames' are.
+ */
+export function takenNamesOf(paths: readonly string[]): Set<string> {
+  const joined = `${paths.join('\n')}\n`;
+  return paths.every((path) => path.endsWith('.md')) && ASCII.test(joined) ? new JoinedNames(joined.toLowerCase()) : takenNames(paths);
+}
+
+const ASCII = /^[\0-\x7f]*$/;
+
+/** Name keys: those added, and the names of the paths in `lower` (each path lower-cased and followed by a line break). */
+class JoinedNames extends Set<string> {
+  constructor(private readonly lower: string) {
+    super();
+  }
+
+  override has(key: string): boolean {
+    return super.has(key) || this.lower.includes(`/${key}.md\n`);
+  }
+}
+
+/**
  * The file name (without `.md`) for a new memory titled `title` (memoryTitle of its text), or
  * `fallback` (its id) when the title has no usable characters; `NAME 2`, `NAME 3`, ... when
  * taken. The name is added to `taken`.

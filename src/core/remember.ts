@@ -1,5 +1,5 @@
 import { NotFoundError, UsageError, WriteConflictError } from './errors';
-import { claimFileName, takenNames } from './file-names';
+import { claimFileName, takenNames, takenNamesOf } from './file-names';
 import { namedLinks, noteName } from './links';
 import { memoryTitle } from './title';
 import { deriveMemoryId, isMemoryId } from './ids';
@@ -266,7 +266,8 @@ export async function loadWriteContext(vault: Vault, embedder?: Embedder | null,
       categoryOf.set(memory.id, memory.category);
     }
   }
-  const names = takenNames(writeIndex.paths);
+  // one text (a remember) claims one name: looked up in the paths as a string, not a key a file
+  const names = focus ? takenNamesOf(writeIndex.paths) : takenNames(writeIndex.paths);
   const context: WriteContext = {
     index,
     taken,

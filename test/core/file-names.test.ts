@@ -1,4 +1,4 @@
-import { asciiCleanName, claimFileName, cleanName, safeFileName, safeFileNameByPattern, takenNames } from '../../src/core/file-names';
+import { asciiCleanName, claimFileName, cleanName, safeFileName, safeFileNameByPattern, takenNames, takenNamesOf } from '../../src/core/file-names';
 import { archivedPath, compareMemoryPaths, frontmatterId, preferredPath, revivedPath } from '../../src/core/memory-files';
 import { memoryTitle } from '../../src/core/title';
 
@@ -116,6 +116,22 @@ describe('memory paths', () => {
     expect(frontmatterId('---\n{category: episodic, id: "mem-abc123def456", tags: [a, b]}\n---\n')).toBe('mem-abc123def456');
     expect(frontmatterId('---\n{id: mem-abc123def456}\n---\n')).toBe('mem-abc123def456');
     expect(frontmatterId('---\n{nested: {id: mem-abc123def456}}\n---\n')).toBeNull();
+  });
+});
+
+describe('takenNamesOf: the names of memory files as one string, for a few look-ups', () => {
+  it('answers has() as takenNames does, and claims the same names, for ASCII paths and (through takenNames) others', () => {
+    const ascii = ['episodic/Deploy on Fridays.md', 'archive/ops/deploy ON fridays 2.md', 'semantic/a.md', 'decisions/sub/deep/Use pnpm.md', 'episodic/x.md notes.md', 'episodic/two\nlines.md'];
+    const other = [...ascii, 'archive/ops/Café au lait.md'];
+    const keys = ['deploy on fridays', 'deploy on fridays 2', 'deploy on fridays 3', 'a', 'use pnpm', 'deep', 'sub', 'x.md notes', 'x', 'notes', 'lines', 'two\nlines', 'café au lait', 'ops', 'episodic', ''];
+    for (const paths of [ascii, other, []]) {
+      const full = takenNames(paths);
+      const joined = takenNamesOf(paths);
+      expect(keys.map((k) => joined.has(k))).toEqual(keys.map((k) => full.has(k)));
+      expect([claimFileName('Deploy on Fridays', 'mem-000000000001', joined), claimFileName('deploy on fridays', 'mem-000000000002', joined)]).toEqual([claimFileName('Deploy on Fridays', 'mem-000000000001', full), claimFileName('deploy on fridays', 'mem-000000000002', full)]);
+    }
+    expect(takenNamesOf(other)).toEqual(takenNames(other)); // not ASCII: takenNames' own set
+    expect(takenNamesOf(['episodic/Notes.MD']).has('notes')).toBe(true); // not .md: takenNames' set
   });
 });
 
