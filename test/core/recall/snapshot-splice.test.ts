@@ -1,9 +1,11 @@
 import type { FileStat } from '../../../src/core/ports';
-import { CATALOG_PATH, listMemoryFiles } from '../../../src/core/recall/catalog';
+import { CATALOG_PATH, catalogFingerprint, listMemoryFiles } from '../../../src/core/recall/catalog';
 import type { RecallEngine } from '../../../src/core/recall/recall';
 import { hydrate, openRecall, toResult } from '../../../src/core/recall/results';
 import { decodeSnapshot, PackedStrings, SNAPSHOT_PATH, type ListedFile, type SnapshotHeader } from '../../../src/core/recall/snapshot';
 import { unresolvedNames } from '../../../src/core/recall/snapshot-splice';
+import { resolveSettings } from '../../../src/core/settings';
+import { Vault } from '../../../src/core/vault';
 import { at, memoryVault, MemoryFileStore } from '../../helpers/memory-ports';
 
 /**
@@ -199,6 +201,87 @@ describe('a snapshot spliced with the files that changed', () => {
     expect(step.spliced).toBe(false); // its id was named, unresolved, by a kept memory
   });
 
+  it('follows the first row touched, a rename keeping size and mtime, files past the last, an empty file, new words at the end, each link kind, names gone twice from one row', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    const splices = async (): Promise<boolean> => (await openAndCompare(vault, store)).spliced;
+    const steps: boolean[] = [];
+    // the first row, a session's member, touched: its fields and a co-access partner no file holds
+    store.put(`episodic/b payments retries.md`, note(1, 'The payments service retries three times with backoff.', `session: s1\naccess_count: 2\nco_access: {"${id(59)}": 1}\n`));
+    steps.push(await splices());
+    // a memory superseded by the first row's
+    store.put(`semantic/k deploys.md`, note(5, 'Deploys go out on Tuesdays after the freeze.', `superseded_by: ${id(1)}\n`).replace('episodic', 'semantic'));
+    steps.push(await splices());
+    // a rename to a name of the same length, the size and mtime kept (as a rename keeps them)
+    const grafana = store.files.get(`episodic/h grafana.md`)!;
+    const stamp = store.stamps.get(`episodic/h grafana.md`)!;
+    store.files.delete(`episodic/h grafana.md`);
+    store.files.set(`episodic/h grafanb.md`, grafana);
+    store.stamps.set(`episodic/h grafanb.md`, stamp);
+    steps.push(await splices());
+    // a file listed after every other, an empty file (no memory)
+    store.put(`archive/episodic/z late.md`, note(20, 'A late archived note about queues.', 'tier: archive\n'));
+    store.put(`episodic/e empty.md`, '');
+    steps.push(await splices());
+    // new words past every word known, not in alphabetical order; then an edit adding another, no word gone
+    store.put(`episodic/g words.md`, note(21, 'Zulu zebra.'));
+    steps.push(await splices());
+    store.put(`episodic/f lunch.md`, note(3, 'Lunch was pizza on Friday, zymurgy.', `co_access: {"${id(1)}": 3, "${id(40)}": 2}\n`));
+    steps.push(await splices());
+    // decays_from and contradicts links; a row naming one memory twice (a link and a co-access) and another after it
+    store.put(`episodic/c decays.md`, note(22, `Decays note. [[${id(2)}|decays_from]] [[${id(4)}|contradicts]]`));
+    store.put(`episodic/x names.md`, note(23, `Names note. [[${id(4)}|related]]`, `co_access: {"${id(4)}": 1, "${id(3)}": 2}\n`));
+    steps.push(await splices());
+    store.files.delete(`episodic/h grafanb.md`);
+    store.files.delete(`episodic/f lunch.md`);
+    const gone = await openAndCompare(vault, store);
+    steps.push(gone.spliced);
+    expect(gone.header.unresolved!.filter(([, name]) => name === id(3) || name === id(4))).toEqual([
+      [1, id(4)],
+      [4, id(3)],
+      [4, id(4)],
+    ]);
+    expect(steps).toEqual([true, true, true, true, true, true, true, true]);
+    // declined: the first row's id in a second file; the id it names, unresolved, in a new file; a memory gaining a session
+    store.put(`episodic/zz copy.md`, note(1, 'A sync copy.'));
+    expect(await splices()).toBe(false);
+    store.files.delete(`episodic/zz copy.md`);
+    expect(await splices()).toBe(false); // the snapshot does not know the ids distinct
+    store.put(`episodic/y ninety.md`, note(59, 'The partner of the first memory.'));
+    expect(await splices()).toBe(false);
+    store.put(`episodic/g words.md`, note(21, 'Zulu zebra.', 'session: s2\n'));
+    expect(await splices()).toBe(false);
+    // a memory listed before the first: the successor's row moves
+    store.put(`episodic/a first.md`, note(24, 'First of all.'));
+    expect(await splices()).toBe(true);
+  });
+
+  it('names a gone memory once for each row that named it; a file that names an id leaving as the id comes is no decline', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    store.put(`episodic/c one.md`, note(7, `One names grafana. [[${id(4)}|related]]`));
+    store.put(`episodic/e two.md`, note(8, `Two names grafana. [[${id(4)}|related]]`));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+    store.files.delete(`episodic/h grafana.md`);
+    let step = await openAndCompare(vault, store);
+    expect([step.spliced, step.header.unresolved]).toEqual([
+      true,
+      [
+        [1, id(4)],
+        [3, id(4)],
+        [4, id(40)],
+        [5, id(41)],
+      ],
+    ]);
+    // lunch, which named id(40) while no file held it, goes as id(40)'s file comes
+    store.files.delete(`episodic/f lunch.md`);
+    store.put(`episodic/n partner.md`, note(40, 'The partner memory comes back.'));
+    step = await openAndCompare(vault, store);
+    expect(step.spliced).toBe(true);
+  });
+
   it('keeps the episode index\'s terms apart, or as the word index\'s, as a rebuild finds them', async () => {
     const { vault, store } = stampedVault();
     store.put(`episodic/a.md`, note(1, 'Payments retry with backoff.', 'session: s1\n'));
@@ -310,6 +393,24 @@ describe('a snapshot spliced with the files that changed', () => {
     expect((await openAndCompare(vault, store)).spliced).toBe(true);
   });
 
+  it('neither opens nor splices a snapshot made under other settings: the rebuild writes the catalog and the new fingerprint', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    await openRecall(vault);
+    const before = decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.fingerprint;
+    const other = new Vault(vault.ports, resolveSettings({ maxFileBytes: 128 * 1024 }));
+    store.files.delete(CATALOG_PATH);
+    await openRecall(other);
+    expect(store.files.has(CATALOG_PATH)).toBe(true);
+    const after = decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.fingerprint;
+    expect([after === before, after]).toEqual([false, catalogFingerprint(other.settings)]);
+    // and with a file changed too (a splice would follow it)
+    store.put(`episodic/c ledger.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
+    store.files.delete(CATALOG_PATH);
+    await openRecall(vault);
+    expect([store.files.has(CATALOG_PATH), decodeSnapshot(store.binary.get(SNAPSHOT_PATH)!)!.fingerprint]).toEqual([true, before]);
+  });
+
   it('declines a snapshot written without its unresolved names (an older build), which the rebuild then writes', async () => {
     const { vault, store } = stampedVault();
     seed(store);
@@ -366,12 +467,16 @@ describe('unresolvedNames', () => {
         doc('a', { links: [{ target: 'z', kind: 'related' }, { target: 'b', kind: 'related' }, { target: 'y', kind: 'supersedes' }], co_access: { z: 1, x: 2 } }),
         doc('b', { links: [{ target: 'b', kind: 'decays_from' }, { target: 'w', kind: 'contradicts' }], superseded_by: 'v' }),
         doc('c', {}),
+        doc('d', { links: [{ target: 'u', kind: 'decays_from' }, { target: 't', kind: 'related' }], co_access: { s: 1 } }),
       ]),
     ).toEqual([
       [0, 'x'],
       [0, 'z'],
       [1, 'v'],
       [1, 'w'],
+      [3, 's'],
+      [3, 't'],
+      [3, 'u'],
     ]);
     expect(unresolvedNames([doc('a', {}), doc('b', { superseded_by: 'a', co_access: { a: 1 } })])).toEqual([]);
   });
