@@ -282,6 +282,15 @@ describe('a snapshot spliced with the files that changed', () => {
     expect(step.spliced).toBe(true);
   });
 
+  it('tells a new path from a listed one it begins (a name that goes on past ".md")', async () => {
+    const { vault, store } = stampedVault();
+    seed(store);
+    store.put(`episodic/c ledger.md x.md`, note(7, 'The ledger export queue drains every 12 minutes.'));
+    await openRecall(vault);
+    store.put(`episodic/c ledger.md`, note(8, 'The ledger team watches the export queue.'));
+    expect((await openAndCompare(vault, store)).spliced).toBe(true);
+  });
+
   it('keeps the episode index\'s terms apart, or as the word index\'s, as a rebuild finds them', async () => {
     const { vault, store } = stampedVault();
     store.put(`episodic/a.md`, note(1, 'Payments retry with backoff.', 'session: s1\n'));
