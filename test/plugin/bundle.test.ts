@@ -174,8 +174,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // in steps of 1,024 links and topDocs without a pair a candidate (issue 23, cold recall).
   // 602.3 KB (+0.25 KB: 602,041 bytes) with a catalog document's links and its row's links and
   // co-access made by loops instead of map and join (issue 23, first recall: encode compiled once).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(602_300);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_394_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 607.9 KB (+5.3 KB: 607,604 bytes) with the write index's format 2 (columns cut from a few
+  // strings, its row codec: write-index.ts is the plugin's too) and the entity scan's NAMELESS
+  // shortcut (issue 23, remember and first recall).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(607_900);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_399_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
