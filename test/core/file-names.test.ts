@@ -132,6 +132,10 @@ describe('takenNamesOf: the names of memory files as one string, for a few look-
     }
     expect(takenNamesOf(other)).toEqual(takenNames(other)); // not ASCII: takenNames' own set
     expect(takenNamesOf(['episodic/Notes.MD']).has('notes')).toBe(true); // not .md: takenNames' set
+    expect(takenNamesOf(['episodic/a.md', 'episodic/notes.txt']).has('notes.txt')).toBe(true); // one path not .md: takenNames' set
+    // ASCII .md paths: no key made for any file (what the string is for); has() finds them all
+    const lazy = takenNamesOf(ascii);
+    expect([lazy.size, lazy.has('deploy on fridays 2'), lazy.has('use pnpm')]).toEqual([0, true, true]);
   });
 });
 

@@ -23,6 +23,8 @@ describe('supersession (ADR 0004)', () => {
     // every reversal of a text, each time it is read (a pattern read from its start again), one negated ("not stop") left out
     const twice = 'We stopped using Yarn, dropped Lerna; we will not stop running Jest.';
     expect([[...changeSignals(twice).rejected], [...changeSignals(twice).rejected]]).toEqual([['yarn', 'lerna'], ['yarn', 'lerna']]);
+    // a reversal's phrase is its first six words (the rest of a long clause is kept as said)
+    expect([...changeSignals('We no longer run the nightly batch export cron job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
     expect([...valueTerms('The staging database is db-staging-2.internal, owned by Priya.')].sort()).toEqual(['2', 'db', 'intern', 'priya', 'stage']);
   });
 

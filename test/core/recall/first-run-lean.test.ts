@@ -102,6 +102,20 @@ describe('the arrays of an index made without its posting lists', () => {
   const params = { k1: 1.2, b: 0.75, delta: 0.5 };
   const vocabulary = ['b', 'a', 'aa', 'B', 'z', 'day:2026-01-01', 'entity:x', 'é', 'e', 'ab', 'ba', ...Array.from({ length: 40 }, (_, i) => `t${i}`)];
 
+  it('past 1,024 terms (the per-term arrays grow) count a repeated term once a document, as the index does; grouped too', () => {
+    const many = Array.from({ length: 1500 }, (_, i) => `t${i}`);
+    const index = new Bm25Index(params);
+    const builder = new Bm25ArraysBuilder();
+    for (const lists of [[many, ['t1499', 't1200']], [['t1300'], many.slice(1100)]]) expect(builder.addLists(lists, 4)).toBe(index.addLists(lists, 4));
+    const arrays = builder.toArrays();
+    expect(arrays).toEqual(index.toArrays());
+    expect([arrays.tfs[arrays.offsets[arrays.terms.indexOf('t1499')]!], arrays.docs.length]).toEqual([2, 1900]);
+    // both documents as one group: each term once, its tfs summed (what one document of both lists gives)
+    const one = new Bm25ArraysBuilder();
+    one.addLists([many, ['t1499', 't1200'], ['t1300'], many.slice(1100)], 8);
+    expect(builder.grouped([[0, 1]], [8]).toArrays()).toEqual(one.toArrays());
+  });
+
   it('are the arrays of the index the same additions make', () => {
     for (let round = 0; round < 20; round++) {
       const docs = Array.from({ length: Math.floor(random() * 300) }, () =>

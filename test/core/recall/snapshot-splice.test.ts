@@ -488,6 +488,12 @@ describe('unresolvedNames', () => {
       [3, 'u'],
     ]);
     expect(unresolvedNames([doc('a', {}), doc('b', { superseded_by: 'a', co_access: { a: 1 } })])).toEqual([]);
+    // names met in an order neither sorted nor reversed come out sorted
+    expect(unresolvedNames([doc('a', { links: [{ target: 'm', kind: 'related' }], co_access: { n: 1, l: 2 } })])).toEqual([
+      [0, 'l'],
+      [0, 'm'],
+      [0, 'n'],
+    ]);
   });
 });
 
