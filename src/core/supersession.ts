@@ -38,6 +38,8 @@ const REPLACED_BY = /((?:[\p{L}\p{N}][\p{L}\p{N}._-]*\s+){1,4})(?:(?:was|were|is
 const REVERSES = /\b(?:no longer|not any ?(?:more|longer)|instead of|rather than|(?:stop|stopped|stops|stopping|quit|quits|quitting|drop|dropped|drops|dropping|ditch|ditched|abandon|abandoned|deprecate|deprecated|retire|retired)(?:\s+(?:using|doing|running|writing|calling))?)\s+([^.;:!?,()[\]—–]+)/g;
 /** "not X anymore", "never X any more". */
 const NOT_ANYMORE = /\b(?:not|never)\s+([^.;:!?,()[\]—–]*?)\s*\b(?:anymore|any more)\b/g;
+/** A reversed phrase's first six words, with the spaces between them as written. */
+const FIRST_SIX = /^\S+(?:\s+\S+){0,5}/;
 /** Where a reversed phrase ends inside its clause: the other side of the choice, or another thought. */
 const PHRASE_END = /\s(?:in favou?r of|for|to|with|but|and|however|because|so|since|as)\s.*$/;
 
@@ -70,7 +72,9 @@ export function changeSignals(text: string): ChangeSignals {
   if (lower.includes('any')) for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
   // exec from the start, not matchAll: matchAll makes a copy of the pattern at each call (10,000 RegExp compiles an import, ~1 % of its instructions)
   REVERSES.lastIndex = 0;
-  for (let m = REVERSES.exec(lower); m !== null; m = REVERSES.exec(lower)) if (!negatedAt(lower, m.index)) phrases.push(` ${m[1]!} `.replace(PHRASE_END, ' ').trim().split(/\s+/).slice(0, 6).join(' '));
+  // a phrase is its first six words as they stand in the text, spaces and all: it is cut out of the text below, and
+  // "no longer run  the nightly" re-joined with single spaces would not be found there (nothing rejected)
+  for (let m = REVERSES.exec(lower); m !== null; m = REVERSES.exec(lower)) if (!negatedAt(lower, m.index)) phrases.push(FIRST_SIX.exec(` ${m[1]!} `.replace(PHRASE_END, ' ').trim())?.[0] ?? '');
   // a term named on both sides ("from Node 20 to Node 22": node) is not rejected
   let rejected = NO_TERMS;
   // no phrase (most texts): nothing rejected, and the text is not analysed again

@@ -25,6 +25,8 @@ describe('supersession (ADR 0004)', () => {
     expect([[...changeSignals(twice).rejected], [...changeSignals(twice).rejected]]).toEqual([['yarn', 'lerna'], ['yarn', 'lerna']]);
     // a reversal's phrase is its first six words (the rest of a long clause is kept as said)
     expect([...changeSignals('We no longer run the nightly batch export cron job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
+    // ... as written: two spaces, a tab or a line break between its words reject the same terms (the phrase is cut out of the text as it stands)
+    expect([...changeSignals('We no longer run  the nightly\tbatch  export\ncron  job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
     expect([...valueTerms('The staging database is db-staging-2.internal, owned by Priya.')].sort()).toEqual(['2', 'db', 'intern', 'priya', 'stage']);
   });
 
@@ -36,6 +38,7 @@ describe('supersession (ADR 0004)', () => {
       ['mem-dddddddddddd', 'Integration tests must use Testcontainers.', 'decision'],
     );
     expect(ids(index.changes('We no longer squash-merge; use rebase merges from now on.', 'decision', 'observed', later))).toEqual([['mem-aaaaaaaaaaaa', 'supersede']]);
+    expect(ids(index.changes('We no longer squash  merge; use rebase merges from now on.', 'decision', 'observed', later))).toEqual([['mem-aaaaaaaaaaaa', 'supersede']]);
     expect(ids(index.changes('End-to-end tests run nightly instead of on every pull request.', 'decision', 'observed', later))).toEqual([['mem-bbbbbbbbbbbb', 'supersede']]);
     expect(ids(index.changes('Feature flags moved from LaunchDarkly to our own service.', 'episodic', 'observed', later))).toEqual([['mem-cccccccccccc', 'supersede']]);
     expect(ids(index.changes('We will not use Testcontainers for integration tests anymore.', 'episodic', 'observed', later))).toEqual([['mem-dddddddddddd', 'supersede']]);
