@@ -7,7 +7,7 @@ import { renderMemoryFile } from '../../src/core/memory-file';
 import type { MemoryLink } from '../../src/core/links';
 import { loadWriteContext, normaliseInput, remember, type RememberInput, type RememberResult } from '../../src/core/remember';
 import { Vault } from '../../src/core/vault';
-import { SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, joined, renderedBodyText, savedRows } from '../../src/core/write-index';
+import { PIECE_LINES, SAVE_AFTER, WRITE_ANALYSIS_VERSION, WRITE_INDEX_PATH, WriteIndex, joined, renderedBodyText, savedRows } from '../../src/core/write-index';
 import { MemoryFileStore, memoryNote, memoryVault } from '../helpers/memory-ports';
 
 /**
@@ -184,6 +184,49 @@ describe('write index: the saved file (format 2)', () => {
     files.files.delete(WRITE_INDEX_PATH);
     expect(saved).toEqual(await postings());
     expect(saved.length).toBeGreaterThan(3);
+  });
+});
+
+describe('write index: the saved file in pieces', () => {
+  /** The store with writeChunks (as the Node one has): the pieces decoded as they come, then written as one text. */
+  class ChunkedStore extends TimedFileStore {
+    pieces = 0;
+    async writeChunks(path: string, chunks: Iterable<Uint8Array>): Promise<void> {
+      const decoder = new TextDecoder();
+      let text = '';
+      for (const chunk of chunks) {
+        this.pieces++;
+        text += decoder.decode(chunk, { stream: true });
+      }
+      await this.write(path, text + decoder.decode());
+    }
+  }
+
+  it(`writes through writeChunks the bytes the joined text has, across pieces of ${PIECE_LINES} lines, and reads them back`, async () => {
+    const n = 2 * PIECE_LINES + 1;
+    const saved: string[] = [];
+    for (const store of [new TimedFileStore(), new ChunkedStore()]) {
+      const { vault } = memoryVault(NOW);
+      Object.assign(vault.ports, { files: store });
+      for (let i = 0; i < n; i++) {
+        // the last row of the first piece and the first of the second hold letters of two and four UTF-8 bytes
+        const text = i === PIECE_LINES - 1 ? 'Le café de la gare ferme à 18 h.' : i === PIECE_LINES ? 'The 🚀 launch of service moved to 9 am.' : `The cache of service ${i} holds ${i * 7} entries.`;
+        store.put(`episodic/m${String(i).padStart(4, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, text, i === n - 1 ? { import_keys: '["k1", "k2"]' } : {}));
+      }
+      await (await WriteIndex.load(vault)).save(vault);
+      saved.push(store.files.get(WRITE_INDEX_PATH)!);
+      if (store instanceof ChunkedStore) expect(store.pieces).toBe(1); // the file's bytes in one view (encodePieces: 64 KB)
+    }
+    expect(saved[1]).toBe(saved[0]);
+    const rows = savedRows(saved[1]!)!;
+    expect(rows).toHaveLength(n);
+    const at = (i: number) => [rows[i]![0], rows[i]![3], rows[i]![8], rows[i]![15]];
+    expect([at(0), at(PIECE_LINES - 1), at(PIECE_LINES), at(n - 1)]).toEqual([
+      ['episodic/m0000.md', 'mem-000000000000', 'cach servic 0 hold entri', []],
+      ['episodic/m0255.md', 'mem-000000000255', 'le café de la gare ferm à 18 h', []],
+      ['episodic/m0256.md', 'mem-000000000256', 'launch servic move 9', []],
+      ['episodic/m0512.md', 'mem-000000000512', 'cach servic 512 hold y584 entri', ['k1', 'k2']],
+    ]);
   });
 });
 
