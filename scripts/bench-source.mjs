@@ -14,11 +14,16 @@ export const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
  * temp folder; `from`: another checkout of the repository (a baseline build's sources).
  */
 export async function loadSource(contents, tag, from = root) {
+  return createRequire(import.meta.url)(await bundleSource(contents, tag, from));
+}
+
+/** loadSource's bundle, written and not loaded: its path (for a child process to load). */
+export async function bundleSource(contents, tag, from = root) {
   const entry = path.join(mkdtempSync(path.join(tmpdir(), `engram-bench-${tag}-`)), 'index.cjs');
   await build({
     stdin: { contents, resolveDir: from, loader: 'ts' },
     bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
     alias: { 'js-yaml': path.join(from, 'src', 'plugin', 'yaml-reader.ts') },
   });
-  return createRequire(import.meta.url)(entry);
+  return entry;
 }

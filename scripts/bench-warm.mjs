@@ -6,7 +6,8 @@
 // copies it for later runs (a 100k vault takes minutes to write).
 //
 // Each build's sources are bundled as its own build bundles them (OTHER_CHECKOUT: a checkout of
-// another commit, with node_modules; its dist/ is not needed). The vault is bench-mcp's (N
+// another commit, with node_modules; its dist/ is not needed); each part of a round (MCP updates,
+// MCP preload, the plugin) runs in a process of its own, as in use. The vault is bench-mcp's (N
 // episodic memories, Zipf words, sessions of 20), written once per size and shared.
 // - update after an edit / an addition / a deletion: the time from the change on disk (MCP: a
 //   file saved, added or unlinked, its watch event delivered) or reported (plugin: `changed`,
@@ -26,29 +27,37 @@ import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadSource, root } from './bench-source.mjs';
+import { fileURLToPath } from 'node:url';
+import { bundleSource, root } from './bench-source.mjs';
 import { report } from './bench-targets.mjs';
 import { rng, zipfSampler } from './zipf.mjs';
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, compare: { type: 'string', multiple: true, default: [] }, 'vault-cache': { type: 'string' } } });
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, runs: { type: 'string', default: '5' }, rounds: { type: 'string', default: '2' }, compare: { type: 'string', multiple: true, default: [] }, 'vault-cache': { type: 'string' }, child: { type: 'string' } } });
 const SIZES = values.sizes.split(',').map(Number);
 const RUNS = Number(values.runs);
 const NOW = '2026-11-29T12:00:00Z';
 const ENGRAM = path.join(root, 'dist', 'engram.js');
 
-/** The MCP server's WarmVault and the plugin's MemoryIndex, from a checkout's sources. */
-async function loadBuild(from) {
-  const entry = path.join(mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-')), 'headless.cjs');
+/**
+ * The MCP server's WarmVault and the plugin's MemoryIndex, bundled from a checkout's sources:
+ * the bundles' paths, each part of a round loading them in a process of its own (`--child`).
+ */
+async function bundleBuild(from) {
+  const headless = path.join(mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-')), 'headless.cjs');
   await build({
     stdin: { contents: "export { WarmVault } from './headless/mcp/warm-vault'; export { openVault } from './headless/runtime';", resolveDir: from, loader: 'ts' },
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: entry, logLevel: 'warning',
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: headless, logLevel: 'warning',
     external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'],
     alias: { '@noble/hashes/sha2': path.join(from, 'headless', 'node-sha2.ts') },
   });
-  const headless = createRequire(import.meta.url)(entry);
-  const plugin = await loadSource("export { MemoryIndex } from './src/plugin/memory-index';", 'warm-plugin', from);
+  const plugin = await bundleSource("export { MemoryIndex } from './src/plugin/memory-index';", 'warm-plugin', from);
   const head = execFileSync('git', ['-C', from, 'rev-parse', '--short', 'HEAD']).toString().trim();
-  return { name: from === root ? `this (${head})` : head, ...headless, MemoryIndex: plugin.MemoryIndex };
+  return { name: from === root ? `this (${head})` : head, headless, plugin };
+}
+
+function loadBuild({ headless, plugin }) {
+  const load = createRequire(import.meta.url);
+  return { ...load(headless), MemoryIndex: load(plugin).MemoryIndex };
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -255,8 +264,29 @@ async function pluginRun(b, dir, n, round) {
   return out;
 }
 
-const builds = [await loadBuild(root)];
-for (const other of values.compare) builds.push(await loadBuild(path.resolve(other)));
+// A part of a round in a process of its own, as each runs in use (engram mcp is one process, the
+// plugin lives in Obsidian's): one process for all kept every part's garbage in one heap, and
+// its collections' pauses fell inside the others' updates and turns (MCP preload's longest
+// turn 93 ms of main-thread CPU there, 32 ms alone, at 100k).
+if (values.child) {
+  const job = JSON.parse(values.child);
+  const b = loadBuild(job);
+  let out;
+  if (job.part === 'mcp-updates') out = await mcpUpdates(b, job.dir, job.n, job.round);
+  else if (job.part === 'mcp-preload') out = { ...(await mcpPreload(b, job.dir)), idle: (await probe(() => sleep(2000), null)).block };
+  else out = await pluginRun(b, job.dir, job.n, job.round);
+  await gcOfWindows();
+  process.stdout.write(`\nRESULT ${JSON.stringify(out)}\n`);
+  process.exit(0);
+}
+const inChild = (b, part, dir, n, round) => {
+  const job = JSON.stringify({ part, headless: b.headless, plugin: b.plugin, dir, n, round });
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--runs', String(RUNS), '--child', job], { maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
+  return JSON.parse(out.slice(out.lastIndexOf('\nRESULT ') + 8));
+};
+
+const builds = [await bundleBuild(root)];
+for (const other of values.compare) builds.push(await bundleBuild(path.resolve(other)));
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-'));
 const rows = [];
 const load = [loadavg()[0]];
@@ -280,18 +310,16 @@ try {
     for (let round = 0; round < rounds; round++) {
       for (const [k, b] of builds.entries()) {
         const into = results[k];
-        const m = await mcpUpdates(b, dir, n, round);
-        await gcOfWindows();
+        const m = inChild(b, 'mcp-updates', dir, n, round);
         for (const kind of ['edit', 'add', 'delete']) for (const part of ['', 'Cpu', 'Gc']) (into[`${kind}${part}`] ??= []).push(...m[`${kind}${part}`]);
         into.load.push(m.load);
-        const p = await mcpPreload(b, dir);
+        const p = inChild(b, 'mcp-preload', dir, n, round);
         into.block.push(p.block);
         into.cpu.push(p.cpuBlock);
-        into.idle.push((await probe(() => sleep(2000), null)).block);
+        into.idle.push(p.idle);
         into.wait.push(p.wait);
         into.total.push(p.total);
-        const q = await pluginRun(b, dir, n, round);
-        await gcOfWindows();
+        const q = inChild(b, 'plugin', dir, n, round);
         for (const kind of ['edit', 'add', 'delete']) for (const part of ['', 'Cpu', 'Gc']) (into[`p${kind}${part}`] ??= []).push(...q[`${kind}${part}`]);
         into.pblock.push(q.preload.block);
         into.pcpu.push(q.preload.cpuBlock);
