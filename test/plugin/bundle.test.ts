@@ -177,8 +177,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 607.9 KB (+5.3 KB: 607,604 bytes) with the write index's format 2 (columns cut from a few
   // strings, its row codec: write-index.ts is the plugin's too) and the entity scan's NAMELESS
   // shortcut (issue 23, remember and first recall).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(607_900);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_399_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 608.7 KB (+0.76 KB: 608,366 bytes) with findDates' startsNothing, the scan that answers a text
+  // holding no word or number that can begin a date (dates.ts is the plugin's too: its recall
+  // builds the same time terms; issue 23, first recall).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(608_700);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_400_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

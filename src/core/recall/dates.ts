@@ -644,13 +644,84 @@ function inertNumber(tokens: Token[], i: number): boolean {
   return n > 2 || (next !== 'of' && next !== 'sept' && !MONTHS.includes(next) && !MONTH_ABBREVIATIONS.includes(next));
 }
 
+/** What startsNothing makes of a date word: nothing, a word that can begin a date (canStart), a unit, "of". */
+const INERT_WORD = 0;
+const STARTER_WORD = 1;
+const UNIT_WORD = 2;
+const OF_WORD = 3;
 /**
- * For the tests: findDates with or without its shortcuts (inertNumber, and the words it does
- * not look at as one token), and how many tokens it handed to the parser.
+ * Each of DATE_WORDS' kind. canStart's words are STARTERS (the number words, whose value makes
+ * canStart true, are among them, and so are the months inertNumber looks for after a number);
+ * a unit or "of" after a number keeps inertNumber from skipping it. Numbers, not the words'
+ * strings, are compared in the scan, and no object is read by a word's name.
  */
-export function findDatesCounting(text: string, anchor: number, shortcut: boolean): DateFindings & { attempts: number } {
-  const counter = { attempts: 0 };
-  return { ...findDatesWith(text, anchor, shortcut, counter), attempts: counter.attempts };
+const WORD_KINDS = /* @__PURE__ */ wordKinds();
+
+function wordKinds(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const word of DATE_WORDS) out.set(word, STARTERS.has(word) ? STARTER_WORD : Object.hasOwn(UNITS, word) ? UNIT_WORD : word === 'of' ? OF_WORD : INERT_WORD);
+  return out;
+}
+
+/**
+ * Whether a text of ASCII characters has no token findDates would hand the parser: no word that
+ * can begin a date or a duration (STARTERS: month, weekday and number words, "the", "a"...), no
+ * ISO date or ordinal, and only numbers that inertNumber skips (no year 19xx or 20xx, no unit
+ * after it, and for one or two digits no month or "of" after it). findDates then finds nothing
+ * and is answered without its tokens: read in one pass over the characters, as asciiOpaqueTokens
+ * reads them, with no token, substring or number made. Most of a first recall's findDates at
+ * 10k were the bench's memories ("Observation 12: auth term2y ..."), each number a token object,
+ * its digits a string, then skipped. False for any other text (and at the first word that can
+ * begin something: such texts, most of those in English, take the tokens at once).
+ */
+function startsNothing(text: string): boolean {
+  const n = text.length;
+  // the number before the next token: 0 none, 1 of one or two digits (a day: a month or "of" may follow), 2 longer
+  let pending = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return false;
+    if (isDigit(c)) {
+      if (isoDateAt(text, i)) return false;
+      const from = i;
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
+      if (ordinalSuffixAt(text, i) !== null) return false;
+      const digits = i - from;
+      if (digits === 4) {
+        const a = text.charCodeAt(from);
+        const b = text.charCodeAt(from + 1);
+        if ((a === 49 && b === 57) || (a === 50 && b === 48)) return false; // 19xx, 20xx: a year
+      }
+      pending = digits <= 2 ? 1 : 2;
+    } else if (isAsciiLetter(c)) {
+      const from = i;
+      let hash = 0;
+      for (; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (!isAsciiLetter(d)) break;
+        hash = (Math.imul(hash, 31) + (d | 0x20)) | 0;
+      }
+      const word = i - from > LONGEST_DATE_WORD ? undefined : dateWordAt(text, from, i, hash);
+      const kind = word === undefined ? INERT_WORD : WORD_KINDS.get(word)!;
+      if (kind === STARTER_WORD || (kind === UNIT_WORD && pending !== 0) || (kind === OF_WORD && pending === 1)) return false;
+      pending = 0;
+    } else {
+      if (c === 44) pending = 0; // a comma: a token, neither unit nor month
+      i++;
+    }
+  }
+  return true;
+}
+
+/**
+ * For the tests: findDates with or without its shortcuts (startsNothing, inertNumber, and the
+ * words it does not look at as one token), how many tokens it handed to the parser, and whether
+ * startsNothing answered.
+ */
+export function findDatesCounting(text: string, anchor: number, shortcut: boolean): DateFindings & { attempts: number; quiet: boolean } {
+  const counter = { attempts: 0, quiet: false };
+  return { ...findDatesWith(text, anchor, shortcut, counter), attempts: counter.attempts, quiet: counter.quiet };
 }
 
 /** Every date expression and duration in `text`, resolved against `anchor` (ms). */
@@ -658,7 +729,11 @@ export function findDates(text: string, anchor: number): DateFindings {
   return findDatesWith(text, anchor, true);
 }
 
-function findDatesWith(text: string, anchor: number, shortcut: boolean, counter?: { attempts: number }): DateFindings {
+function findDatesWith(text: string, anchor: number, shortcut: boolean, counter?: { attempts: number; quiet: boolean }): DateFindings {
+  if (shortcut && startsNothing(text)) {
+    if (counter) counter.quiet = true;
+    return { mentions: [], durations: [] };
+  }
   const tokens = tokensOf(text, shortcut);
   const parser = new Parser(tokens, anchor);
   const mentions: DateMention[] = [];

@@ -112,3 +112,47 @@ describe('the inert-number shortcut of findDates', () => {
     expect(differ).toBeGreaterThan(500); // the shortcut was taken on many of them
   });
 });
+
+describe('the texts findDates answers without tokens (startsNothing)', () => {
+  const quiet = (text: string) => findDatesCounting(text, ANCHOR, true).quiet;
+
+  it('are ASCII texts with no word that can begin a date, no ISO date, ordinal or year, and only numbers inertNumber skips', () => {
+    for (const text of [
+      '', 'Observation 21: worker termig cents token auth term2h term2s migration term33k.', 'term182 term3o9 007',
+      '1850 2150 19 199 19999 0', 'weeks of', 'days', '123 of', '12, of', '12 x of', '12,weeks', 'ledger-balance. x',
+    ]) {
+      same(text);
+      expect({ text, quiet: quiet(text) }).toEqual({ text, quiet: true });
+      expect(findDates(text, ANCHOR)).toEqual({ mentions: [], durations: [] });
+    }
+  });
+
+  it('are not a text with another character, an ISO date, an ordinal, a year, a word that can begin one, or a unit or "of" after a number', () => {
+    for (const text of [
+      'caf\u00e9 12', 'x 2022-05-01', 'term2nd', 'x 3rd', 'Observation 1950', 'term2019', '2000', 'the ledger', 'term2a', 'x May',
+      'an x', 'three', 'yesterday', '3 weeks', '300 years', 'term12months', '7 day', '12 of', '5 - of', '1 weekend', 'x 12 months', 'friday',
+    ]) {
+      same(text);
+      expect({ text, quiet: quiet(text) }).toEqual({ text, quiet: false });
+    }
+    // where it declines, findDates reads the tokens: a year, a duration, a date
+    expect(findDates('term12months', ANCHOR).durations).toEqual([{ from: 4, to: 12 }]);
+    expect(findDates('Observation 1950', ANCHOR).mentions.length).toBe(1);
+    expect(findDates('5 - of', ANCHOR)).toEqual({ mentions: [], durations: [] });
+  });
+
+  it('are answered as the tokens answer them, in random texts of the bench\'s words, numbers and date words', () => {
+    const pieces = ['Observation', 'auth', 'term', 'ledger', 'x', 'y', 'h', 's', '0', '7', '12', '31', '45', '123', '1950', '2019', '1850',
+      '9999', 'of', 'weeks', 'days', 'months', 'and', 'ago', 'night', 'may', 'a', 'nd', 'th', ',', '.', ':', '-', ' ', ' ', ' ', '\u00e9'];
+    let seed = 41;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    let quietCount = 0;
+    for (let k = 0; k < 4000; k++) {
+      let text = '';
+      for (let n = 1 + Math.floor(random() * 14); n > 0; n--) text += pieces[Math.floor(random() * pieces.length)]!;
+      same(text);
+      if (quiet(text)) quietCount++;
+    }
+    expect(quietCount).toBe(1977); // about half: the rest hold a starter, a year, a unit or "of" after a number, or "\u00e9"
+  });
+});
