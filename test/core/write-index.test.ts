@@ -489,3 +489,278 @@ describe('joined: a set as one string, as [...set].join(separator)', () => {
     expect(joined(new Set(), ' ')).toBe('');
   });
 });
+
+describe('write index: a saved file read back only when every part of it lines up', () => {
+  /** A saved index of SAVE_AFTER plain rows and one odd row (a memory from 1969), its header and its text after the header. */
+  async function savedFile() {
+    const { vault, files } = timedVault();
+    for (let i = 1; i < SAVE_AFTER; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i} of the cache.`));
+    // every field of a row in use: superseded, a change cue, rejected terms, values, dates, import keys, affirmed not every other term
+    files.put('decisions/m00.md', note('mem-000000000000', "We no longer use yarn, we don't use npm; switched to pnpm 9.1 on 2026-03-04.", { category: 'decision', confidence: 'verified', created_at: '2026-03-04T10:00:00.250Z', superseded_by: 'mem-0000000000ff', import_keys: '["k1", "k2"]' }));
+    files.put('semantic/old.md', note('mem-0000000000a4', 'The first moon landing.', { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }));
+    await (await WriteIndex.load(vault)).save(vault);
+    const text = files.files.get(WRITE_INDEX_PATH)!;
+    const nl = text.indexOf('\n');
+    type Header = { format: number; fingerprint: string; rows: number; lengths: number[]; odd: unknown[] };
+    return { vault, files, text, header: JSON.parse(text.slice(0, nl)) as Header, body: text.slice(nl + 1) };
+  }
+
+  it('reads every row back as it was, and the next load parses none', async () => {
+    const { vault, text, header, body } = await savedFile();
+    expect([header.format, header.rows, header.lengths.length, header.odd.length, body.length]).toEqual([2, SAVE_AFTER, 8, 1, header.lengths.reduce((a, b) => a + b, 0)]);
+    const rows = savedRows(text)!;
+    expect(rows.map((row) => row[0])).toEqual([...Array.from({ length: SAVE_AFTER - 1 }, (_, i) => `episodic/m${String(i + 1).padStart(2, '0')}.md`), 'decisions/m00.md', 'semantic/old.md']);
+    expect(rows[SAVE_AFTER - 1]!.slice(3, 16)).toEqual([
+      'mem-000000000000', 'decision', 'verified', Date.parse('2026-03-04T10:00:00.250Z'), 1, 'longer use yarn npm switch pnpm 9 1 2026 03 04', 'use yarn npm',
+      'switch pnpm 9 1 2026 03 04', 1, 'yarn', '9 1 2026 03 04', '2026-03-04', ['k1', 'k2'],
+    ]);
+    expect(rows[2]!.slice(3, 16)).toEqual(['mem-000000000003', 'episodic', 'observed', Date.parse('2026-11-01T00:00:00Z'), 0, 'row 3 cach', '', null, 0, '', '3', '', []]);
+    expect(rows[SAVE_AFTER]!.slice(3, 8)).toEqual(['mem-0000000000a4', 'semantic', 'observed', Date.parse('1969-07-20T20:17:00Z'), 0]);
+    expect((await WriteIndex.load(vault)).parsed).toBe(0);
+  });
+
+  it('is not read (null; a load parses every file again) when its header, a length or a column does not line up', async () => {
+    const { vault, files, text, header, body } = await savedFile();
+    const withHeader = (change: Record<string, unknown>, rest = body) => `${JSON.stringify({ ...header, ...change })}\n${rest}`;
+    const lengths = (c: number, by: number) => header.lengths.map((n, k) => (k === c ? n + by : n));
+    // where each column starts in the body
+    const at = (c: number) => header.lengths.slice(0, c).reduce((a, b) => a + b, 0);
+    /** The body with the first line break of column c (after its start) made a space: the same length, a line less. */
+    const joinedLine = (c: number) => {
+      const nl = body.indexOf('\n', at(c));
+      expect(nl).toBeLessThan(at(c + 1));
+      return `${body.slice(0, nl)} ${body.slice(nl + 1)}`;
+    };
+    const damaged: Array<[string, string]> = [
+      ['no line break', text.replace(/\n/g, ' ')],
+      ['another format', withHeader({ format: 1 })],
+      ['odd rows not a list', withHeader({ odd: {} })],
+      ['lengths not a list', withHeader({ lengths: 5 })],
+      ['seven columns', withHeader({ lengths: header.lengths.slice(0, 7) }, body.slice(0, at(7)))],
+      ['rows not a number', withHeader({ rows: String(SAVE_AFTER) })],
+      ['rows not whole', withHeader({ rows: SAVE_AFTER - 0.5 })],
+      ['rows below zero', withHeader({ rows: -1 })],
+      ['a row more', withHeader({ rows: SAVE_AFTER + 1 })],
+      ['a length not a number', withHeader({ lengths: header.lengths.map((n, k) => (k === 1 ? String(n) : n)) })],
+      ['a length not whole', withHeader({ lengths: lengths(1, 0.5) })],
+      ['a length below zero', withHeader({ lengths: lengths(7, -header.lengths[7]! - 1) }, body.slice(0, at(7)))],
+      ['a column past the end', withHeader({ lengths: lengths(7, 1) })],
+      ['text after the columns', `${text}x`],
+      ['the meta column a character short', withHeader({ lengths: lengths(4, -1).map((n, k) => (k === 5 ? n + 1 : n)) })],
+      ['a path line less', withHeader({}, joinedLine(0))],
+      ['a size line less', withHeader({}, joinedLine(1))],
+      ['an id line less', withHeader({}, joinedLine(3))],
+      ['a negated-terms line less', withHeader({}, joinedLine(6))],
+      ['a rest line less', withHeader({}, joinedLine(7))],
+      ['a rest line more', withHeader({ lengths: lengths(7, 1) }, `${body}\n`)],
+    ];
+    expect(damaged.map(([what, file]) => [what, savedRows(file)])).toEqual(damaged.map(([what]) => [what, null]));
+    for (const [, file] of damaged) {
+      files.files.set(WRITE_INDEX_PATH, file);
+      expect((await WriteIndex.load(vault)).parsed).toBe(SAVE_AFTER + 1);
+    }
+    // no rows in columns: the header says 0, and every column is empty
+    const none = { ...header, rows: 0, lengths: [0, 0, 0, 0, 0, 0, 0, 0] };
+    expect(savedRows(`${JSON.stringify(none)}\n`)).toEqual(header.odd);
+    expect(savedRows(`${JSON.stringify({ ...none, lengths: [1, 0, 0, 0, 0, 0, 0, 0] })}\nx`)).toBeNull();
+    expect(savedRows(`${JSON.stringify({ ...none, lengths: [0, 0, 0, 0, 0, 1, 0, 0] })}\nx`)).toBeNull();
+    // odd rows of another shape are left out, the others kept
+    const odd = [['a.md', 1, 2, null, null], ['b.md', 1, 2], 'c.md', [3, 1, 2, null, null], ['d.md', 1, 2, 'mem-00000000000d', 'text']];
+    expect(savedRows(`${JSON.stringify({ ...none, odd })}\n`)).toEqual([odd[0], odd[4]]);
+  });
+
+  it('a vault whose every row is odd is saved with no column rows and read back without parsing', async () => {
+    const { vault, files } = timedVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`semantic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Landing ${i}.`, { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }));
+    const full = await WriteIndex.load(vault);
+    await full.save(vault);
+    const text = files.files.get(WRITE_INDEX_PATH)!;
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { rows: number; lengths: number[]; odd: unknown[] };
+    expect([header.rows, header.lengths, header.odd.length, text.endsWith('\n')]).toEqual([0, [0, 0, 0, 0, 0, 0, 0, 0], SAVE_AFTER, true]);
+    const again = await WriteIndex.load(vault);
+    expect([again.parsed, again.memories.map((m) => [m.id, m.createdMs])]).toEqual([0, full.memories.map((m) => [m.id, Date.parse('1969-07-20T20:17:00Z')])]);
+  });
+});
+
+describe('write index: what a load makes of the saved rows and the files now', () => {
+  type Entry = { id: string; termCount: number; category: string; archived: boolean; confidence: string; createdMs: number; superseded: boolean; focusTerms: string[] };
+  /** The remember's index of `focus` (loadWriteContext): each entry's fields, its postings, and the negating lists. */
+  async function focused(vault: Vault, text: string) {
+    const context = await loadWriteContext(vault, null, new AnalysedText(text));
+    const index = context.index as unknown as { entries: Map<string, Entry>; negating: Map<string, Entry[]>; index: { postings: Map<string, Array<{ id: string }>> } };
+    return {
+      size: context.index.size,
+      entries: [...index.entries.values()].map(({ id, termCount, category, archived, confidence, createdMs, superseded, focusTerms }) => ({ id, termCount, category, archived, confidence, createdMs, superseded, focusTerms })),
+      postings: [...index.index.postings].map(([term, list]) => [term, list.map((e) => e.id)]),
+      negating: [...index.negating].map(([term, list]) => [term, list.map((e) => e.id)]),
+      taken: [...context.taken].sort(),
+    };
+  }
+
+  it('gives each memory holding a focus term the fields of its row, from the saved columns as from the files, and none to the others', async () => {
+    const { vault, files } = timedVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/f${String(i).padStart(2, '0')}.md`, note(`mem-${String(100 + i).padStart(12, '0')}`, `Filler ${i} about lunch.`));
+    files.put('decisions/a.md', note('mem-00000000000a', 'We no longer deploy the webhook worker on Fridays.', { category: 'decision', confidence: 'verified', created_at: '2026-02-03T04:05:06.789Z', superseded_by: 'mem-00000000000f' }));
+    files.put('archive/episodic/b.md', note('mem-00000000000b', 'The webhook worker retries 3 times.', { created_at: '2025-01-01T00:00:00Z' }));
+    files.put('semantic/c.md', note('mem-00000000000c', 'Webhook payloads are signed with HMAC, the worker does not retry.', { category: 'semantic', confidence: 'inferred' }));
+    const text = 'The webhook worker retries 5 times now.';
+    const fresh = await focused(vault, text);
+    await (await WriteIndex.load(vault)).save(vault);
+    expect(await focused(vault, text)).toEqual(fresh);
+    expect(fresh).toEqual({
+      size: 4,
+      // in the order of the rows; "Filler 5" holds the text's "5"
+      entries: [
+        { id: 'mem-000000000105', termCount: 3, category: 'episodic', archived: false, confidence: 'observed', createdMs: Date.parse('2026-11-01T00:00:00Z'), superseded: false, focusTerms: ['5'] },
+        { id: 'mem-00000000000c', termCount: 6, category: 'semantic', archived: false, confidence: 'inferred', createdMs: Date.parse('2026-11-01T00:00:00Z'), superseded: false, focusTerms: ['webhook', 'worker', 'retri'] },
+        { id: 'mem-00000000000a', termCount: 5, category: 'decision', archived: false, confidence: 'verified', createdMs: Date.parse('2026-02-03T04:05:06.789Z'), superseded: true, focusTerms: ['webhook', 'worker'] },
+        { id: 'mem-00000000000b', termCount: 5, category: 'episodic', archived: true, confidence: 'observed', createdMs: Date.parse('2025-01-01T00:00:00Z'), superseded: false, focusTerms: ['webhook', 'worker', 'retri', 'time'] },
+      ],
+      postings: [
+        ['5', ['mem-000000000105']],
+        ['webhook', ['mem-00000000000c', 'mem-00000000000a', 'mem-00000000000b']],
+        ['worker', ['mem-00000000000c', 'mem-00000000000a', 'mem-00000000000b']],
+        ['retri', ['mem-00000000000c', 'mem-00000000000b']],
+        ['time', ['mem-00000000000b']],
+      ],
+      negating: [
+        ['retri', ['mem-00000000000c']],
+        ['webhook', ['mem-00000000000a']],
+        ['worker', ['mem-00000000000a']],
+      ],
+      taken: [...Array.from({ length: SAVE_AFTER }, (_, i) => `mem-${String(100 + i).padStart(12, '0')}`), 'mem-00000000000a', 'mem-00000000000b', 'mem-00000000000c'].sort(),
+    });
+  });
+
+  it('indexes nothing for a text of no words (no term, no posting), with the rows saved or not', async () => {
+    const { vault, files } = timedVault();
+    files.put('episodic/a.md', note('mem-00000000000a', 'The webhook worker retries 3 times.'));
+    const none = await focused(vault, '... !!! ...');
+    expect([none.size, none.entries, none.postings, none.negating, none.taken]).toEqual([0, [], [], [], ['mem-00000000000a']]);
+  });
+
+  it('reads again a file whose odd row no longer matches it: another size at the same mtime, the same size at another mtime', async () => {
+    const { vault, files } = timedVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`semantic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Landing ${i}.`, { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }));
+    await (await WriteIndex.load(vault)).save(vault);
+    const mtime = files.mtimes.get('semantic/m00.md')!;
+    files.put('semantic/m00.md', note('mem-000000000000', 'Landing 0, delayed.', { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }), mtime);
+    files.put('semantic/m01.md', note('mem-000000000001', 'Landing 9.', { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }));
+    files.reads = [];
+    const index = await WriteIndex.load(vault);
+    expect([index.parsed, files.reads.sort(), [...index.memories[0]!.analysis.polarity.terms], [...index.memories[1]!.analysis.polarity.terms]]).toEqual([2, ['semantic/m00.md', 'semantic/m01.md'], ['land', '0', 'delay'], ['land', '9']]);
+  });
+
+  it('is saved again without the rows of removed files once enough are gone, odd rows counted', async () => {
+    const { vault, files } = timedVault();
+    for (let i = 0; i < SAVE_AFTER - 1; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i} of the cache.`));
+    files.put('semantic/old.md', note('mem-0000000000a4', 'The first moon landing.', { category: 'semantic', created_at: '1969-07-20T20:17:00Z' }));
+    files.put('semantic/keep.md', note('mem-0000000000a5', 'Kept.', { category: 'semantic' }));
+    await (await WriteIndex.load(vault)).save(vault);
+    const before = files.files.get(WRITE_INDEX_PATH)!;
+    expect(savedRows(before)!.length).toBe(SAVE_AFTER + 1);
+    // 15 plain rows and the odd one gone: 16 rows changed
+    for (const path of [...files.files.keys()]) if (path.startsWith('episodic/') || path === 'semantic/old.md') files.files.delete(path);
+    await (await WriteIndex.load(vault)).save(vault);
+    expect(savedRows(files.files.get(WRITE_INDEX_PATH)!)!.map((row) => row[0])).toEqual(['semantic/keep.md']);
+  });
+
+  it('keeps one row a path when a file it had a row for is written again', async () => {
+    const { vault, files } = await seeded(SAVE_AFTER);
+    const index = await WriteIndex.load(vault);
+    for (let i = 0; i < SAVE_AFTER; i++) {
+      const path = `episodic/m${String(i).padStart(3, '0')}.md`;
+      const stat = await files.write(path, note(`mem-${String(i).padStart(12, '0')}`, `The queue of service ${i} was drained.`));
+      index.wrote(parseMemory(path, files.files.get(path)!, vault.settings), stat);
+    }
+    await index.save(vault);
+    const rows = savedRows(files.files.get(WRITE_INDEX_PATH)!)!;
+    expect(rows.map((row) => [row[0], row[8]])).toEqual(Array.from({ length: SAVE_AFTER }, (_, i) => [`episodic/m${String(i).padStart(3, '0')}.md`, `queue servic ${i} drain`]));
+    expect((await WriteIndex.load(vault)).parsed).toBe(0);
+  });
+
+  it('a memory made at 36^9 ms (5188) or later is kept as an odd row and read back', async () => {
+    const { vault, files } = timedVault();
+    const late = new Date(36 ** 9).toISOString();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i}.`, i === 0 ? { created_at: late } : i === 1 ? { created_at: new Date(36 ** 9 - 1).toISOString() } : {}));
+    await (await WriteIndex.load(vault)).save(vault);
+    const text = files.files.get(WRITE_INDEX_PATH)!;
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { rows: number; odd: unknown[][] };
+    expect([header.rows, header.odd.map((row) => [row[0], row[6]])]).toEqual([SAVE_AFTER - 1, [['episodic/m00.md', 36 ** 9]]]);
+    const again = await WriteIndex.load(vault);
+    expect([again.parsed, again.memories.slice(0, 2).map((m) => m.createdMs)]).toEqual([0, [36 ** 9, 36 ** 9 - 1]]);
+  });
+});
+
+describe('write index: files the loader reads as it finds them', () => {
+  /** A store whose listing with stats leaves out some entries (a FIFO, a link to nothing regular), and whose reads of others fail. */
+  class OddStore extends TimedFileStore {
+    readonly irregular = new Set<string>();
+    readonly failing = new Set<string>();
+    override async listStats(dir: string): Promise<Array<FileStat & { name: string }>> {
+      return (await super.listStats(dir)).filter((s) => !this.irregular.has(`${dir}/${s.name}`));
+    }
+    override async read(path: string): Promise<Uint8Array | null> {
+      if (this.failing.has(path)) throw new Error(`EIO: ${path}`);
+      return super.read(path);
+    }
+  }
+  function oddVault() {
+    const { vault } = memoryVault(NOW);
+    const files = new OddStore();
+    Object.assign(vault.ports, { files });
+    return { vault, files };
+  }
+  const view = (index: WriteIndex) => [index.memories.map((m) => [m.path, m.id]), index.problems, index.paths];
+
+  it('reads an entry listed without a stat every time, in listing order, and keeps no row of it', async () => {
+    const { vault, files } = oddVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i}.`));
+    files.put('episodic/m05x.md', note('mem-0000000000f0', 'A memory behind a link.'));
+    files.irregular.add('episodic/m05x.md');
+    const first = await WriteIndex.load(vault);
+    await first.save(vault);
+    const paths = [...Array.from({ length: 6 }, (_, i) => `episodic/m0${i}.md`), 'episodic/m05x.md', ...Array.from({ length: SAVE_AFTER - 6 }, (_, i) => `episodic/m${String(i + 6).padStart(2, '0')}.md`)];
+    expect([first.parsed, first.memories.map((m) => m.path), first.paths]).toEqual([SAVE_AFTER + 1, paths, paths]);
+    expect(savedRows(files.files.get(WRITE_INDEX_PATH)!)!.map((row) => row[0])).toEqual(paths.filter((p) => p !== 'episodic/m05x.md'));
+    files.reads = [];
+    const again = await WriteIndex.load(vault);
+    expect([again.parsed, files.reads, view(again)]).toEqual([1, ['episodic/m05x.md'], view(first)]);
+    // a file changed since is read again there too
+    files.put('episodic/m03.md', note('mem-000000000003', 'Row 3, rewritten.'));
+    files.reads = [];
+    const third = await WriteIndex.load(vault);
+    expect([third.parsed, files.reads, view(third)]).toEqual([2, ['episodic/m03.md', 'episodic/m05x.md'], view(first)]);
+  });
+
+  it('makes a second file with an id a problem, read as the loader reads it, with the rows saved or not', async () => {
+    const { vault, files } = oddVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i}.`));
+    files.put('episodic/copy.md', note('mem-000000000003', 'Row 3, a copy.'));
+    files.put('semantic/copy.md', note('mem-000000000003', 'Row 3, another copy.', { category: 'semantic' }));
+    const first = await WriteIndex.load(vault);
+    const loaded = await vault.loadAll();
+    expect(view(first)).toEqual([
+      loaded.memories.map((m) => [m.path, m.id]),
+      [
+        { path: 'episodic/copy.md', id: 'mem-000000000003', text: 'Row 3, a copy.' },
+        { path: 'semantic/copy.md', id: 'mem-000000000003', text: 'Row 3, another copy.' },
+      ],
+      first.paths,
+    ]);
+    expect(first.memories.filter((m) => m.id === 'mem-000000000003').map((m) => m.path)).toEqual(['episodic/m03.md']);
+    // the id index decides between copies: no hint for that id, one for the others
+    expect([first.locator()('mem-000000000003'), first.locator()('mem-000000000004')]).toEqual([null, 'episodic/m04.md']);
+    await first.save(vault);
+    const again = await WriteIndex.load(vault);
+    expect([again.parsed, view(again)]).toEqual([0, view(first)]);
+  });
+
+  it('keeps no row of a file it cannot read, and names it a problem', async () => {
+    const { vault, files } = oddVault();
+    for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i}.`));
+    files.failing.add('episodic/m07.md');
+    const first = await WriteIndex.load(vault);
+    expect([first.memories.length, first.problems, first.paths.length]).toEqual([SAVE_AFTER - 1, [{ path: 'episodic/m07.md', id: null, text: null }], SAVE_AFTER]);
+  });
+});

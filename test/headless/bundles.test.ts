@@ -83,6 +83,30 @@ describe('rememberTier', () => {
     expect(cases.map(([argv, root, bytes]) => rememberTier(argv, () => root, sizeOf(bytes)))).toEqual(cases.map((c) => c[3]));
     // the flag it gives, from the launcher's choice, and none where no snapshot or index asks for one
     expect([launchFlag(['remember', 'text'], () => '/v', () => null, sizeOf(index)), launchFlag(['remember', 'text'], () => '/v', () => null, sizeOf({}))]).toEqual([BASELINE_FLAG, null]);
+    // no vault found: no flag, whatever a file of that name in the working folder would say
+    expect(rememberTier(['remember', 'text'], () => null, () => 1_000)).toBe(false);
+  });
+
+  it('gives a remember run from outside its vault (--vault DIR) the flag, and one the vault has no write index for none: its code cache says which', async () => {
+    const { dir, vault, cleanup } = await initVault();
+    try {
+      const lines = path.join(dir, 'lines.jsonl');
+      writeFileSync(lines, Array.from({ length: 20 }, (_, i) => JSON.stringify({ text: `Imported note ${i} on the deploy train.` })).join('\n'));
+      expect((await engram(vault, ['--now', NOW, 'import', lines])).code).toBe(0);
+      expect(existsSync(path.join(vault, WRITE_INDEX_FILE))).toBe(true);
+      const cache = path.join(dir, 'code-cache');
+      const env = { ENGRAM_NO_COMPILE_CACHE: '', ENGRAM_COMPILE_CACHE: cache, ENGRAM_VAULT: '' };
+      const caches = () => readdirSync(cache).map((f) => f.replace(/^engram-cli-.*?-\d+-\d+-\d+-/, ''));
+      // the test's working folder is the repository, no vault: the vault is known from --vault only
+      expect(run(['--now', NOW, '--vault', vault, 'remember', 'The deploy train leaves on Tuesdays.'], env).code).toBe(0);
+      expect(caches()).toEqual(['o857054d7-remember.v8cache']);
+      rmSync(path.join(vault, WRITE_INDEX_FILE));
+      rmSync(cache, { recursive: true });
+      expect(run([`--vault=${vault}`, '--now', NOW, 'remember', 'The deploy train leaves on Wednesdays.'], env).code).toBe(0);
+      expect(caches()).toEqual(['remember.v8cache']);
+    } finally {
+      cleanup();
+    }
   });
 });
 

@@ -396,11 +396,16 @@ describe('serve-protocol', () => {
     expect(servedCommand(['--vault=w', 'context', '--hook'])).toEqual({ name: 'context', vault: 'w', readsStdin: true });
     expect(servedCommand(['recall', '--hook'])).toEqual({ name: 'recall', vault: undefined, readsStdin: false });
     expect(servedCommand(['context', '--', '--hook'])).toEqual({ name: 'context', vault: undefined, readsStdin: false });
+    expect(servedCommand(['context', '--', '--hook', 'q'])).toEqual({ name: 'context', vault: undefined, readsStdin: false });
+    expect(servedCommand(['recall', '--', '--help', 'q'])).toEqual({ name: 'recall', vault: undefined, readsStdin: false });
     expect(servedCommand(['touch', 'abc'])).toEqual({ name: 'touch', vault: undefined, readsStdin: false });
     expect(servedCommand(['--json', 'remember', 'recall'])).toBeNull();
     expect(servedCommand(['recall', '--help'])).toBeNull();
     expect(servedCommand(['recall', '-h'])).toBeNull();
     expect(servedCommand(['--version', 'recall'])).toBeNull();
+    // an option's value is not a request for help or the version
+    expect(servedCommand(['recall', '--vault', '--help'])).toEqual({ name: 'recall', vault: '--help', readsStdin: false });
+    expect(servedCommand(['recall', '--now', '--version'])).toEqual({ name: 'recall', vault: undefined, readsStdin: false });
     expect(servedCommand(['--', 'recall'])).toBeNull();
     expect(servedCommand([])).toBeNull();
   });
@@ -413,6 +418,9 @@ describe('serve-protocol', () => {
       [['remember', 'x', '--', '--vault', 'v'], undefined],
       [['--vault=v', '--version'], 'v'],
       [['import', 'x.jsonl'], undefined],
+      [['--', '--vault', 'v', 'remember'], undefined],
+      // an option's value is not an option (commandIndex reads the command here as 'remember')
+      [['--now', '--vault', 'remember', 'x'], undefined],
     ];
     expect(cases.map(([argv]) => vaultOption(argv))).toEqual(cases.map((c) => c[1]));
   });
