@@ -726,6 +726,10 @@ describe('write index: files the loader reads as it finds them', () => {
     files.reads = [];
     const again = await WriteIndex.load(vault);
     expect([again.parsed, files.reads, view(again)]).toEqual([1, ['episodic/m05x.md'], view(first)]);
+    // one file read again is not worth a save
+    const written = files.mtimes.get(WRITE_INDEX_PATH);
+    await again.save(vault);
+    expect(files.mtimes.get(WRITE_INDEX_PATH)).toBe(written);
     // a file changed since is read again there too
     files.put('episodic/m03.md', note('mem-000000000003', 'Row 3, rewritten.'));
     files.reads = [];
@@ -736,19 +740,20 @@ describe('write index: files the loader reads as it finds them', () => {
   it('makes a second file with an id a problem, read as the loader reads it, with the rows saved or not', async () => {
     const { vault, files } = oddVault();
     for (let i = 0; i < SAVE_AFTER; i++) files.put(`episodic/m${String(i).padStart(2, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i}.`));
-    files.put('episodic/copy.md', note('mem-000000000003', 'Row 3, a copy.'));
+    // episodic/a.md, listed first and the shortest path, is the memory; episodic/m03.md becomes a problem
+    files.put('episodic/a.md', note('mem-000000000003', 'Row 3, a copy.'));
     files.put('semantic/copy.md', note('mem-000000000003', 'Row 3, another copy.', { category: 'semantic' }));
     const first = await WriteIndex.load(vault);
     const loaded = await vault.loadAll();
     expect(view(first)).toEqual([
       loaded.memories.map((m) => [m.path, m.id]),
       [
-        { path: 'episodic/copy.md', id: 'mem-000000000003', text: 'Row 3, a copy.' },
+        { path: 'episodic/m03.md', id: 'mem-000000000003', text: 'Row 3.' },
         { path: 'semantic/copy.md', id: 'mem-000000000003', text: 'Row 3, another copy.' },
       ],
       first.paths,
     ]);
-    expect(first.memories.filter((m) => m.id === 'mem-000000000003').map((m) => m.path)).toEqual(['episodic/m03.md']);
+    expect(first.memories.filter((m) => m.id === 'mem-000000000003').map((m) => m.path)).toEqual(['episodic/a.md']);
     // the id index decides between copies: no hint for that id, one for the others
     expect([first.locator()('mem-000000000003'), first.locator()('mem-000000000004')]).toEqual([null, 'episodic/m04.md']);
     await first.save(vault);
