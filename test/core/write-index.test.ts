@@ -769,3 +769,26 @@ describe('write index: files the loader reads as it finds them', () => {
     expect([first.memories.length, first.problems, first.paths.length]).toEqual([SAVE_AFTER - 1, [{ path: 'episodic/m07.md', id: null, text: null }], SAVE_AFTER]);
   });
 });
+
+describe('write index: the save threshold in a large vault', () => {
+  it('waits for 1/256 of the rows (kept and written) to change once that is more than SAVE_AFTER', async () => {
+    const n = 17 * 256 - SAVE_AFTER; // with SAVE_AFTER written: 17 * 256 rows, a threshold of 17
+    const { vault, files } = timedVault();
+    for (let i = 0; i < n; i++) files.put(`episodic/m${String(i).padStart(4, '0')}.md`, note(`mem-${String(i).padStart(12, '0')}`, `Row ${i}.`));
+    await (await WriteIndex.load(vault)).save(vault);
+    const index = await WriteIndex.load(vault);
+    const written = () => files.mtimes.get(WRITE_INDEX_PATH);
+    const before = written();
+    const write = async (i: number) => {
+      const path = `episodic/w${i}.md`;
+      const stat = await files.write(path, note(`mem-${String(90000 + i).padStart(12, '0')}`, `Written ${i}.`));
+      index.wrote(parseMemory(path, files.files.get(path)!, vault.settings), stat);
+      await index.save(vault);
+    };
+    for (let i = 0; i < SAVE_AFTER; i++) await write(i);
+    expect(written()).toBe(before);
+    await write(SAVE_AFTER);
+    expect(written()).not.toBe(before);
+    expect(savedRows(files.files.get(WRITE_INDEX_PATH)!)!.length).toBe(n + SAVE_AFTER + 1);
+  });
+});
