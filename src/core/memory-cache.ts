@@ -1,5 +1,5 @@
 import type { Memory } from './memory';
-import type { FileVersion } from './ports';
+import type { FileStore, FileVersion } from './ports';
 import type { EngramSettings } from './settings';
 import type { Vault } from './vault';
 
@@ -218,12 +218,22 @@ export class MemoryCache {
     try {
       await vault.ports.files.mkdir('.engram/cache');
       const { files } = vault.ports;
-      if (files.writeChunks) await files.writeChunks(MEMORY_CACHE_PATH, encodePieces(this.pieces(vault.settings)));
-      else await files.write(MEMORY_CACHE_PATH, [...this.pieces(vault.settings)].join(''));
+      await writePieces(files, MEMORY_CACHE_PATH, this.pieces(vault.settings));
     } catch {
       // machine data: the next run reads the files again
     }
   }
+}
+
+/**
+ * A cache file written as `pieces` of its text: encoded as they come where the store takes chunks
+ * (FileStore.writeChunks: Node), joined where it does not (the plugin's store). The memory cache,
+ * the catalog and the write index each joined their file into one string first (5-9 MB at 10k),
+ * then encoded it: two or more fresh copies of the file for the kernel to fault in.
+ */
+export async function writePieces(files: FileStore, path: string, pieces: Iterable<string>): Promise<void> {
+  if (files.writeChunks) await files.writeChunks(path, encodePieces(pieces));
+  else await files.write(path, [...pieces].join(''));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { MemoryParseError } from './errors';
-import { encodePieces } from './memory-cache';
+import { writePieces } from './memory-cache';
 import { splitFrontmatter } from './frontmatter';
 import { ARCHIVE_FOLDER, bodyText, memoryText, type Memory } from './memory';
 import { compareMemoryPaths, frontmatterId, preferredPath, scanMemoryFiles } from './memory-files';
@@ -457,11 +457,8 @@ export class WriteIndex {
     }
     for (const row of extra.values()) rows.push(row);
     try {
-      const files = vault.ports.files;
-      await files.mkdir('.engram/cache');
-      const pieces = cachePieces(fingerprint(vault.settings), rows, this.saved);
-      if (files.writeChunks) await files.writeChunks(WRITE_INDEX_PATH, encodePieces(pieces));
-      else await files.write(WRITE_INDEX_PATH, [...pieces].join(''));
+      await vault.ports.files.mkdir('.engram/cache');
+      await writePieces(vault.ports.files, WRITE_INDEX_PATH, cachePieces(fingerprint(vault.settings), rows, this.saved));
     } catch {
       // machine data: the next load reads the files again
     }

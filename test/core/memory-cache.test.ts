@@ -1,4 +1,5 @@
-import { encodePieces, MEMORY_CACHE_PATH, MemoryCache, SAVE_AFTER } from '../../src/core/memory-cache';
+import { encodePieces, MEMORY_CACHE_PATH, MemoryCache, SAVE_AFTER, writePieces } from '../../src/core/memory-cache';
+import type { FileStore } from '../../src/core/ports';
 import { parseMemory, type Memory } from '../../src/core/memory';
 import type { FileVersion } from '../../src/core/ports';
 import { resolveSettings, type EngramSettings } from '../../src/core/settings';
@@ -401,6 +402,23 @@ describe('MemoryCache: the saved file is the rows joined as text (the reference)
     expect(chunks(['a', '😀😀x', '', 'y'], 5)).toEqual(['a😀', '😀x', 'y']);
     expect(chunks(['😀', 'é'], 3)).toEqual(['😀', 'é']);
     expect(chunks(['', ''], 4)).toEqual([]);
+  });
+
+  it('writePieces: chunks where the store takes them, the joined text where it does not; the same bytes', async () => {
+    const pieces = ['{"a":1}\n', 'é'.repeat(40_000), '\n', '😀x'];
+    const chunked: Array<[string, number[]]> = [];
+    const joined: Array<[string, string]> = [];
+    const chunkStore = { writeChunks: async (path: string, chunks: Iterable<Uint8Array>) => void chunked.push([path, [...chunks].map((c) => c.length)]), write: async () => { throw new Error('write'); } } as unknown as FileStore;
+    const textStore = { write: async (path: string, text: string) => void joined.push([path, text]) } as unknown as FileStore;
+    // consumed as they come: each view of the one 64 KB buffer read before the next (80,014 bytes in 2 views)
+    const seen: string[] = [];
+    const copyStore = { writeChunks: async (_: string, chunks: Iterable<Uint8Array>) => { for (const c of chunks) seen.push(Buffer.from(c).toString('utf8')); } } as unknown as FileStore;
+    await writePieces(chunkStore, 'x/a.json', pieces);
+    await writePieces(textStore, 'x/b.json', pieces);
+    await writePieces(copyStore, 'x/c.json', pieces);
+    expect(chunked).toEqual([['x/a.json', [65_536, 14_478]]]);
+    expect(joined).toEqual([['x/b.json', pieces.join('')]]);
+    expect(seen.join('')).toBe(pieces.join(''));
   });
 
   it('rows made by keep, rows read from the file, moves, on crafted and random memories (by writeChunks and by write)', async () => {

@@ -13,7 +13,7 @@ import { listMemoryStats } from '../memory-files';
 import { signatureOf } from './engine-update';
 import { MEMORY_FOLDERS, type Vault } from '../vault';
 import { ShardedMap } from '../sharded-map';
-import { encodePieces } from '../memory-cache';
+import { writePieces } from '../memory-cache';
 import type { ListedFile } from './snapshot';
 
 /**
@@ -590,11 +590,7 @@ async function writeCache(vault: Vault, print: string, rows: ReadonlyArray<Row |
   }
   try {
     await vault.ports.files.mkdir('.engram/cache');
-    const files = vault.ports.files;
-    // in pieces where the store takes them: the joined text (5 MB at 10k) and its encoding were
-    // two fresh copies of the file for the kernel to fault in (memory-cache.ts encodePieces)
-    if (files.writeChunks) await files.writeChunks(CATALOG_PATH, encodePieces(catalogPieces(parts)));
-    else await files.write(CATALOG_PATH, `${parts[0]}${parts.slice(1).join(',')}]}`);
+    await writePieces(vault.ports.files, CATALOG_PATH, catalogPieces(parts));
   } catch {
     // The cache is an optimisation: a read-only vault still answers.
   }
