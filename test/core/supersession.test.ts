@@ -27,6 +27,8 @@ describe('supersession (ADR 0004)', () => {
     expect([...changeSignals('We no longer run the nightly batch export cron job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
     // ... as written: two spaces, a tab or a line break between its words reject the same terms (the phrase is cut out of the text as it stands)
     expect([...changeSignals('We no longer run  the nightly\tbatch  export\ncron  job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
+    // a reversal whose clause ends at once ("stopped for now": "for" is the other side) rejects nothing
+    expect([...changeSignals('We stopped for now, then went on.').rejected]).toEqual([]);
     expect([...valueTerms('The staging database is db-staging-2.internal, owned by Priya.')].sort()).toEqual(['2', 'db', 'intern', 'priya', 'stage']);
   });
 
