@@ -27,7 +27,7 @@ import { isMemoryId } from './ids';
 
 /** Words that say something changed or ended. Matched on the lowercased text. */
 const CHANGE_CUE =
-  /\b(?:no longer|not any ?(?:more|longer)|anymore|any more|instead of|rather than|in favou?r of|from now on|now|(?:stop|stopp|quit|drop|dropp|ditch|abandon|deprecat|retir|replac|switch|mov|migrat|upgrad|downgrad|chang|renam|revert)(?:s|ed|es|ing|e)?)\b/;
+  /\b(?:no longer|not any ?(?:more|longer)|anymore|any more|any longer|instead of|rather than|in favou?r of|from now on|now|(?:stop|stopp|quit|drop|dropp|ditch|abandon|deprecat|retir|replac|switch|mov|migrat|upgrad|downgrad|chang|renam|revert)(?:s|ed|es|ing|e)?)\b/;
 
 /** "switched from X to Y", "moved X from A to B", "replaced X with Y", "X replaced by Y": X is the rejected side. */
 const FROM_TO = /\b(?:switch|switched|switches|switching|move|moved|moves|moving|migrate|migrated|migrates|migrating|upgrade|upgraded|upgrades|upgrading|downgrade|downgraded|change|changed|changes|changing|went|go|gone|port|ported)\b[^.;:!?]*?\bfrom\s+([^.;:!?]+?)\s+(?:to|onto|into|for)\b/g;
@@ -36,8 +36,8 @@ const REPLACED_BY = /((?:[\p{L}\p{N}][\p{L}\p{N}._-]*\s+){1,4})(?:(?:was|were|is
 
 /** A reversal word and what it reverses, to the end of its clause: "no longer X", "instead of X", "stopped using X", "dropped X". */
 const REVERSES = /\b(?:no longer|not any ?(?:more|longer)|instead of|rather than|(?:stop|stopped|stops|stopping|quit|quits|quitting|drop|dropped|drops|dropping|ditch|ditched|abandon|abandoned|deprecate|deprecated|retire|retired)(?:\s+(?:using|doing|running|writing|calling))?)\s+([^.;:!?,()[\]—–]+)/g;
-/** "not X anymore", "never X any more". */
-const NOT_ANYMORE = /\b(?:not|never)\s+([^.;:!?,()[\]—–]*?)\s*\b(?:anymore|any more)\b/g;
+/** "not X anymore", "never X any more", "not X any longer". */
+const NOT_ANYMORE = /\b(?:not|never)\s+([^.;:!?,()[\]—–]*?)\s*\b(?:anymore|any more|any longer)\b/g;
 /** A reversed phrase's first six words, with the spaces between them as written. */
 const FIRST_SIX = /^\S+(?:\s+\S+){0,5}/;
 /** Where a reversed phrase ends inside its clause: the other side of the choice, or another thought. */

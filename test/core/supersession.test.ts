@@ -46,6 +46,20 @@ describe('supersession (ADR 0004)', () => {
     expect(ids(index.changes('We will not use Testcontainers for integration tests anymore.', 'episodic', 'observed', later))).toEqual([['mem-dddddddddddd', 'supersede']]);
   });
 
+  it('"not X any longer" is a reversal in plain words as "not X anymore" is (it opened a conflict)', () => {
+    const index = indexOf(['mem-aaaaaaaaaaaa', 'Decided: use Postgres for the billing service.', 'decision'], ['mem-bbbbbbbbbbbb', 'The cache TTL is 30 seconds.', 'semantic']);
+    expect(index.changes('Decided: the billing service is not on Postgres any longer.', 'decision', 'observed', later)).toEqual([
+      { id: 'mem-aaaaaaaaaaaa', outcome: 'supersede', reason: 'reversed in plain words (postgr)', similarity: 4 / 5 },
+    ]);
+    expect(index.changes('The cache TTL is not 30 seconds any longer.', 'semantic', 'observed', later)).toEqual([
+      { id: 'mem-bbbbbbbbbbbb', outcome: 'supersede', reason: 'reversed in plain words (30, second)', similarity: 4 / Math.sqrt(20) },
+    ]);
+    const s = changeSignals('We do not deploy on Fridays any longer.');
+    expect([s.cue, [...s.rejected]]).toEqual([true, ['deploy', 'friday']]);
+    // the words of change alone, without a negation before them, reject nothing
+    expect([...changeSignals('Deploys on Fridays take any longer than an hour.').rejected]).toEqual([]);
+  });
+
   it('a changed value for the same subject supersedes; a verified decision reversed by an unverified text is a conflict', () => {
     const index = indexOf(
       ['mem-aaaaaaaaaaaa', 'The staging database runs on db-staging-1.internal.', 'semantic'],
