@@ -13,6 +13,10 @@
 //   file saved, added or unlinked, its watch event delivered) or reported (plugin: `changed`,
 //   `removed`) to an engine that answers with it (MCP: `engine()`, which a request awaits;
 //   plugin: the change applied plus `engine()`). Medians of --runs, builds alternating.
+// - update after an addition right after a build (max of rounds): a new memory at once after the
+//   documents are indexed (MCP: after the first change loaded them, and after the preload; plugin:
+//   after the engine build), when a build that leaves no room for new rows is still making it in
+//   slices (LiveIndex.reserve) and an addition copies every column of the table itself.
 // - preload: the documents loaded and indexed in the background (MCP: after the engine opened
 //   from the snapshot; plugin: the engine built after `load()`), while a probe measures the
 //   longest time the event loop was blocked (the gap between two setImmediate turns) and a
@@ -134,8 +138,11 @@ async function gcOfWindows() {
   }
 }
 
-/** The longest event-loop block and the longest wait of a no-change request while `work` runs. */
-async function probe(work, request) {
+/**
+ * The longest event-loop block and the longest wait of a no-change request while `work` runs;
+ * `after` runs once the work is done and the probe has stopped (its turns no longer counted).
+ */
+async function probe(work, request, after = async () => undefined) {
   let running = true;
   let last = now();
   let block = 0;
@@ -145,6 +152,7 @@ async function probe(work, request) {
   let lastCpu = cpu();
   let cpuBlock = 0;
   const turn = () => {
+    if (!running) return;
     const t = now();
     const c = cpu();
     block = Math.max(block, t - last);
@@ -164,6 +172,7 @@ async function probe(work, request) {
   const total = await time(work);
   running = false;
   await asking;
+  await after();
   return { block, cpuBlock, wait, total };
 }
 
@@ -171,6 +180,21 @@ const memoryText = (i, tag) => {
   const id = `mem-${i.toString(36).padStart(12, '0')}`;
   return { id, path: `episodic/${id}.md`, text: `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-01-05T00:00:00Z"\nconfidence: observed\ntags: ["bench"]\nsession: "s${Math.floor(i / 20)}"\n---\nObservation ${i} ${tag}: w1 w2 w3 wz${tag}.\n` };
 };
+
+/**
+ * MCP: a new memory saved as soon as the documents are indexed, its watch event delivered (5 ms),
+ * then the update timed into `out.firstAdd` (and the memory deleted again, untimed).
+ */
+async function mcpAddAtOnce(warm, dir, out, tag) {
+  const id = `mem-first${tag}`;
+  const added = path.join(dir, 'episodic', `${id}.md`);
+  writeFileSync(added, `---\nid: ${id}\ncategory: episodic\ncreated_at: "${NOW}"\n---\nA new memory ${tag} about w1 w2 w3.\n`);
+  await sleep(5);
+  await timeUpdate(out, 'firstAdd', () => warm.engine());
+  unlinkSync(added);
+  await sleep(30);
+  await warm.engine();
+}
 
 /** MCP: updates after each kind of change, on disk. */
 async function mcpUpdates(b, dir, n, round) {
@@ -181,7 +205,8 @@ async function mcpUpdates(b, dir, n, round) {
     writeFileSync(touchPath, readFileSync(touchPath, 'utf8').replace('tags: ["bench"]', 'tags: ["bench"]\naccess_count: 1'));
     await sleep(30);
     const load = await time(() => warm.engine()); // the first change loads the documents
-    const out = { load, edit: [], add: [], delete: [] };
+    const out = { load, edit: [], add: [], delete: [], firstAdd: [] };
+    await mcpAddAtOnce(warm, dir, out, `l${round}`);
     for (let r = 0; r < RUNS; r++) {
       const k = 100 + ((round * RUNS + r) * 7919) % (n - 200);
       const e = memoryText(k, `edit${round}x${r}`);
@@ -204,14 +229,16 @@ async function mcpUpdates(b, dir, n, round) {
 }
 
 /** MCP: the background preload after the engine opened from the snapshot. */
-async function mcpPreload(b, dir) {
+async function mcpPreload(b, dir, round) {
   const warm = new b.WarmVault({ vault: dir, now: NOW, cwd: root, env: {} }, () => undefined, true);
   try {
     await warm.engine();
     const loaded = () => (warm.stats.loaded ?? warm.stats.rebuilt) > 0;
-    return await probe(async () => {
+    const out = { firstAdd: [] };
+    const probed = await probe(async () => {
       while (!loaded()) await sleep(2);
-    }, () => warm.engine());
+    }, () => warm.engine(), () => mcpAddAtOnce(warm, dir, out, `p${round}`));
+    return { ...probed, ...out };
   } finally {
     warm.close();
   }
@@ -242,8 +269,17 @@ async function pluginRun(b, dir, n, round) {
   // a turn of the event loop between slices, as the plugin's timer gives (builds without slices ignore it)
   const index = new b.MemoryIndex(() => vault, () => new Promise((resolve) => setImmediate(resolve)));
   const loading = await probe(() => index.load(), null);
-  const preload = await probe(() => (index.buildInSlices ? index.buildInSlices() : index.engine()), null);
-  const out = { loadMs: loading.total, loadBlock: loading.block, loadCpu: loading.cpuBlock, preload, edit: [], add: [], delete: [] };
+  const out = { loadMs: loading.total, loadBlock: loading.block, loadCpu: loading.cpuBlock, edit: [], add: [], delete: [], firstAdd: [] };
+  // a new memory as soon as the engine is built (then deleted, untimed)
+  const first = memoryText(n + 900 + round, 'first');
+  out.preload = await probe(() => (index.buildInSlices ? index.buildInSlices() : index.engine()), null, async () => {
+    await timeUpdate(out, 'firstAdd', () => {
+      index.changed(first.path, first.text);
+      index.engine();
+    });
+    index.removed(first.path);
+    index.engine();
+  });
   for (let r = 0; r < RUNS; r++) {
     const k = 100 + ((round * RUNS + r) * 7919) % (n - 200);
     const e = memoryText(k, `pedit${round}x${r}`);
@@ -273,7 +309,7 @@ if (values.child) {
   const b = loadBuild(job);
   let out;
   if (job.part === 'mcp-updates') out = await mcpUpdates(b, job.dir, job.n, job.round);
-  else if (job.part === 'mcp-preload') out = { ...(await mcpPreload(b, job.dir)), idle: (await probe(() => sleep(2000), null)).block };
+  else if (job.part === 'mcp-preload') out = { ...(await mcpPreload(b, job.dir, job.round)), idle: (await probe(() => sleep(2000), null)).block };
   else out = await pluginRun(b, job.dir, job.n, job.round);
   await gcOfWindows();
   process.stdout.write(`\nRESULT ${JSON.stringify(out)}\n`);
@@ -305,7 +341,7 @@ try {
         execFileSync('cp', ['-a', dir, cached]);
       }
     }
-    const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [], ploadblock: [], cpu: [], idle: [], pcpu: [], ploadcpu: [] }));
+    const results = builds.map(() => ({ edit: [], add: [], delete: [], load: [], block: [], wait: [], total: [], pedit: [], padd: [], pdelete: [], pblock: [], ptotal: [], pload: [], ploadblock: [], cpu: [], idle: [], pcpu: [], ploadcpu: [], firstAdd: [], firstAddCpu: [], preloadAdd: [], preloadAddCpu: [], pfirstAdd: [], pfirstAddCpu: [] }));
     const rounds = Number(values.rounds);
     for (let round = 0; round < rounds; round++) {
       for (const [k, b] of builds.entries()) {
@@ -313,7 +349,11 @@ try {
         const m = inChild(b, 'mcp-updates', dir, n, round);
         for (const kind of ['edit', 'add', 'delete']) for (const part of ['', 'Cpu', 'Gc']) (into[`${kind}${part}`] ??= []).push(...m[`${kind}${part}`]);
         into.load.push(m.load);
+        into.firstAdd.push(...m.firstAdd);
+        into.firstAddCpu.push(...m.firstAddCpu);
         const p = inChild(b, 'mcp-preload', dir, n, round);
+        into.preloadAdd.push(...(p.firstAdd ?? []));
+        into.preloadAddCpu.push(...(p.firstAddCpu ?? []));
         into.block.push(p.block);
         into.cpu.push(p.cpuBlock);
         into.idle.push(p.idle);
@@ -321,6 +361,8 @@ try {
         into.total.push(p.total);
         const q = inChild(b, 'plugin', dir, n, round);
         for (const kind of ['edit', 'add', 'delete']) for (const part of ['', 'Cpu', 'Gc']) (into[`p${kind}${part}`] ??= []).push(...q[`${kind}${part}`]);
+        into.pfirstAdd.push(...q.firstAdd);
+        into.pfirstAddCpu.push(...q.firstAddCpu);
         into.pblock.push(q.preload.block);
         into.pcpu.push(q.preload.cpuBlock);
         into.ploadcpu.push(q.loadCpu);
@@ -342,6 +384,10 @@ try {
       ['MCP: update after a new memory, CPU time', 'addCpu', median],
       ['MCP: update after a deletion, CPU time', 'deleteCpu', median],
       ['MCP: updates, longest GC time inside one (max)', 'allGc', max],
+      ['MCP: update after an addition right after the documents load (max of rounds)', 'firstAdd', max],
+      ['MCP: the same, CPU time (max of rounds)', 'firstAddCpu', max],
+      ['MCP: update after an addition right after the preload (max of rounds)', 'preloadAdd', max],
+      ['MCP: the same, CPU time (max of rounds)', 'preloadAddCpu', max],
       ['MCP: preload, longest event-loop block (max of rounds)', 'block', max],
       ['MCP: preload, longest CPU time between two event-loop turns (main thread)', 'cpu', max],
       ['  (noise floor: an idle event loop\'s longest gap over 2 s, same process)', 'idle', max],
@@ -355,6 +401,8 @@ try {
       ['plugin: update after a new memory, CPU time', 'paddCpu', median],
       ['plugin: update after a deletion, CPU time', 'pdeleteCpu', median],
       ['plugin: updates, longest GC time inside one (max)', 'pallGc', max],
+      ['plugin: update after an addition right after the engine build (max of rounds)', 'pfirstAdd', max],
+      ['plugin: the same, CPU time (max of rounds)', 'pfirstAddCpu', max],
       ['plugin: engine build after load, longest event-loop block', 'pblock', max],
       ['plugin: engine build after load, longest CPU time between two turns (main thread)', 'pcpu', max],
       ['plugin: engine build after load, whole duration', 'ptotal', median],
@@ -369,6 +417,9 @@ try {
       for (const [who, prefix] of [['MCP', ''], ['plugin', 'p']]) {
         for (const kind of ['edit', 'add', 'delete']) report('bench-warm', { measure: `${who}: update after ${kind === 'add' ? 'an addition' : `a${kind === 'edit' ? 'n edit' : ' deletion'}`} at ${n}`, value: median(results[0][`${prefix}${kind}`]), unit: 'ms', against: 'wall time, median', goal: 20 });
       }
+      // the worst moment for an addition: at once after a build (all of them, not a median)
+      const firstAdd = [['MCP', 'the documents load', 'firstAdd'], ['MCP', 'the preload', 'preloadAdd'], ['plugin', 'the engine build', 'pfirstAdd']];
+      for (const [who, what, key] of firstAdd) report('bench-warm', { measure: `${who}: update after an addition right after ${what} at ${n}`, value: Math.max(...results[0][key]), unit: 'ms', against: 'wall time, max of rounds', goal: 20 });
       report('bench-warm', { measure: `MCP: longest wait of a request during the preload at ${n}`, value: Math.max(...results[0].wait), unit: 'ms', against: 'wall time, max of rounds', goal: 50 });
       // the plugin answers on its one thread: a request waits as long as the event loop is blocked
       report('bench-warm', { measure: `plugin: longest event-loop block while the engine builds at ${n}`, value: Math.max(...results[0].pblock), unit: 'ms', against: 'wall time, max of rounds', goal: 50 });

@@ -180,8 +180,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 608.7 KB (+0.76 KB: 608,366 bytes) with findDates' startsNothing, the scan that answers a text
   // holding no word or number that can begin a date (dates.ts is the plugin's too: its recall
   // builds the same time terms; issue 23, first recall).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(608_700);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_400_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 609.2 KB (+0.48 KB: 608,573 -> 609,053 bytes) with a live recall index built with room for
+  // half as many rows again (the first addition after a build copied every column: issue 23, warm server).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(609_200);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_401_100); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -44,20 +44,23 @@ export interface DocTable {
 export const LINK_KIND_CODES: Record<'related' | 'decays_from' | 'contradicts', number> = { related: 0, decays_from: 1, contradicts: 2 };
 const LINK_KIND_OF: LinkKind[] = ['related', 'decays_from', 'contradicts'];
 
-/** The table of these documents, in their order (row i is docs[i]). */
-export function tableFromDocs(docs: readonly RecallDoc[]): DocTable {
-  const rows = tableRows(docs);
+/**
+ * The table of these documents, in their order (row i is docs[i]), with room for `rows` rows
+ * in its row columns (a live index adds rows later: see tableRows).
+ */
+export function tableFromDocs(docs: readonly RecallDoc[], rows = docs.length): DocTable {
+  const steps = tableRows(docs, rows);
   for (;;) {
-    const step = rows.next();
+    const step = steps.next();
     if (step.done) return step.value;
   }
 }
 
 /** tableFromDocs in slices: `tick` after each document, twice (ids, then rows), and after each column of strings made. */
-export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>): Promise<DocTable> {
-  const rows = tableRows(docs);
+export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>, rows = docs.length): Promise<DocTable> {
+  const steps = tableRows(docs, rows);
   for (;;) {
-    const step = rows.next();
+    const step = steps.next();
     if (step.done) return step.value;
     await tick();
   }
@@ -68,27 +71,32 @@ const JS_COLUMNS = ['ids', 'paths', 'category', 'confidence', 'tier', 'role', 's
 /**
  * The one builder of a table: row by row into columns of the final size, yielding after each
  * document of its two passes (ids, then rows) and after each column of strings allocated, so a
- * caller may pause there.
+ * caller may pause there. With `rows` past n, the row columns are made with that much room
+ * (typed columns longer than n, lists with a longer backing store, as reserveRows leaves them):
+ * a live index's first additions then write into it, where growing a column of 100k rows at an
+ * addition costs its allocation, its copy and the page faults of fresh memory (~5 ms a column,
+ * 97-220 ms for all of them). Untouched room in a fresh typed array costs no page.
  */
-function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
+function* tableRows(docs: readonly RecallDoc[], rows: number): Generator<void, DocTable> {
   const n = docs.length;
+  const room = Math.max(n, rows);
   const indexOf = new ShardedMap<number>(); // no step rehashes all ids (sharded-map.ts)
   for (let i = 0; i < n; i++) {
     indexOf.set(docs[i]!.id, i);
     yield;
   }
-  const f64 = () => new Float64Array(n);
+  const f64 = () => new Float64Array(room);
   const t: DocTable = {
     n, ids: [], paths: [], category: [], confidence: [], tier: [], role: [], source: [], session: [],
-    archived: new Uint8Array(n), isError: new Uint8Array(n), createdMs: f64(), accessMs: f64(), activationMs: f64(), halfLifeDays: f64(),
-    activation: f64(), amplitude: f64(), accessCount: new Int32Array(n), linkOffsets: new Int32Array(n + 1), linkTargets: new Int32Array(0),
-    linkKinds: new Uint8Array(0), coOffsets: new Int32Array(n + 1), coTargets: new Int32Array(0), coCounts: new Float64Array(0),
-    successor: new Int32Array(n), texts: [],
+    archived: new Uint8Array(room), isError: new Uint8Array(room), createdMs: f64(), accessMs: f64(), activationMs: f64(), halfLifeDays: f64(),
+    activation: f64(), amplitude: f64(), accessCount: new Int32Array(room), linkOffsets: new Int32Array(room + 1), linkTargets: new Int32Array(0),
+    linkKinds: new Uint8Array(0), coOffsets: new Int32Array(room + 1), coTargets: new Int32Array(0), coCounts: new Float64Array(0),
+    successor: new Int32Array(room), texts: [],
   };
   // the JS columns one a step: `new Array(100_000)` costs 5-9 ms of CPU (its 800 KB written with
   // holes), nine at once ~50-80 ms, where the typed columns above together take under 1 ms
   for (const key of JS_COLUMNS) {
-    (t as unknown as Record<string, unknown[]>)[key] = new Array<unknown>(n);
+    (t as unknown as Record<string, unknown[]>)[key] = new Array<unknown>(room);
     yield;
   }
   const links = new PairColumn(new Int32Array(n), new Uint8Array(n));
@@ -122,6 +130,8 @@ function* tableRows(docs: readonly RecallDoc[]): Generator<void, DocTable> {
   }
   t.linkOffsets[n] = links.length;
   t.coOffsets[n] = co.length;
+  // the lists cut to n rows: V8 keeps a store cut by less than half (reserveList)
+  if (room > n) for (const key of JS_COLUMNS) (t as unknown as Record<string, unknown[]>)[key]!.length = n;
   t.linkTargets = links.firsts();
   t.linkKinds = links.seconds();
   t.coTargets = co.firsts();
@@ -313,6 +323,15 @@ export function roomLeft(table: DocTable): number {
     left = Math.min(left, (column as Float64Array).length - table.n - (key.endsWith('Offsets') ? 1 : 0));
   }
   return left;
+}
+
+/** A copy of `items` in a list whose backing store holds `size` entries (reserveList). */
+export function listWithRoom<T>(items: readonly T[], size: number): T[] {
+  if (size <= items.length) return [...items];
+  const list = new Array<T>(size);
+  for (let i = 0; i < items.length; i++) list[i] = items[i]!;
+  list.length = items.length;
+  return list;
 }
 
 /**

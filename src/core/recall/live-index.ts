@@ -2,7 +2,7 @@ import type { EngramSettings } from '../settings';
 import { ShardedMap } from '../sharded-map';
 import { Bm25Index } from './bm25';
 import type { RecallDoc } from './catalog';
-import { appendRow, reserveList, reserveRows, roomFor, roomLeft, setSparseRows, sparseRow, type SparseRow } from './doc-table';
+import { appendRow, listWithRoom, reserveList, reserveRows, roomFor, roomLeft, setSparseRows, sparseRow, type SparseRow } from './doc-table';
 import { patchRow, sameWords } from './engine-update';
 import { bm25Params, partsFromDocs, partsFromDocsInSlices, RecallEngine, type EngineParts } from './recall';
 
@@ -62,11 +62,12 @@ export class LiveIndex {
 
   /** A live index built in slices (`tick` after each document: slicer.ts), for a process that answers requests meanwhile. */
   static async inSlices(docs: readonly RecallDoc[], settings: EngramSettings, order: ((a: string, b: string) => number) | null, tick: () => Promise<void>): Promise<LiveIndex> {
-    const parts = await partsFromDocsInSlices(docs, settings, tick);
+    const parts = await partsFromDocsInSlices(docs, settings, tick, rowsAhead(docs.length));
     const engine = await RecallEngine.inSlices(parts, settings, tick);
     const live = new LiveIndex([], settings, order);
     live.stats.built = 0;
-    live.rows = [...docs];
+    live.rows = listWithRoom(docs, rowsAhead(docs.length));
+    await tick();
     live.partsValue = parts;
     live.engineValue = engine;
     // the two maps of the whole table in passes of their own: a map's growth past 65,536
@@ -107,7 +108,7 @@ export class LiveIndex {
     this.reserving = true;
     try {
       const table = this.partsValue.table;
-      const rows = table.n + Math.max(64, table.n >> 1);
+      const rows = rowsAhead(table.n);
       await stepThrough(reserveRows(table, rows), tick);
       const episodeOf = this.partsValue.episodeOf;
       if (episodeOf.length < rows && this.partsValue.table === table) {
@@ -143,9 +144,14 @@ export class LiveIndex {
     return slot === undefined ? undefined : this.rows[slot]!;
   }
 
+  /**
+   * Built with room for half as many rows again (rowsAhead) in every per-row array, as a
+   * reserve would make it: the first additions after a build copy no array of the whole table
+   * (no reserve is under way then, and none is needed until the room runs low).
+   */
   private build(docs: readonly RecallDoc[], parts?: EngineParts): void {
-    this.rows = [...docs];
-    this.partsValue = parts ?? partsFromDocs(docs, this.settings);
+    this.rows = listWithRoom(docs, rowsAhead(docs.length));
+    this.partsValue = parts ?? partsFromDocs(docs, this.settings, rowsAhead(docs.length));
     // rows change in place here before the engine follows them: its map of ids is made at once (no uniqueIds)
     this.partsValue.uniqueIds = undefined;
     this.engineValue = new RecallEngine(this.partsValue, this.settings);
@@ -392,7 +398,8 @@ export class LiveIndex {
   /** The episode index built again over the live rows (numbers by first member, as episodesFromDocs). */
   private rebuildEpisodes(): void {
     const episodes = new Bm25Index(bm25Params(this.settings).episodes);
-    const episodeOf = new Int32Array(this.partsValue.table.n).fill(-1);
+    const table = this.partsValue.table;
+    const episodeOf = new Int32Array(table.n + roomLeft(table)).fill(-1);
     const names: string[] = [];
     const seen = new Set<string>();
     this.rows.forEach((doc) => {
@@ -406,6 +413,11 @@ export class LiveIndex {
     this.indexEpisodes();
     for (const [session, rows] of this.members) for (const slot of rows) episodeOf[slot] = this.episodeNo.get(session)!;
   }
+}
+
+/** The rows a table of n rows is given room for, at a build and at each reserve: half as many again, at least 64 more. */
+function rowsAhead(n: number): number {
+  return n + Math.max(64, n >> 1);
 }
 
 /** Run a generator's steps with a `tick` after each. */

@@ -8,7 +8,7 @@ import { MS_PER_DAY } from '../time';
 import { AssociationIndex, type EdgeKind } from './associations';
 import { Bm25ArraysBuilder, Bm25Index, topDocs, type Bm25Params } from './bm25';
 import type { RecallDoc } from './catalog';
-import { docAt, LINK_KIND_CODES, reserveList, tableFromDocs, tableFromDocsInSlices, type DocTable } from './doc-table';
+import { docAt, LINK_KIND_CODES, reserveList, roomLeft, tableFromDocs, tableFromDocsInSlices, type DocTable } from './doc-table';
 import { activationBonus, decayFactor, protectRelevance, SUPERSEDED_WEIGHT } from './ranking';
 import { spreadActivation } from './spreading-activation';
 import { queryEntityTerms } from './entities';
@@ -149,9 +149,15 @@ export function bm25Params(settings: EngramSettings): { lexical: Bm25Params; epi
   return { lexical: { k1: r.k1, b: r.b, delta: r.delta }, episodes: { k1: 1.2, b: 0.75, delta: r.delta } };
 }
 
-/** Build the engine's parts from documents (their terms are indexed here). */
-export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): EngineParts {
-  return { table: tableFromDocs(docs), lexical: lexicalFromDocs(docs, settings), ...episodesFromDocs(docs, settings) };
+/**
+ * Build the engine's parts from documents (their terms are indexed here), with room for `rows`
+ * rows in every per-row array (a live index's additions: tableRows; the same answers).
+ */
+export function partsFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, rows = docs.length): EngineParts {
+  const lexical = lexicalFromDocs(docs, settings);
+  const room = lexical.reserve(rows);
+  while (rows > docs.length && !room.next().done);
+  return { table: tableFromDocs(docs, rows), lexical, ...episodesFromDocs(docs, settings, undefined, rows) };
 }
 
 /**
@@ -207,14 +213,16 @@ export function frozenPartsFromDocs(docs: readonly RecallDoc[], settings: Engram
  * partsFromDocs in slices: `tick` is awaited after each document (and each episode) and pauses
  * when a slice is spent (slicer.ts); the parts are exactly partsFromDocs'.
  */
-export async function partsFromDocsInSlices(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<EngineParts> {
-  const table = await tableFromDocsInSlices(docs, tick);
+export async function partsFromDocsInSlices(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>, rows = docs.length): Promise<EngineParts> {
+  const table = await tableFromDocsInSlices(docs, tick, rows);
   const lexical = new Bm25Index(bm25Params(settings).lexical);
   for (const doc of docs) {
     addToLexical(lexical, doc);
     await tick();
   }
-  return { table, lexical, ...(await episodesFromDocs(docs, settings, tick)) };
+  const room = lexical.reserve(rows);
+  while (rows > docs.length && !room.next().done) await tick();
+  return { table, lexical, ...(await episodesFromDocs(docs, settings, tick, rows)) };
 }
 
 /** The word index of documents, one entry per document in order. */
@@ -229,13 +237,16 @@ function addToLexical(lexical: Bm25Index, doc: RecallDoc): void {
   lexical.addLists(doc.facets ? [doc.terms, doc.facets] : [doc.terms], doc.terms.length);
 }
 
-/** The episode index (each session's members as one document) and each document's episode. */
-export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>;
+/**
+ * The episode index (each session's members as one document) and each document's episode
+ * (`episodeOf`, with room for `rows` rows: -1 past the documents).
+ */
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: undefined, rows?: number): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>;
 /** The same in slices (`tick` after each document, twice, and each episode). */
-export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>): Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>>;
-export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: () => Promise<void>): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick: () => Promise<void>, rows?: number): Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>>;
+export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSettings, tick?: () => Promise<void>, rows = docs.length): Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'> | Promise<Pick<EngineParts, 'episodes' | 'episodeOf' | 'episodeNames'>> {
   const episodes = new Bm25Index(bm25Params(settings).episodes);
-  const steps = episodeSteps(docs, episodes);
+  const steps = episodeSteps(docs, episodes, rows);
   if (!tick) {
     for (let step = steps.next(); ; step = steps.next()) if (step.done) return { episodes, ...step.value };
   }
@@ -248,8 +259,8 @@ export function episodesFromDocs(docs: readonly RecallDoc[], settings: EngramSet
 }
 
 /** episodesFromDocs as steps: a yield per document (twice: members, then episode numbers) and per episode. */
-function* episodeSteps(docs: readonly RecallDoc[], episodes: Pick<Bm25Index, 'addLists'>): Generator<void, Pick<EngineParts, 'episodeOf' | 'episodeNames'>> {
-  const episodeOf = new Int32Array(docs.length).fill(-1);
+function* episodeSteps(docs: readonly RecallDoc[], episodes: Pick<Bm25Index, 'addLists'>, rows: number): Generator<void, Pick<EngineParts, 'episodeOf' | 'episodeNames'>> {
+  const episodeOf = new Int32Array(Math.max(docs.length, rows)).fill(-1);
   const episodeTerms = new Map<string, { words: string[][]; facets: string[][] }>();
   for (const doc of docs) {
     yield;
@@ -334,8 +345,10 @@ export class RecallEngine {
     this.episodes = parts.episodes;
     this.episodeOf = parts.episodeOf;
     this.episodeNames = parts.episodeNames;
-    this.halfLives = new Float64Array(table.n);
-    this.roleOf = new Array<string | null>(table.n).fill(null);
+    // with the room the table has for rows to come (a live index's: tableRows), so an addition copies neither
+    const room = table.n + roomLeft(table);
+    this.halfLives = new Float64Array(room);
+    this.roleOf = new Array<string | null>(room).fill(null);
     this.uniqueIds = parts.uniqueIds === true;
     for (let i = 0; deriveRows && i < table.n; i++) this.deriveRow(i);
     // made now unless ids are unique: then a search needs none, and the table does not change

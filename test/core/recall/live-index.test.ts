@@ -144,6 +144,58 @@ describe('live index', () => {
     expect(reserve.room).toEqual([31, 64, 95, 112, 64, 176, 119, 57]);
   });
 
+  it('is built with room for half as many rows again: additions at once after a build, and during a reserve, reallocate no per-row array', async () => {
+    const { note } = world(11);
+    // no links, co-access or successor: their sparse columns are spliced anew by design (setSparseRows)
+    const plain = (n: number) => {
+      const doc = note(n, `episodic/${idOf(n)}.md`);
+      return { ...doc, links: [], co_access: {}, superseded_by: null };
+    };
+    const docs = Array.from({ length: 200 }, (_, n) => plain(n));
+    const builds: Array<[string, () => Promise<LiveIndex>]> = [
+      ['built at once', async () => new LiveIndex(docs, S)],
+      ['built in slices', () => LiveIndex.inSlices(docs, S, null, () => Promise.resolve())],
+    ];
+    for (const [how, make] of builds) {
+      const live = await make();
+      // every per-row array: the table's row columns, the episode numbers, the word index's
+      // lengths and scratch, the engine's derived values (by identity: a reallocation replaces it)
+      const arrays = () => {
+        const table = live.parts.table as unknown as Record<string, unknown>;
+        const lexical = live.parts.lexical as unknown as Record<string, unknown>;
+        const engine = live.engine as unknown as Record<string, unknown>;
+        return [
+          ...Object.keys(table).filter((k) => !['n', 'linkTargets', 'linkKinds', 'coTargets', 'coCounts'].includes(k)).map((k) => table[k]),
+          live.parts.episodeOf, lexical['lengths'], lexical['acc'], lexical['seen'], lexical['touched'], engine['halfLives'], engine['roleOf'],
+        ];
+      };
+      expect([how, live.parts.table.n, roomLeft(live.parts.table), live.parts.episodeOf.length, live.wantsRoom]).toEqual([how, 200, 100, 300, false]);
+      const first = arrays();
+      let next = 200;
+      const add = () => {
+        const doc = plain(next++);
+        expect(live.apply([doc], [])).toBe(true);
+        return doc;
+      };
+      for (let k = 0; k < 41; k++) add();
+      arrays().forEach((array, k) => expect([how, k, array === first[k]]).toEqual([how, k, true]));
+      expect(answers(live.engine)).toBe(answers(new RecallEngine(live.liveDocs(), S)));
+      // 59 rows of room left for 241 (under a quarter): a reserve, an addition at each of its steps (as a request between two slices)
+      expect([roomLeft(live.parts.table), live.wantsRoom]).toEqual([59, true]);
+      let steps = 0;
+      await live.reserve(async () => {
+        const before = arrays();
+        add();
+        steps++;
+        arrays().forEach((array, k) => expect([how, steps, k, array === before[k]]).toEqual([how, steps, k, true]));
+        expect(answers(live.engine)).toBe(answers(new RecallEngine(live.liveDocs(), S)));
+      });
+      // the reserve's steps: the table's 21 row columns, the episode numbers, the word index's 4 arrays, the engine's 2, the rows
+      expect([how, steps, live.parts.table.n, roomLeft(live.parts.table), live.wantsRoom]).toEqual([how, 29, 270, 91, false]);
+      expect(answers(live.engine)).toBe(answers(new RecallEngine(live.liveDocs(), S)));
+    }
+  });
+
   it('an edit re-indexes the row in place: the new words are found, the old ones are not', () => {
     const { note } = world(9);
     const docs = [0, 1, 2].map((n) => note(n, `episodic/${idOf(n)}.md`));
