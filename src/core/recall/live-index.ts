@@ -331,12 +331,10 @@ export class LiveIndex {
       const doc = this.rows[slot];
       if (doc) changedRows.set(slot, sparseRow(doc, slot, this.slotOfId));
     }
-    let links = false;
-    const successors = [...changedRows].some(([slot, row]) => table.successor[slot] !== row.successor);
-    if ([...changedRows].some(([slot, row]) => !sameSparse(table, slot, row))) {
-      setSparseRows(table, changedRows);
-      links = true;
-    } else if (successors) for (const [slot, row] of changedRows) table.successor[slot] = row.successor;
+    // the reverse links are built again only when links change (co-access, a touch's, is read from the table)
+    const links = [...changedRows].some(([slot, row]) => !samePairs(table.linkOffsets, table.linkTargets, table.linkKinds, slot, row.links));
+    if (links || [...changedRows].some(([slot, row]) => !samePairs(table.coOffsets, table.coTargets, table.coCounts, slot, row.co))) setSparseRows(table, changedRows);
+    else for (const [slot, row] of changedRows) table.successor[slot] = row.successor;
 
     this.followEpisodes(sessions, oldEpisodeTerms);
     for (const slot of rewritten) if (this.rows[slot]!.session === null) this.partsValue.episodeOf[slot] = -1;
@@ -444,10 +442,9 @@ function namedIds(doc: RecallDoc): Set<string> {
   return ids;
 }
 
-function sameSparse(table: { linkOffsets: Int32Array; linkTargets: Int32Array; linkKinds: Uint8Array; coOffsets: Int32Array; coTargets: Int32Array; coCounts: Float64Array }, slot: number, row: SparseRow): boolean {
-  const same = (offsets: Int32Array, targets: Int32Array, second: ArrayLike<number>, pairs: Array<[number, number]>) =>
-    offsets[slot + 1]! - offsets[slot]! === pairs.length && pairs.every(([t, x], k) => targets[offsets[slot]! + k] === t && second[offsets[slot]! + k] === x);
-  return same(table.linkOffsets, table.linkTargets, table.linkKinds, row.links) && same(table.coOffsets, table.coTargets, table.coCounts, row.co);
+/** Whether a row's pairs in a sparse column (links, co-access) are these. */
+function samePairs(offsets: Int32Array, targets: Int32Array, second: ArrayLike<number>, slot: number, pairs: ReadonlyArray<[number, number]>): boolean {
+  return offsets[slot + 1]! - offsets[slot]! === pairs.length && pairs.every(([t, x], k) => targets[offsets[slot]! + k] === t && second[offsets[slot]! + k] === x);
 }
 
 function insertSorted(list: number[], x: number): void {

@@ -431,7 +431,7 @@ export class RecallEngine {
       this.materialised.delete(i);
     }
     if (links) {
-      this.associations = new AssociationIndex(table);
+      this.associations = this.associations.rebuilt(table);
       this.materialised.clear(); // results show links by id
     } else this.associations.clearCache(); // an edge's weight reads both ends' rows
   }

@@ -196,6 +196,28 @@ describe('live index', () => {
     }
   });
 
+  it('splices links and co-access in place, and builds the reverse links again only when links change, in the arrays it had', () => {
+    const doc = (n: number, extra = '', body = 'payments retry') =>
+      toRecallDoc(parseMemory(`episodic/${idOf(n)}.md`, `---\nid: ${idOf(n)}\ncategory: episodic\ncreated_at: "2026-05-0${1 + (n % 9)}T00:00:00Z"\n${extra}---\n${body}\n`, S), false);
+    const live = new LiveIndex(Array.from({ length: 40 }, (_, n) => doc(n, n % 7 === 3 ? `co_access: {"${idOf(n + 1)}": 2}\n` : '', n % 5 === 0 ? `payments [[${idOf(n + 2)}|related]]` : 'payments retry')), S);
+    const engine = live.engine as unknown as Record<string, Record<string, unknown>>;
+    const state = () => ({ links: live.parts.table.linkOffsets, co: live.parts.table.coOffsets, associations: engine['associations'], inOffsets: engine['associations']!['inOffsets'], counts: engine['associations']!['counts'] });
+    const check = (upserts: RecallDoc[], same: Record<string, boolean>) => {
+      const before = state();
+      expect(live.apply(upserts, [])).toBe(true);
+      const after = state();
+      expect(Object.fromEntries(Object.keys(same).map((k) => [k, after[k as keyof typeof after] === before[k as keyof typeof before]]))).toEqual(same);
+      expect(answers(live.engine)).toBe(answers(new RecallEngine(live.liveDocs(), S)));
+    };
+    // a touch's co-access: the same reverse links
+    check([doc(3, `co_access: {"${idOf(4)}": 3, "${idOf(9)}": 1}\n`)], { links: true, co: true, associations: true });
+    // an edit that links, an addition that links (the last row), one that links back to it: built again in the same arrays
+    check([doc(7, '', `payments [[${idOf(1)}|related]] [[${idOf(2)}|decays_from]]`)], { links: true, co: true, associations: false, inOffsets: true, counts: true });
+    check([doc(40, `co_access: {"${idOf(7)}": 2}\n`, `retry [[${idOf(7)}|related]]`)], { links: true, co: true, associations: false, inOffsets: true, counts: true });
+    check([doc(41, '', `payments [[${idOf(40)}|related]]`), doc(5, '', 'payments')], { links: true, co: true, associations: false, inOffsets: true, counts: true });
+    expect(live.stats).toEqual({ built: 1, updated: 4 });
+  });
+
   it('an edit re-indexes the row in place: the new words are found, the old ones are not', () => {
     const { note } = world(9);
     const docs = [0, 1, 2].map((n) => note(n, `episodic/${idOf(n)}.md`));
