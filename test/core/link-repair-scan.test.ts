@@ -1,4 +1,6 @@
-import { repairLinks } from '../../src/core/link-repair';
+import { linksStand, names, repairLinks, type Names } from '../../src/core/link-repair';
+import type { Memory } from '../../src/core/memory';
+import { seededRandom } from '../../src/core/random';
 import { preferredPath } from '../../src/core/memory-files';
 import { memoryNote, memoryVault } from '../helpers/memory-ports';
 
@@ -66,5 +68,96 @@ describe('link repair in consolidation', () => {
   it('preferredPath: one file is that file; of several, the live, uncopied, shallowest', () => {
     expect(preferredPath(['archive/x/A.md'])).toBe('archive/x/A.md');
     expect(preferredPath(['archive/A.md', 'episodic/A 2.md', 'episodic/A.md'])).toBe('episodic/A.md');
+  });
+});
+
+describe('linksStand: a memory whose links all stand is left without planning', () => {
+  const A = 'mem-aaaaaaaaaaaa';
+  const crafted: Names = {
+    nameOf: new Map([[A, 'Alpha'], ['mem-bbbbbbbbbbbb', 'Beta'], ['mem-ODD', 'Odd']]),
+    byName: new Map<string, string | null>([['alpha', A], ['beta', 'mem-bbbbbbbbbbbb'], ['odd', 'mem-ODD'], ['daily note', null]]),
+  };
+  const stands = (body: string, linkIds?: unknown, decaysFrom?: string): boolean =>
+    linksStand({ body, extra: { ...(linkIds !== undefined ? { link_ids: linkIds } : {}), ...(decaysFrom !== undefined ? { decays_from: decaysFrom } : {}) } } as unknown as Memory, crafted);
+  const related = [`related ${A}`];
+
+  it('stands: no link, exact names with their kinds recorded, untyped labels, notes without a memory', () => {
+    expect(stands('No links, [single] brackets.')).toBe(true);
+    expect(stands('See [[Alpha]].', related)).toBe(true);
+    expect(stands('See [[Alpha#Part|related]] and [[Alpha]].', related)).toBe(true);
+    expect(stands('See [[Alpha|in other words]].')).toBe(true);
+    expect(stands('See [[Alpha|supersedes]].', [`supersedes ${A}`])).toBe(true);
+    expect(stands('See [[Daily note]] and [[daily NOTE|related]].')).toBe(true);
+    expect(stands('Text.', [`decays_from ${A}`], '[[Alpha]]')).toBe(true);
+  });
+
+  it('does not stand: a name to rewrite, one that resolves nowhere, a path or .md, an id to record', () => {
+    expect(stands('See [[alpha]].', related)).toBe(false);
+    expect(stands(`See [[${A}]].`, related)).toBe(false);
+    expect(stands('See [[Alpha.md]].', related)).toBe(false);
+    expect(stands('See [[Alpha.MD]].', related)).toBe(false);
+    expect(stands('See [[notes/Alpha]].', related)).toBe(false);
+    expect(stands('See [[ Alpha]].', related)).toBe(false);
+    expect(stands('See [[Nowhere]].', related)).toBe(false);
+    expect(stands('See [[Alpha]].')).toBe(false);
+    expect(stands('See [[Alpha]].', `related ${A}`)).toBe(false);
+    expect(stands('See [[Alpha| ]].', [])).toBe(false);
+    expect(stands('See [[Alpha|supersedes]].', related)).toBe(false);
+    expect(stands('See [[Alpha]].', [` related ${A}`])).toBe(false);
+    expect(stands('See [[Odd]].', ['related mem-ODD'])).toBe(false);
+    expect(stands('See [[Alpha]] and [[Beta]].', related)).toBe(false);
+    expect(stands('Text.', related, '[[Alpha]]')).toBe(false);
+    expect(stands('Text.', [`decays_from ${A}`], '[[alpha]]')).toBe(false);
+  });
+
+  it('agrees with the full plan on random vaults: what it lets stand, a repair of every link leaves too', async () => {
+    const random = seededRandom('links-stand');
+    const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const counts = { stands: 0, planned: 0 };
+    const rewrites: number[] = [];
+    for (let round = 0; round < 12; round++) {
+      const { vault, files } = memoryVault(NOW);
+      const ids = Array.from({ length: 14 }, (_, i) => `mem-${String(round).padStart(2, '0')}${'abcdefghijklmn'[i]!.repeat(10)}`);
+      const nameOf = new Map(ids.map((id, i) => [id, `Note ${i}`]));
+      files.files.set('daily/Day one.md', '# a daily note\n');
+      for (const [i, id] of ids.entries()) {
+        const targets: string[] = [];
+        const links = Array.from({ length: Math.floor(random() * 4) }, () => {
+          const to = pick(ids);
+          const name = nameOf.get(to)!;
+          const target = pick([name, name, name, name.toLowerCase(), `${name}.md`, `episodic/${name}`, to, 'Nowhere', 'Day one', 'Note 0 2']);
+          const label = pick([undefined, undefined, 'related', 'supersedes', 'decays_from', ' ', 'in words']);
+          if (target !== 'Nowhere' && target !== 'Day one' && target !== 'Note 0 2') targets.push(`${label === undefined || label === ' ' || label === 'in words' ? 'related' : label} ${to}`);
+          return `[[${target}${pick(['', '', '#Part'])}${label === undefined ? '' : `|${label}`}]]`;
+        });
+        const recorded = targets.filter(() => random() < 0.85);
+        const fields: Record<string, string> = { id, category: 'episodic', created_at: '2026-11-01T00:00:00Z' };
+        if (recorded.length > 0) fields.link_ids = JSON.stringify(recorded);
+        if (random() < 0.2) {
+          const to = pick(ids);
+          fields.decays_from = JSON.stringify(`[[${pick([nameOf.get(to)!, nameOf.get(to)!.toLowerCase()])}]]`);
+          if (random() < 0.8) fields.link_ids = JSON.stringify([...recorded, `decays_from ${to}`]);
+        }
+        files.files.set(`episodic/Note ${i}.md`, memoryNote(fields, `Text ${i}. ${links.join(' ')}\n`));
+      }
+      // a copy of a memory (a sync tool's): its name is listed, and resolves to no memory
+      files.files.set('episodic/Note 0 2.md', files.files.get('episodic/Note 0.md')!);
+      const loaded = await vault.loadAll({ keep: true });
+      const given = { loaded: { memories: loaded.memories, paths: loaded.paths!, read: loaded.read! } };
+      const n = await names(vault, new Map(), given);
+      const standing = new Set(loaded.memories.filter((m) => linksStand(m, n)).map((m) => m.path));
+      counts.stands += standing.size;
+      counts.planned += loaded.memories.length - standing.size;
+      // every link planned (no fast path): rewrites and recorded ids, none in a memory that stands
+      const full = await repairLinks(vault, { apply: false, ...given });
+      expect(full.rewritten.filter((r) => standing.has(r.path))).toEqual([]);
+      expect(full.recorded.filter((path) => standing.has(path))).toEqual([]);
+      const quick = await repairLinks(vault, { apply: false, rewritesOnly: true, ...given });
+      expect(quick.rewritten).toEqual(full.rewritten);
+      expect(quick.skipped).toEqual([]);
+      rewrites.push(quick.rewritten.length);
+    }
+    expect(counts).toEqual({ stands: 74, planned: 94 });
+    expect(rewrites).toEqual([10, 7, 12, 6, 14, 13, 15, 4, 13, 4, 8, 9]);
   });
 });
