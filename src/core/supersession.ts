@@ -27,21 +27,26 @@ import { isMemoryId } from './ids';
 
 /** Words that say something changed or ended. Matched on the lowercased text. */
 const CHANGE_CUE =
-  /\b(?:no longer|not any ?(?:more|longer)|anymore|any more|any longer|instead of|rather than|in favou?r of|from now on|now|(?:stop|stopp|quit|drop|dropp|ditch|abandon|deprecat|retir|replac|switch|mov|migrat|upgrad|downgrad|chang|renam|revert)(?:s|ed|es|ing|e)?)\b/;
+  /\b(?:no longer|anymore|any more|any longer|instead of|rather than|in favou?r of|from now on|now|(?:stop|stopp|quit|drop|dropp|ditch|abandon|deprecat|retir|replac|switch|mov|migrat|upgrad|downgrad|chang|renam|revert)(?:s|ed|es|ing|e)?)\b/;
 
 /** "switched from X to Y", "moved X from A to B", "replaced X with Y", "X replaced by Y": X is the rejected side. */
-const FROM_TO = /\b(?:switch|switched|switches|switching|move|moved|moves|moving|migrate|migrated|migrates|migrating|upgrade|upgraded|upgrades|upgrading|downgrade|downgraded|change|changed|changes|changing|went|go|gone|port|ported)\b[^.;:!?]*?\bfrom\s+([^.;:!?]+?)\s+(?:to|onto|into|for)\b/g;
-const REPLACED_WITH = /\breplac(?:e|ed|es|ing)\s+([^.;:!?]+?)\s+(?:with|by)\b/g;
-const REPLACED_BY = /((?:[\p{L}\p{N}][\p{L}\p{N}._-]*\s+){1,4})(?:(?:was|were|is|are|has been|have been|got|gets|will be|to be)\s+)?replaced\s+(?:by|with)\b/gu;
+const FROM_TO = /\b(?:switch|switched|switches|switching|move|moved|moves|moving|migrate|migrated|migrates|migrating|upgrade|upgraded|upgrades|upgrading|downgrade|downgraded|change|changed|changes|changing|went|go|gone|port|ported)\b[^.;:!?]*?\bfrom\s+([^.;:!?]+?)\s+(?:to|onto|into|for)\b/dg;
+const REPLACED_WITH = /\breplac(?:e|ed|es|ing)\s+([^.;:!?]+?)\s+(?:with|by)\b/dg;
+const REPLACED_BY = /((?:[\p{L}\p{N}][\p{L}\p{N}._-]*\s+){1,4})(?:(?:was|were|is|are|has been|have been|got|gets|will be|to be)\s+)?replaced\s+(?:by|with)\b/dgu;
 
 /** A reversal word and what it reverses, to the end of its clause: "no longer X", "instead of X", "stopped using X", "dropped X". */
 const REVERSES = /\b(?:no longer|not any ?(?:more|longer)|instead of|rather than|(?:stop|stopped|stops|stopping|quit|quits|quitting|drop|dropped|drops|dropping|ditch|ditched|abandon|abandoned|deprecate|deprecated|retire|retired)(?:\s+(?:using|doing|running|writing|calling))?)\s+([^.;:!?,()[\]—–]+)/g;
 /** "not X anymore", "never X any more", "not X any longer". */
-const NOT_ANYMORE = /\b(?:not|never)\s+([^.;:!?,()[\]—–]*?)\s*\b(?:anymore|any more|any longer)\b/g;
+const NOT_ANYMORE = /\b(?:not|never)\s+([^.;:!?,()[\]—–]*?)\s*\b(?:anymore|any more|any longer)\b/dg;
 /** A reversed phrase's first six words, with the spaces between them as written. */
 const FIRST_SIX = /^\S+(?:\s+\S+){0,5}/;
-/** Where a reversed phrase ends inside its clause: the other side of the choice, or another thought. */
-const PHRASE_END = /\s(?:in favou?r of|for|to|with|but|and|however|because|so|since|as)\s.*$/;
+/**
+ * Where a reversed phrase ends inside its clause: the other side of the choice, or another thought.
+ * To the end of the phrase across line breaks (`s`): a clause wrapped onto the next line is cut
+ * where the same clause on one line is (`.*$` did not reach past the line break, and the cut
+ * fell on a later word or none).
+ */
+const PHRASE_END = /\s(?:in favou?r of|for|to|with|but|and|however|because|so|since|as)\s.*$/s;
 
 /** Dates and times of day that make a report a dated event: ISO dates, "March 4", "4 March", weekdays. */
 const DATE =
@@ -61,28 +66,33 @@ export interface ChangeSignals {
 
 export function changeSignals(text: string): ChangeSignals {
   const lower = expandNegations(text).replace(/\s-\s/g, ' — ');
-  const phrases: string[] = [];
+  // each reversed phrase and where it starts in `lower` (the `d` patterns give their group's place)
+  const phrases: Array<[phrase: string, at: number]> = [];
   // each pattern runs only where its fixed words are (an import runs this for every line, and
   // REPLACED_BY's search from every word was the costliest regular expression of an import)
-  if (lower.includes('from')) for (const m of lower.matchAll(FROM_TO)) phrases.push(m[1]!);
+  if (lower.includes('from')) for (const m of lower.matchAll(FROM_TO)) phrases.push([m[1]!, m.indices![1]![0]]);
   if (lower.includes('replac')) {
-    for (const m of lower.matchAll(REPLACED_WITH)) phrases.push(m[1]!);
-    if (lower.includes('replaced')) for (const m of lower.matchAll(REPLACED_BY)) phrases.push(m[1]!);
+    for (const m of lower.matchAll(REPLACED_WITH)) phrases.push([m[1]!, m.indices![1]![0]]);
+    if (lower.includes('replaced')) for (const m of lower.matchAll(REPLACED_BY)) phrases.push([m[1]!, m.indices![1]![0]]);
   }
-  if (lower.includes('any')) for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push(m[1]!.trim());
+  // (the group starts after `not\s+` and ends before `\s*`: nothing to trim)
+  if (lower.includes('any')) for (const m of lower.matchAll(NOT_ANYMORE)) phrases.push([m[1]!, m.indices![1]![0]]);
   // exec from the start, not matchAll: matchAll makes a copy of the pattern at each call (10,000 RegExp compiles an import, ~1 % of its instructions)
   REVERSES.lastIndex = 0;
   // a phrase is its first six words as they stand in the text, spaces and all: it is cut out of the text below, and
   // "no longer run  the nightly" re-joined with single spaces would not be found there (nothing rejected)
-  for (let m = REVERSES.exec(lower); m !== null; m = REVERSES.exec(lower)) if (!negatedAt(lower, m.index)) phrases.push(FIRST_SIX.exec(` ${m[1]!} `.replace(PHRASE_END, ' ').trim())?.[0] ?? '');
+  // (the group is the match's end, and starts with its first word: `\s+` before it takes every space)
+  for (let m = REVERSES.exec(lower); m !== null; m = REVERSES.exec(lower)) if (!negatedAt(lower, m.index)) phrases.push([FIRST_SIX.exec(` ${m[1]!} `.replace(PHRASE_END, ' ').trim())?.[0] ?? '', m.index + m[0].length - m[1]!.length]);
   // a term named on both sides ("from Node 20 to Node 22": node) is not rejected
   let rejected = NO_TERMS;
   // no phrase (most texts): nothing rejected, and the text is not analysed again
   if (phrases.length > 0) {
+    // each phrase blanked where it stands: its first occurrence could be inside another word
+    // ("Our Jenkinsfile stays; we replaced Jenkins with Actions" kept "jenkins" and rejected nothing)
     let rest = lower;
-    for (const phrase of phrases) rest = rest.replace(phrase, ' ');
+    for (const [phrase, at] of phrases) rest = rest.slice(0, at) + ' '.repeat(phrase.length) + rest.slice(at + phrase.length);
     const kept = new Set(analyze(rest).terms);
-    rejected = new Set(phrases.flatMap((p) => analyze(p).terms).filter((t) => !kept.has(t)));
+    rejected = new Set(phrases.flatMap(([p]) => analyze(p).terms).filter((t) => !kept.has(t)));
   }
   const dates = text.match(DATE);
   const values = valueTerms(text);

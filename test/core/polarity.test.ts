@@ -28,6 +28,11 @@ describe('polarity by term (SPEC §6)', () => {
     expect([sorted(p.affirmed), sorted(p.negated)]).toEqual([['pnpm'], ['yarn']]); // "use" is both: neither side
     const twice = polarity("Don't stop using pnpm");
     expect([sorted(twice.affirmed), sorted(twice.negated)]).toEqual([['pnpm', 'use'], ['stop']]);
+    // each contrasting word ends the scope: what follows it is affirmed, and the word itself is neither side
+    for (const word of ['but', 'and', 'however', 'although', 'though', 'whereas', 'yet', 'except', 'while']) {
+      const q = polarity(`We do not deploy on Fridays ${word} release on Mondays`);
+      expect([word, [...q.negated], [...q.affirmed]]).toEqual([word, ['deploy', 'friday'], ['releas', 'monday']]);
+    }
     // a dot inside a host name or a comma inside a number ends nothing
     expect(sorted(polarity('Do not connect to db.internal on port 1,000').negated)).toEqual(['000', '1', 'connect', 'db', 'intern', 'port']);
   });

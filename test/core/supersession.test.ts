@@ -27,9 +27,66 @@ describe('supersession (ADR 0004)', () => {
     expect([...changeSignals('We no longer run the nightly batch export cron job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
     // ... as written: two spaces, a tab or a line break between its words reject the same terms (the phrase is cut out of the text as it stands)
     expect([...changeSignals('We no longer run  the nightly\tbatch  export\ncron  job on the old box.').rejected]).toEqual(['run', 'night', 'batch', 'export', 'cron']);
+    // "in favor of" is a word of change as "in favour of" is
+    expect([changeSignals('We use MySQL in favor of Postgres.').cue, changeSignals('We use MySQL, favoring Postgres.').cue]).toEqual([true, false]);
     // a reversal whose clause ends at once ("stopped for now": "for" is the other side) rejects nothing
     expect([...changeSignals('We stopped for now, then went on.').rejected]).toEqual([]);
     expect([...valueTerms('The staging database is db-staging-2.internal, owned by Priya.')].sort()).toEqual(['2', 'db', 'intern', 'priya', 'stage']);
+  });
+
+  it('reads each way of saying what was replaced, as typed: two spaces, a line break, a long subject, a version, no verb', () => {
+    const rejected = (text: string) => [text, [...changeSignals(text).rejected]];
+    for (const [text, terms] of [
+      ['We replaced Jenkins with GitHub Actions.', ['jenkin']],
+      ['We replace Jenkins with GitHub Actions.', ['jenkin']],
+      ['We replaced  Jenkins  with GitHub Actions.', ['jenkin']],
+      ['We replaced Jenkins\nwith GitHub Actions.', ['jenkin']],
+      // up to four words before "was replaced by" are the replaced side
+      ['Last year our old CI server Jenkins was replaced by GitHub Actions.', ['old', 'ci', 'server', 'jenkin']],
+      ['Our old CI server Jenkins was  replaced by GitHub Actions.', ['old', 'ci', 'server', 'jenkin']],
+      ['Node 20 was replaced by Node 22.', ['20']],
+      ['CI: Jenkins replaced by GitHub Actions.', ['jenkin']],
+      ['Jenkins  was replaced  by GitHub Actions.', ['jenkin']],
+      ['Feature flags moved from  LaunchDarkly  to our own service.', ['launchdark']],
+      ['We no longer  run the nightly export.', ['run', 'night', 'export']],
+      ['We stopped  using  Yarn.', ['yarn']],
+      ['We will not  use Testcontainers  anymore.', ['use', 'testcontain']],
+      // "in favour of" names the chosen side: the reversed phrase ends there, either spelling
+      ['We no longer squash merge pull requests in favor of rebasing.', ['squash', 'merg', 'pull', 'request']],
+      ['We no longer squash merge pull requests in favour of rebasing.', ['squash', 'merg', 'pull', 'request']],
+      // ... and a clause wrapped onto the next line is cut where the same clause on one line is
+      ['We no longer deploy to staging every Friday for now.', ['deploy']],
+      ['We no longer deploy to staging\nevery Friday for now.', ['deploy']],
+      // the replaced word cut out where it stands, not where it first occurs ("jenkins" inside "Jenkinsfile": nothing was rejected)
+      ['Our Jenkinsfile lint stays, but we replaced Jenkins with GitHub Actions.', ['jenkin']],
+      ['3 nightly runners were replaced by one.', ['3', 'night', 'runner']],
+      ['We are not anymore using Yarn.', ['use', 'yarn']],
+      // a spaced hyphen ends the reversed clause as a dash does
+      ['We no longer use Yarn - it was slow.', ['use', 'yarn']],
+      // a reversal that is itself negated rejects nothing ("not", "never", "no", one word between at most), one that is not, does
+      ['Not now, but we stopped using Yarn.', ['yarn']],
+      ['We will not  stop using Jest.', []],
+      ['We will not ever stop using Jest.', []],
+      ['We will never ever  stop using Jest.', []],
+      ["Don't stop using Jest, whatever the others say.", []],
+    ] as const) {
+      expect(rejected(text)).toEqual([text, terms]);
+    }
+  });
+
+  it('reads the date of a dated report in each form (two dated reports are two events)', () => {
+    const dates = (text: string) => [text, [...changeSignals(text).dates]];
+    for (const [text, found] of [
+      ['Standup 2026-03-04: Priya reviews billing.', ['2026-03-04']],
+      ['Standup March 4: Priya reviews billing.', ['march 4']],
+      ['Standup Mar. 14: Priya reviews billing.', ['mar. 14']],
+      ['Standup 4 March: Priya reviews billing.', ['4 march']],
+      ['Standup on Tuesday: Priya reviews billing.', ['tuesday']],
+      ['Yesterday, today, tonight and last night the build failed.', ['yesterday', 'today', 'tonight', 'last night']],
+      ['Build 2026-3-4 and release 26-03-04 and sprint 12 are no dates.', []],
+    ] as const) {
+      expect(dates(text)).toEqual([text, found]);
+    }
   });
 
   it('a reversal in plain words supersedes the decision it reverses', () => {
@@ -58,6 +115,37 @@ describe('supersession (ADR 0004)', () => {
     expect([s.cue, [...s.rejected]]).toEqual([true, ['deploy', 'friday']]);
     // the words of change alone, without a negation before them, reject nothing
     expect([...changeSignals('Deploys on Fridays take any longer than an hour.').rejected]).toEqual([]);
+  });
+
+  it('a reversal whose replaced word also stands inside a longer word supersedes (it was missed)', () => {
+    const index = indexOf(['mem-aaaaaaaaaaaa', 'Decided: CI builds run on Jenkins.', 'decision']);
+    expect(index.changes('Decided: the Jenkinsfile lint stays, but we replaced Jenkins with GitHub Actions for CI builds.', 'decision', 'observed', later)).toEqual([
+      { id: 'mem-aaaaaaaaaaaa', outcome: 'supersede', reason: 'reversed in plain words (jenkin)', similarity: 4 / Math.sqrt(5 * 10) },
+    ]);
+  });
+
+  it('two notes of one template are two events even when the newer names a move without a word of change; between facts the value changes', () => {
+    const text = 'Nightly build 413 failed on the linker step after it went from Ubuntu to Debian.';
+    // "went from Ubuntu to Debian" rejects ubuntu (not a word of change): the older episode is compared, and is no change
+    expect(indexOf(['mem-aaaaaaaaaaaa', 'Nightly build 412 failed on the linker step.', 'episodic']).changes(text, 'episodic', 'observed', later)).toEqual([]);
+    // ("413" is the term 41i: the stemmer reads a 3 inside a token as its marker for a consonant y)
+    expect(indexOf(['mem-bbbbbbbbbbbb', 'Nightly build 412 failed on the linker step.', 'semantic']).changes(text, 'semantic', 'observed', later)).toEqual([
+      { id: 'mem-bbbbbbbbbbbb', outcome: 'supersede', reason: 'a new value (41i, debian, ubuntu for 412)', similarity: 5 / Math.sqrt(6 * 9) },
+    ]);
+  });
+
+  it('between two notes a value changes when the newer says so in words of change; the same value said again is no change', () => {
+    const notes = indexOf(['mem-aaaaaaaaaaaa', 'The nightly build takes 12 minutes on the linker step.', 'episodic']);
+    expect(notes.changes('The nightly build now takes 15 minutes on the linker step.', 'episodic', 'observed', later)).toEqual([
+      { id: 'mem-aaaaaaaaaaaa', outcome: 'supersede', reason: 'a new value (15 for 12)', similarity: 6 / Math.sqrt(7 * 8) },
+    ]);
+    const facts = indexOf(['mem-bbbbbbbbbbbb', 'The staging database runs on db-staging-1.internal.', 'semantic']);
+    expect(facts.changes('The staging database now runs on db-staging-1.internal.', 'semantic', 'observed', later)).toEqual([]);
+    // the reversed terms named in the reason in order, whatever their order in the older text
+    const decisions = indexOf(['mem-cccccccccccc', 'Fridays are for deploys of the billing service.', 'decision']);
+    expect(decisions.changes('We no longer deploy the billing service on Fridays.', 'decision', 'observed', later)).toEqual([
+      { id: 'mem-cccccccccccc', outcome: 'supersede', reason: 'reversed in plain words (bill, deploy, friday, servic)', similarity: 4 / Math.sqrt(4 * 5) },
+    ]);
   });
 
   it('a changed value for the same subject supersedes; a verified decision reversed by an unverified text is a conflict', () => {
@@ -99,6 +187,8 @@ describe('mayChange: what detectChange needs before it looks at a text', () => {
   it('needs two shared terms and a cosine of 0.35', () => {
     // 2/sqrt(32) = 0.354, 2/sqrt(36) = 0.333
     expect([mayChange(1, 1, 1), mayChange(2, 4, 4), mayChange(2, 4, 8), mayChange(2, 4, 9), mayChange(2, 2, 0), mayChange(3, 8, 8)]).toEqual([false, true, true, false, false, true]);
+    // 7/sqrt(20 × 20) = 0.35 exactly: enough
+    expect([mayChange(7, 20, 20), mayChange(7, 20, 21)]).toEqual([true, false]);
   });
 });
 
