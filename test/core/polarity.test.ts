@@ -19,6 +19,15 @@ describe('polarity by term (SPEC §6)', () => {
     expect(sorted(polarity("We don't use pnpm workspaces anymore").negated)).toEqual(['pnpm', 'use', 'workspac']);
     expect(sorted(polarity('Use yarn instead of pnpm workspaces').negated)).toEqual(['pnpm', 'workspac']);
     expect(sorted(polarity('Use yarn rather than pnpm').negated)).toEqual(['pnpm']);
+    // "not any longer" is one negation ("longer" neither side); "instead" without "of", or "of" without "instead", flips nothing
+    for (const [text, affirmed, negated] of [
+      ['We do not any longer use Yarn.', [], ['use', 'yarn']],
+      ['We use Yarn instead.', ['use', 'yarn', 'instead'], []],
+      ['We do not use Yarn but a fork of npm.', ['fork', 'npm'], ['use', 'yarn']],
+    ] as const) {
+      const p = polarity(text);
+      expect([text, [...p.affirmed], [...p.negated]]).toEqual([text, affirmed, negated]);
+    }
     const favour = polarity('Dropped yarn in favour of pnpm');
     expect([sorted(favour.affirmed), sorted(favour.negated)]).toEqual([['drop', 'pnpm'], ['yarn']]);
   });
