@@ -13,7 +13,8 @@ import { analyze, expandNegations, STEM_LIMIT, tableEntry, tableNegation, tableT
  * ("don't stop using X" affirms X). Reversal words are negation words ("not", "never", "no
  * longer"...), verbs that end a practice ("stop", "quit", "drop", "abandon", "avoid"...) and
  * the phrases that name the rejected side of a choice ("instead of", "rather than"); "in
- * favour of" after a reversal names the chosen side again (the flip cancels). The terms are
+ * favour of" names the chosen side (it ends a reversal's flip and starts none), unless a
+ * negation stands right before it ("not in favour of X" rejects X). The terms are
  * analyze()'s terms: the same stems the similarity is computed on.
  */
 export interface Polarity {
@@ -253,6 +254,8 @@ class Scope {
     const count = this.count;
     this.count = 0;
     let flipped = false;
+    // the word after the last negation (and its "longer"): "not in favour of X" rejects X
+    let afterNegation = -1;
     for (let i = 0; i < count; i++) {
       const word = words[i]!;
       const next = i + 1 < count ? words[i + 1] : undefined;
@@ -265,6 +268,7 @@ class Scope {
         // "no longer", "not any longer": one negation, "longer" says nothing more
         if (next === 'longer') i++;
         else if (next === 'any' && i + 2 < count && words[i + 2] === 'longer') i += 2;
+        afterNegation = i + 1;
         continue;
       }
       if ((word === 'instead' && next === 'of') || (word === 'rather' && next === 'than')) {
@@ -273,7 +277,10 @@ class Scope {
         continue;
       }
       if (word === 'in' && (next === 'favour' || next === 'favor') && i + 2 < count && words[i + 2] === 'of') {
-        flipped = !flipped;
+        // the chosen side: affirmed after a reversal ("dropped yarn in favour of pnpm") and
+        // without one ("we are in favour of pnpm"); negated only when a negation stands right
+        // before it ("not in favour of pnpm", "no longer in favour of pnpm")
+        if (afterNegation !== i) flipped = false;
         i += 2;
         continue;
       }

@@ -32,6 +32,22 @@ describe('polarity by term (SPEC §6)', () => {
     expect([sorted(favour.affirmed), sorted(favour.negated)]).toEqual([['drop', 'pnpm'], ['yarn']]);
   });
 
+  it('reads "in favour of" as the chosen side: affirmed with or without a reversal before it, negated only right after a negation', () => {
+    const plain = (text: string) => { const p = polarity(text); return [sorted(p.affirmed), sorted(p.negated)]; };
+    // no reversal before it: nothing to cancel, nothing negated (it negated pnpm and workspac)
+    expect(plain('We are in favour of pnpm workspaces')).toEqual([['pnpm', 'workspac'], []]);
+    expect(plain('in favor of Postgres')).toEqual([['postgr'], []]);
+    // a negation right before it rejects the chosen side
+    expect(plain('We are not in favour of pnpm workspaces')).toEqual([[], ['pnpm', 'workspac']]);
+    expect(plain('We are no longer in favour of pnpm')).toEqual([[], ['pnpm']]);
+    expect(plain('We are not any longer in favor of yarn')).toEqual([[], ['yarn']]);
+    // a negation further back: the reversal's flip ends at "in favour of"
+    expect(plain('Never keep yarn or npm in favour of pnpm')).toEqual([['pnpm'], ['keep', 'npm', 'yarn']]);
+    expect(plain('not yarn in favour of pnpm')).toEqual([['pnpm'], ['yarn']]);
+    // two in a row: the second after no negation affirms too
+    expect(plain('dropped redis in favour of valkey in favour of postgres')).toEqual([['drop', 'postgr', 'valkey'], ['redi']]);
+  });
+
   it('ends a scope at a contrasting conjunction, and two negations in one scope cancel', () => {
     const p = polarity("Don't use yarn but use pnpm");
     expect([sorted(p.affirmed), sorted(p.negated)]).toEqual([['pnpm'], ['yarn']]); // "use" is both: neither side
