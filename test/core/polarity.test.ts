@@ -44,6 +44,14 @@ describe('polarity by term (SPEC §6)', () => {
     // a negation further back: the reversal's flip ends at "in favour of"
     expect(plain('Never keep yarn or npm in favour of pnpm')).toEqual([['pnpm'], ['keep', 'npm', 'yarn']]);
     expect(plain('not yarn in favour of pnpm')).toEqual([['pnpm'], ['yarn']]);
+    // a reversal as the first word, "in favour of" right after it: the flip ends (the index of the
+    // word after the last negation starts at none, not at word 1)
+    expect(plain('Dropped in favour of pnpm')).toEqual([['drop', 'pnpm'], []]);
+    // only "in favour of" / "in favor of" is the phrase: "in place of" and a "favour" without "of" end no flip
+    expect(plain('dropped yarn in place of npm')).toEqual([['drop'], ['npm', 'place', 'yarn']]);
+    expect(plain('dropped yarn in favour npm')).toEqual([['drop'], ['favour', 'npm', 'yarn']]);
+    // "longer" two words after a negation is a term unless "any" stands between them
+    expect(plain('not use longer timeouts')).toEqual([[], ['longer', 'timeout', 'use']]);
     // two in a row: the second after no negation affirms too
     expect(plain('dropped redis in favour of valkey in favour of postgres')).toEqual([['drop', 'postgr', 'valkey'], ['redi']]);
   });
