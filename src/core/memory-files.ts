@@ -263,20 +263,35 @@ export function idCacheText(rows: Map<string, Row>): string {
   const entries: Array<{ id: string; at: number; length: number }> = [];
   let at = head.length;
   let fits = true;
+  // every id `mem-` and 12 characters (what frontmatterId gives): see below
+  let plain = true;
   for (const [path, [size, mtimeMs, id]] of rows) {
     const row = JSON.stringify([path, size, mtimeMs, id]);
     const length = utf8Length(row);
-    if (id !== null) entries.push({ id, at, length });
+    if (id !== null) {
+      entries.push({ id, at, length });
+      if (id.length !== 16 || !id.startsWith('mem-')) plain = false;
+    }
     if (length > 0xffff) fits = false;
     parts.push(row);
     at += length + 1;
   }
   const json = `${head}${parts.join(',')}]`;
   if (!fits || at > 0xffffffff) return `${json}}`;
-  entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.at - b.at));
   const hex = (n: number, digits: number) => n.toString(16).padStart(digits, '0');
-  const table = entries.map((e) => `${e.id.slice(4)}${hex(e.at, 8)}${hex(e.length, 4)}`).join('');
-  return `${json}${TABLE_KEY}${table}${String(entries.length).padStart(COUNT_DIGITS, '0')}"}`;
+  const entry = (e: { id: string; at: number; length: number }) => `${e.id.slice(4)}${hex(e.at, 8)}${hex(e.length, 4)}`;
+  let table: string[];
+  if (plain) {
+    // Each entry is the id's 12 characters after `mem-`, then the offset in 8 hex digits: as
+    // strings they sort by id, then by offset, the order below, without a comparator called
+    // from the sort (~130,000 calls at 10k: a third of this function's CPU in a first
+    // consolidation's profile, 16 of 47 ms).
+    table = entries.map(entry).sort();
+  } else {
+    entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.at - b.at));
+    table = entries.map(entry);
+  }
+  return `${json}${TABLE_KEY}${table.join('')}${String(entries.length).padStart(COUNT_DIGITS, '0')}"}`;
 }
 
 /**
@@ -604,7 +619,14 @@ export class IdIndex {
     this.rows = rows;
     this.byIdStale = false;
     this.byId = new Map();
-    for (const [path, [, , id]] of rows) if (id) this.byId.set(id, [...(this.byId.get(id) ?? []), path]);
+    // each id's paths in the rows' order; an array made here is filled here only (applyLearned
+    // makes a new one), so one given out before is never changed
+    for (const [path, [, , id]] of rows) {
+      if (!id) continue;
+      const paths = this.byId.get(id);
+      if (paths) paths.push(path);
+      else this.byId.set(id, [path]);
+    }
   }
 
   private async loadCache(): Promise<void> {

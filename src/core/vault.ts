@@ -211,15 +211,16 @@ export class Vault {
    * writes its tier in one step): `known` is the version the caller read `text` from. Null: not
    * done (a store without it, or the file changed since); otherwise the memory as written
    * (null when it cannot be kept as a memory-cache row). The id index's row follows as in
-   * moveMemoryFile.
+   * moveMemoryFile. `memory`: what parseMemory makes of `text` at `to`, when the caller knows it
+   * (otherwise `text` is parsed).
    */
-  async moveMemoryRewriting(from: string, to: string, known: FileVersion, text: string): Promise<{ written: WrittenMemory | null } | null> {
+  async moveMemoryRewriting(from: string, to: string, known: FileVersion, text: string, memory: Memory | null = null): Promise<{ written: WrittenMemory | null } | null> {
     const files = this.ports.files;
     if (!files.moveRewriting) return null;
     const version = await files.moveRewriting(from, to, known.tag, text);
     if (version === null) return null;
     await this.index.moved(from, to, known);
-    return { written: writtenMemory(to, text, version, null, this.settings) };
+    return { written: writtenMemory(to, text, version, memory, this.settings) };
   }
 
   async saveIndex(): Promise<void> {
@@ -323,7 +324,11 @@ export class Vault {
     // one id, one memory: another file with the id (a copy, a move cut short) is not the one
     // `locate` finds; consolidation and doctor merge them
     const byId = new Map<string, string[]>();
-    for (const memory of read) byId.set(memory.id, [...(byId.get(memory.id) ?? []), memory.path]);
+    for (const memory of read) {
+      const paths = byId.get(memory.id);
+      if (paths) paths.push(memory.path);
+      else byId.set(memory.id, [memory.path]);
+    }
     const memories: Memory[] = [];
     const duplicates: LoadedVault['duplicates'] = [];
     for (const memory of read) {

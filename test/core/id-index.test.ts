@@ -401,6 +401,62 @@ describe('the table of rows by id at the end of ids.json', () => {
     expect(await index.find('mem-bbbbbbbbbbbb')).toBeNull();
   });
 
+  it('sorts the table by id, then by place: entries compared as strings when every id is mem- and 12 characters, by the ids otherwise', () => {
+    type Rows = Map<string, [number, number, string | null]>;
+    const table = (text: string) => (JSON.parse(text) as { byId?: string }).byId;
+    // the rows' offsets: 20, 54 and 88 (0x14, 0x36, 0x58), each row 33 bytes long (0x21)
+    const rows: Rows = new Map([
+      ['a/x.md', [1, 2, 'mem-bbbbbbbbbbbb']],
+      ['a/y.md', [1, 2, 'mem-aaaaaaaaaaaa']],
+      ['a/z.md', [1, 2, 'mem-bbbbbbbbbbbb']],
+    ]);
+    expect(table(idCacheText(rows))).toBe('aaaaaaaaaaaa000000360021' + 'bbbbbbbbbbbb000000140021' + 'bbbbbbbbbbbb000000580021' + '0000000003');
+    // an id of another form (a hand-edited ids.json) is sorted as a whole: 'mem-a' before
+    // 'mem-a00000000000', though as strings its entry ('a', then the offset 00000014) sorts after
+    // the other's ('a00000000000')
+    const odd: Rows = new Map([
+      ['a/x.md', [1, 2, 'mem-a']],
+      ['a/y.md', [1, 2, 'mem-a00000000000']],
+    ]);
+    expect(table(idCacheText(odd))).toBe('a' + '000000140016' + 'a00000000000' + '0000002b0021' + '0000000002');
+  });
+
+  it('writes the same text as the comparator sort of every entry did, for random rows', () => {
+    const reference = (rows: Map<string, [number, number, string | null]>): string => {
+      const head = '{"format":1,"rows":[';
+      const parts: string[] = [];
+      const entries: Array<{ id: string; at: number; length: number }> = [];
+      let at = head.length;
+      for (const [path, [size, mtimeMs, id]] of rows) {
+        const row = JSON.stringify([path, size, mtimeMs, id]);
+        const length = Buffer.byteLength(row);
+        if (id !== null) entries.push({ id, at, length });
+        parts.push(row);
+        at += length + 1;
+      }
+      entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.at - b.at));
+      const hex = (n: number, digits: number) => n.toString(16).padStart(digits, '0');
+      const table = entries.map((e) => `${e.id.slice(4)}${hex(e.at, 8)}${hex(e.length, 4)}`).join('');
+      return `${head}${parts.join(',')}]${',"byId":"'}${table}${String(entries.length).padStart(10, '0')}"}`;
+    };
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const names = ['a', 'Zoë', '日本', '"q"', 'b\\c', 'x y'];
+    for (let round = 0; round < 30; round++) {
+      const rows = new Map<string, [number, number, string | null]>();
+      const ids = Array.from({ length: 1 + random(8) }, () => `mem-${random(1e6).toString(36).padStart(12, '0')}`);
+      if (round % 3 === 0) ids.push('mem-short', 'not-an-id');
+      for (let i = 0; i < 1 + random(60); i++) {
+        const id = random(6) === 0 ? null : ids[random(ids.length)]!;
+        rows.set(`episodic/${names[random(names.length)]} ${i}.md`, [random(5000), 1.7e12 + random(1e6) / 7, id]);
+      }
+      expect(idCacheText(rows)).toBe(reference(rows));
+    }
+  });
+
   it('is written for no rows too, and read as holding nothing', async () => {
     const files = new RangeStore();
     expect(idCacheText(new Map())).toBe('{"format":1,"rows":[],"byId":"0000000000"}');

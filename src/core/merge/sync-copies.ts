@@ -50,8 +50,11 @@ export function copyKind(name: string): string {
 /** Every id held by more than one file under the memory folders (any names, any sub-folders); `ids`: Vault.idPaths() when the caller has it. */
 export async function findDuplicates(vault: Vault, ids?: Map<string, string[]>): Promise<DuplicateGroup[]> {
   const groups: DuplicateGroup[] = [];
-  for (const [id, paths] of [...(ids ?? (await vault.idPaths()))].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (paths.length < 2) continue;
+  // the ids held by two files or more, then sorted: sorting all 10,000 ids of a first
+  // consolidation (a comparator called ~130,000 times) to keep none cost it ~17 ms
+  const held: Array<[string, string[]]> = [];
+  for (const entry of ids ?? (await vault.idPaths())) if (entry[1].length >= 2) held.push(entry);
+  for (const [id, paths] of held.sort(([a], [b]) => (a < b ? -1 : 1))) {
     const keep = preferredPath(paths);
     groups.push({ id, keep, copies: paths.filter((p) => p !== keep).sort() });
   }
