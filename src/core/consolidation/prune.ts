@@ -29,7 +29,11 @@ export function degreeOf(memories: Memory[]): Map<string, number> {
       add(other, m.id);
     }
   }
-  return new Map([...neighbours].map(([id, set]) => [id, set.size]));
+  // each id's count, in the same order (a spread of the 10,000 entries and a pair for each was
+  // three arrays a memory in a first consolidation)
+  const degree = new Map<string, number>();
+  for (const [id, set] of neighbours) degree.set(id, set.size);
+  return degree;
 }
 
 export type PruneVerdict = 'prune' | 'keep-core' | 'keep-verified-decision' | 'keep-connected' | 'keep-strong';

@@ -54,5 +54,8 @@ describe('prune (SPEC §8 step 1)', () => {
     const two = memory(2, {}, `Two.\n\n[[${id(1)}|related]]\n`);
     const three = memory(3, { co_access: `{"${id(4)}": 2}` });
     expect(Object.fromEntries(degreeOf([hub, two, three]))).toEqual({ [id(1)]: 3, [id(2)]: 1, [id(3)]: 2, [id(4)]: 2 });
+    // in the order each memory is first met
+    expect([...degreeOf([hub, two, three])]).toEqual([[id(1), 3], [id(2), 1], [id(3), 2], [id(4), 2]]);
+    expect([...degreeOf([three, two])]).toEqual([[id(3), 1], [id(4), 1], [id(2), 1], [id(1), 1]]);
   });
 });
