@@ -67,8 +67,9 @@ export const BASELINE_MAX_SNAPSHOT = 8 * 1024 * 1024;
  * inlined much is thrown away and compiled again at each new path the data shows it (the first
  * memory naming a date came ~1,000 files in). Measured (CPU, paired, lead, stop 38, load 2-4): a
  * first recall at 10k 1.85 s -> 1.68 s (5 of 5 pairs); at 100k 9.80 s -> 9.52 s (2 pairs, one
- * each way). Not `consolidate`: 10k 2.51 -> 2.35 s (4 of 4) but 100k 17.3 -> 17.7 s (2 of 2
- * slower). Not `--batch` (many queries: the search loops run long enough to pay for inlining).
+ * each way). `consolidate` at 10k 2.51 -> 2.35 s (4 of 4) but 100k 17.3 -> 17.7 s (2 of 2
+ * slower): a first one in a vault of about 10k only (consolidateTier). Not `--batch` (many
+ * queries: the search loops run long enough to pay for inlining).
  */
 export function rebuildTier(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, read: (path: string) => string | null = () => null): boolean {
   if (!readsOnce(argv)) return false;
@@ -101,13 +102,40 @@ export const WRITE_INDEX_FILE = '.engram/cache/write-index.json';
 /** The largest write index (bytes) whose remember runs without the optimising compiler (rememberTier). */
 export const REMEMBER_MAX_INDEX = 8 * 1024 * 1024;
 
-/** The V8 flag rebuildTier's command lines run under. */
+/** The V8 flag rebuildTier's and consolidateTier's command lines run under. */
 export const REBUILD_FLAG = '--max-inlined-bytecode-size-cumulative=150';
+
+/**
+ * A `consolidate` that reads and parses every memory file (no memory cache yet: the first run in
+ * a vault or a fresh clone, `.engram/cache` is not in git) in a vault whose write index is at most
+ * CONSOLIDATE_MAX_INDEX bytes: it runs with REBUILD_FLAG's inlining budget, as a recall that
+ * rebuilds its indexes does, for the same reason. Its passes over the 10,000 memories (load,
+ * links, plan, moves, the caches' rows) each ran a while before TurboFan's version of their code
+ * came, and a version that inlined much was thrown away and compiled again when the data showed
+ * it a new path (with a budget of 920, 160 functions compiled, ~400 ms of compiling at 10k).
+ * Measured at 10k (/tmp/s43/vr, the bench's vault after import, recall and context): CPU in 6
+ * pairs at load 2.4-2.7, 1.74 -> 1.52 s (median; 6 of 6 lower); callgrind 7.8 -> 7.3 G
+ * instructions (budget 200). A next night at 10k (the rows read, few files parsed): 0.81 ->
+ * 0.79 s, 3 of 5 pairs lower, noise: no flag. Stop 38 measured a consolidation at 100k slower
+ * with it (17.3 -> 17.7 s, 2 of 2): none above about twice 10k's write index (3.4 MB).
+ */
+export function consolidateTier(argv: readonly string[], root: () => string | null, size: (path: string) => number | null): boolean {
+  if (argv[commandIndex(argv)] !== 'consolidate') return false;
+  const dir = root();
+  if (dir === null || size(`${dir}/${MEMORY_CACHE_FILE}`) !== null) return false;
+  return (size(`${dir}/${WRITE_INDEX_FILE}`) ?? Infinity) <= CONSOLIDATE_MAX_INDEX;
+}
+
+/** The memory cache, from the vault's folder (src/core/memory-cache.ts MEMORY_CACHE_PATH; test/headless/bundles.test.ts checks they agree). */
+export const MEMORY_CACHE_FILE = '.engram/cache/memories.jsonl';
+
+/** The largest write index (bytes) whose first consolidation runs with REBUILD_FLAG (consolidateTier). */
+export const CONSOLIDATE_MAX_INDEX = 8 * 1024 * 1024;
 
 /** The V8 flag the launcher gives this command line before its bundle is compiled, or null (V8's defaults). */
 export function launchFlag(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null, read: (path: string) => string | null = () => null): string | null {
   if (baselineTier(argv, root, stamp, size, read) || rememberTier(argv, root, size)) return BASELINE_FLAG;
-  return rebuildTier(argv, root, stamp, read) ? REBUILD_FLAG : null;
+  return rebuildTier(argv, root, stamp, read) || consolidateTier(argv, root, size) ? REBUILD_FLAG : null;
 }
 
 /** Whether the vault's recall snapshot exists and no memory folder changed after it (baselineTier). */

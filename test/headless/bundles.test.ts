@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, launchFlag, MAX_NOTED_CHANGES, REBUILD_FLAG, rebuildTier, REMEMBER_MAX_INDEX, rememberTier, WRITE_INDEX_FILE, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, CONSOLIDATE_MAX_INDEX, consolidateTier, launchFlag, MAX_NOTED_CHANGES, MEMORY_CACHE_FILE, REBUILD_FLAG, rebuildTier, REMEMBER_MAX_INDEX, rememberTier, WRITE_INDEX_FILE, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { MEMORY_CACHE_PATH } from '../../src/core/memory-cache';
 import { changesBefore, noteChange } from '../../headless/recall-changes';
 import { MEMORY_ROOTS } from '../../src/core/memory-files';
 import { SNAPSHOT_PATH } from '../../src/core/recall/snapshot';
@@ -104,6 +105,58 @@ describe('rememberTier', () => {
       rmSync(cache, { recursive: true });
       expect(run([`--vault=${vault}`, '--now', NOW, 'remember', 'The deploy train leaves on Wednesdays.'], env).code).toBe(0);
       expect(caches()).toEqual(['remember.v8cache']);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('consolidateTier', () => {
+  const sizeOf = (bytes: Record<string, number>) => (p: string) => (Object.hasOwn(bytes, p) ? bytes[p]! : null);
+  // a 10k vault's write index (3.4 MB), and its memory cache once a consolidation made it
+  const index = { '/v/.engram/cache/write-index.json': 3_359_016 };
+  const cached = { ...index, '/v/.engram/cache/memories.jsonl': 9_120_000 };
+
+  it('gives a consolidation that parses every memory file (no memory cache) in a vault whose write index is at most 8 MB the smaller inlining budget, nothing else', () => {
+    expect([MEMORY_CACHE_FILE, CONSOLIDATE_MAX_INDEX]).toEqual([MEMORY_CACHE_PATH, 8 * 1024 * 1024]);
+    const cases: Array<[string[], string | null, Record<string, number>, boolean]> = [
+      [['consolidate'], '/v', index, true],
+      [['--now', NOW, '--vault', '/v', 'consolidate', '--json'], '/v', index, true],
+      [['consolidate', '--dry-run'], '/v', index, true],
+      [['consolidate'], '/v', { '/v/.engram/cache/write-index.json': CONSOLIDATE_MAX_INDEX }, true],
+      // the next nights (rows, few parses), a 100k vault's index, no index to tell the size, no vault found
+      [['consolidate'], '/v', cached, false],
+      [['consolidate'], '/v', { '/v/.engram/cache/write-index.json': CONSOLIDATE_MAX_INDEX + 1 }, false],
+      [['consolidate'], '/v', {}, false],
+      [['consolidate'], null, index, false],
+      [['recall', 'consolidate'], '/v', index, false],
+      [['import', 'x.jsonl'], '/v', index, false],
+      [['--', 'consolidate'], '/v', index, false],
+    ];
+    expect(cases.map(([argv, root, bytes]) => consolidateTier(argv, () => root, sizeOf(bytes)))).toEqual(cases.map((c) => c[3]));
+    // the flag the launcher gives: REBUILD_FLAG, or none
+    expect([launchFlag(['consolidate'], () => '/v', () => null, sizeOf(index)), launchFlag(['consolidate'], () => '/v', () => null, sizeOf(cached))]).toEqual([REBUILD_FLAG, null]);
+  });
+
+  it('runs the first consolidation under the flag and the next without it: the same report, a code cache each', async () => {
+    const { dir, vault, cleanup } = await initVault();
+    try {
+      const lines = path.join(dir, 'lines.jsonl');
+      writeFileSync(lines, Array.from({ length: 20 }, (_, i) => JSON.stringify({ text: `Imported note ${i} on the deploy train.`, created_at: '2026-01-05T10:00:00Z' })).join('\n'));
+      expect((await engram(vault, ['--now', '2026-01-06T10:00:00Z', 'import', lines])).code).toBe(0);
+      expect(existsSync(path.join(vault, WRITE_INDEX_FILE))).toBe(true);
+      const cache = path.join(dir, 'code-cache');
+      const env = { ENGRAM_NO_COMPILE_CACHE: '', ENGRAM_COMPILE_CACHE: cache, ENGRAM_VAULT: '' };
+      const caches = () => readdirSync(cache).map((f) => f.replace(/^engram-cli-.*?-\d+-\d+-\d+-/, '')).sort();
+      const first = run(['--now', NOW, '--vault', vault, '--json', 'consolidate'], env);
+      expect(first.code).toBe(0);
+      const steps = (out: string) => (JSON.parse(out) as { steps: Array<{ step: string; count: number }> }).steps.map((s) => `${s.step} ${s.count}`);
+      expect(steps(first.stdout)).toEqual(['prune 20', 'git 0', 'embed 0', 'cluster 0', 'strengthen 0', 'conflicts 0', 'tiers 20', 'log 1']);
+      expect(existsSync(path.join(vault, MEMORY_CACHE_FILE))).toBe(true);
+      // the cache named by the flag (o and FNV-1a of REBUILD_FLAG, as a rebuilding recall's)
+      expect(caches()).toEqual(['oa4093eae-consolidate.v8cache']);
+      expect(run(['--now', NOW, '--vault', vault, 'consolidate'], env).code).toBe(0);
+      expect(caches()).toEqual(['consolidate.v8cache', 'oa4093eae-consolidate.v8cache']);
     } finally {
       cleanup();
     }
