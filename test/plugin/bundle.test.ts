@@ -187,8 +187,12 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 610.2 KB (+0.75 KB: 609,951 bytes) with link repair's linksStand, the check that lets a memory
   // whose links all stand go without rewriteLinks, and its names made once a file (link-repair.ts
   // is the plugin's too: its doctor and consolidation repair links; issue 23, first consolidate).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(610_200);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_402_100); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 610.3 KB (+0.33 KB: 610,284 bytes) with the id index's table sorted as strings, copies found
+  // before they are sorted, degreeOf's map filled by a loop and an archived rewrite's memory
+  // made from the one read (memory-files.ts and consolidate.ts are the plugin's too; issue 23,
+  // first consolidate).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(610_400);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_402_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
