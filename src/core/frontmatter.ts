@@ -107,13 +107,23 @@ const MINUS_ZERO = /: -0[,}]/;
 const NUMBER_MAP = new RegExp(`^\\{(?:${QUOTED}: ${NUMBER}(?:, ${QUOTED}: ${NUMBER})*)?\\}$`);
 const PLAIN_NOT_STRING = /^(?:null|true|false)$/i;
 
-/** Characters that make js-yaml refuse a document or read lines differently (and tabs, carriage returns, surrogates). */
-function hasUnusualCharacter(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 ? c !== 0x0a : c >= 0x7f && (c <= 0x9f || c === 0x2028 || c === 0x2029 || (c >= 0xd800 && c <= 0xdfff) || c === 0xfeff || c >= 0xfffe)) return true;
-  }
-  return false;
+/**
+ * Characters that make js-yaml refuse a document or read lines differently (and tabs, carriage
+ * returns, surrogates): control characters but \n, DEL and C1, the line and paragraph separators,
+ * lone or paired surrogates (code units: the pattern has no u flag), the byte-order mark, U+FFFE
+ * and U+FFFF. Written as the code units it does not match: \n, printable ASCII, U+00A0-U+2027,
+ * U+202A-U+D7FF, U+E000-U+FEFE and U+FF00-U+FFFD.
+ */
+const UNUSUAL_CHARACTER = /[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]/;
+
+/**
+ * Whether a text holds an UNUSUAL_CHARACTER. The pattern, not a loop over the code units: a first
+ * recall at 10k tests 10,000 frontmatters once each, mostly before the loop was optimised (29 ms
+ * of its profile; the pattern's compiled scan took 6-7 ms against the loop's 19-35 over the same
+ * 10,000 texts). Exported for tests (compared with the loop on every code unit).
+ */
+export function hasUnusualCharacter(text: string): boolean {
+  return UNUSUAL_CHARACTER.test(text);
 }
 
 /**

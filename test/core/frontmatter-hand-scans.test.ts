@@ -1,4 +1,4 @@
-import { isNumberText, isPlainText, plainQuotedList } from '../../src/core/frontmatter';
+import { eachFlatField, hasUnusualCharacter, isNumberText, isPlainText, plainQuotedList } from '../../src/core/frontmatter';
 import { seededRandom } from '../../src/core/random';
 
 /**
@@ -76,5 +76,42 @@ describe('the flat reader\'s values read by hand', () => {
       expect([text, hand ?? viaPattern(text)]).toEqual([text, viaPattern(text)]);
     }
     expect(read).toBeGreaterThan(2000);
+  });
+});
+
+/** hasUnusualCharacter before its pattern: the loop over the code units (the reference). */
+function unusualByLoop(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 ? c !== 0x0a : c >= 0x7f && (c <= 0x9f || c === 0x2028 || c === 0x2029 || (c >= 0xd800 && c <= 0xdfff) || c === 0xfeff || c >= 0xfffe)) return true;
+  }
+  return false;
+}
+
+describe('hasUnusualCharacter', () => {
+  it('is the loop over the code units on every code unit, alone and inside a field line', () => {
+    let unusual = 0;
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      const expected = unusualByLoop(ch);
+      if (hasUnusualCharacter(ch) !== expected || hasUnusualCharacter(`id: a${ch}b\n`) !== expected) throw new Error(`code unit ${c.toString(16)}`);
+      if (expected) unusual++;
+    }
+    // 31 controls but \n, DEL and 32 C1, 2 separators, 2,048 surrogates, the BOM, U+FFFE and U+FFFF
+    expect(unusual).toBe(31 + 33 + 2 + 2048 + 1 + 2);
+    expect([hasUnusualCharacter(''), hasUnusualCharacter('a\n'), hasUnusualCharacter('a\r\n'), hasUnusualCharacter('\u{1F600}'), hasUnusualCharacter('caf\u00e9 \u00a0\u2027\u202a\ufffd')]).toEqual([false, false, true, true, false]);
+  });
+
+  it('is the loop on random texts, and the flat reader refuses a frontmatter that holds one', () => {
+    const atoms = ['a', ' ', '\n', 'id: x', '\t', '\r', '\u007f', '\u0085', '\u00a0', '\u00e9', '\u2028', '\u2029', '\ud83d', '\ude00', '\ufeff', '\ufffd', '\ufffe', '\uffff', '\u3000'];
+    let unusual = 0;
+    for (let round = 0; round < 5000; round++) {
+      const text = textOf(atoms, 12);
+      expect([text, hasUnusualCharacter(text)]).toEqual([text, unusualByLoop(text)]);
+      if (unusualByLoop(text)) unusual++;
+    }
+    expect(unusual).toBeGreaterThan(3000);
+    expect(eachFlatField('id: a\u2028b\n', () => true)).toBe(false);
+    expect(eachFlatField('id: "a\u00e9b"\n', () => true)).toBe(true);
   });
 });
