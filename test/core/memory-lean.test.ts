@@ -224,6 +224,25 @@ describe('the lean memory reader', () => {
     expect([readers.length, readers.filter((r) => r === 'lean').length]).toEqual([97, 62]);
   });
 
+  it('reads a note whose three times are one string (checked once) as the full reader does, and leaves a refused one to it', () => {
+    const SAME = '"2025-12-01T00:00:00Z"';
+    const once = withLine('last_accessed_at', `last_accessed_at: ${SAME}`);
+    expect(reader(once)).toBe('lean');
+    expect(leanMemory(PATH, once, settings)).toMatchObject({ created_at: '2025-12-01T00:00:00Z', last_accessed_at: '2025-12-01T00:00:00Z', activation_at: '2025-12-01T00:00:00Z' });
+    // the same string written unquoted is no string to the checker: refused in all three places
+    const plain = [['created_at', '2025-12-01T00:00:00Z'], ['last_accessed_at', '2025-12-01T00:00:00Z'], ['activation_at', '2025-12-01T00:00:00Z']].reduce((note, [key, value]) => withLine(key!, `${key}: ${value}`, note), once);
+    expect(reader(plain)).toBe('full');
+    // an impossible day in the later two only, or in one of them, is still refused there
+    for (const [key, value] of [['last_accessed_at', '"2025-02-30T00:00:00Z"'], ['activation_at', '"2025-02-30T00:00:00Z"'], ['activation_at', '7']] as const) {
+      expect([key, value, reader(withLine(key, `${key}: ${value}`, once))]).toEqual([key, value, 'full']);
+    }
+    expect(() => parseMemory(PATH, withLine('activation_at', 'activation_at: "2025-02-30T00:00:00Z"', once), settings)).toThrow('activation_at');
+    // a different valid time in either place is read as written
+    const touched = withLine('activation_at', 'activation_at: "2025-12-03T08:00:00.500Z"', once);
+    expect(reader(touched)).toBe('lean');
+    expect(leanMemory(PATH, touched, settings)).toMatchObject({ last_accessed_at: '2025-12-01T00:00:00Z', activation_at: '2025-12-03T08:00:00.500Z' });
+  });
+
   it('agrees with the full reader on 1,000 notes with random field lines', () => {
     const random = seededRandom('issue-23-lean');
     const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;

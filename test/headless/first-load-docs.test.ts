@@ -274,6 +274,8 @@ describe('bodyText', () => {
       ['\u00a0x\u2028y\u3000\ufeffz\u200bw\u180e', 'x y z\u200bw\u180e'],
       ['[[unclosed|related] and ]]', '[[unclosed|related] and ]]'],
       ['|related]] [[', '|related]] [['],
+      // a lone white space that is no space, and runs that begin with a space or end with one
+      ['a\tb c\u00a0d  e \n f\n ', 'a b c d e f'],
     ];
     for (const [body, expected] of crafted) {
       expect(bodyTextByPatterns(body)).toBe(expected);
