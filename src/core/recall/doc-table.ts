@@ -49,7 +49,7 @@ const LINK_KIND_OF: LinkKind[] = ['related', 'decays_from', 'contradicts'];
  * in its row columns (a live index adds rows later: see tableRows).
  */
 export function tableFromDocs(docs: readonly RecallDoc[], rows = docs.length): DocTable {
-  const steps = tableRows(docs, rows);
+  const steps = tableRows(docs, rows, false);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -58,12 +58,18 @@ export function tableFromDocs(docs: readonly RecallDoc[], rows = docs.length): D
 
 /** tableFromDocs in slices: `tick` after each document, twice (ids, then rows), and after each column of strings made. */
 export async function tableFromDocsInSlices(docs: readonly RecallDoc[], tick: () => Promise<void>, rows = docs.length): Promise<DocTable> {
-  const steps = tableRows(docs, rows);
+  const steps = tableRows(docs, rows, true);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
     await tick();
   }
+}
+
+/** Each id's row, as tableRows fills it. */
+interface IdRows {
+  get(key: string): number | undefined;
+  set(key: string, row: number): unknown;
 }
 
 const JS_COLUMNS = ['ids', 'paths', 'category', 'confidence', 'tier', 'role', 'source', 'session', 'texts'] as const satisfies ReadonlyArray<keyof DocTable>;
@@ -76,14 +82,20 @@ const JS_COLUMNS = ['ids', 'paths', 'category', 'confidence', 'tier', 'role', 's
  * a live index's first additions then write into it, where growing a column of 100k rows at an
  * addition costs its allocation, its copy and the page faults of fresh memory (~5 ms a column,
  * 97-220 ms for all of them). Untouched room in a fresh typed array costs no page.
+ *
+ * `sliced` false (tableFromDocs, which runs it through at once): no step after each document,
+ * and the ids in a Map, whose rehash in one step only a caller in slices has to avoid (a
+ * generator's suspension and resumption for each of 2 x 10,000 documents, and the sharded map's
+ * hash of each id in JavaScript, were ~20 ms of a first recall's profile at 10k).
  */
-function* tableRows(docs: readonly RecallDoc[], rows: number): Generator<void, DocTable> {
+function* tableRows(docs: readonly RecallDoc[], rows: number, sliced: boolean): Generator<void, DocTable> {
   const n = docs.length;
   const room = Math.max(n, rows);
-  const indexOf = new ShardedMap<number>(); // no step rehashes all ids (sharded-map.ts)
+  // sliced: no step rehashes all ids (sharded-map.ts)
+  const indexOf: IdRows = sliced ? new ShardedMap<number>() : new Map<string, number>();
   for (let i = 0; i < n; i++) {
     indexOf.set(docs[i]!.id, i);
-    yield;
+    if (sliced) yield;
   }
   const f64 = () => new Float64Array(room);
   const t: DocTable = {
@@ -126,7 +138,7 @@ function* tableRows(docs: readonly RecallDoc[], rows: number): Generator<void, D
     t.coOffsets[i] = co.length;
     eachCoAccess(d, i, indexOf, co.push);
     t.successor[i] = successorRow(d, i, indexOf);
-    yield;
+    if (sliced) yield;
   }
   t.linkOffsets[n] = links.length;
   t.coOffsets[n] = co.length;

@@ -1,7 +1,8 @@
 import { parseMemory } from '../../../src/core/memory';
 import { toRecallDoc } from '../../../src/core/recall/catalog';
 import { LiveIndex } from '../../../src/core/recall/live-index';
-import { bm25Params, partsFromDocs, RecallEngine, type EngineParts } from '../../../src/core/recall/recall';
+import { tableFromDocs, tableFromDocsInSlices } from '../../../src/core/recall/doc-table';
+import { bm25Params, frozenPartsFromDocs, partsFromDocs, RecallEngine, type EngineParts } from '../../../src/core/recall/recall';
 import { decodeSnapshot, encodeSnapshot } from '../../../src/core/recall/snapshot';
 import { DEFAULT_SETTINGS as S } from '../../../src/core/settings';
 import { at } from '../../helpers/memory-ports';
@@ -134,5 +135,45 @@ describe('an engine from a snapshot of distinct ids', () => {
     const live = new LiveIndex(docs, S, null, restored);
     expect(live.parts.uniqueIds).toBeUndefined();
     expect(answer(live.engine, 'payments retries backoff')).toEqual(answer(new RecallEngine(partsFromDocs(docs, S), S), 'payments retries backoff'));
+  });
+});
+
+describe('the frozen parts of a first recall', () => {
+  it('say whether their ids are distinct, as their snapshot does, and answer as partsFromDocs\' parts (which do not say it)', () => {
+    // the row of id(5): its own, or the last of two rows that hold it
+    for (const [ids, unique, fifth] of [[id, true, 'episodic/note 5.md'], [(n: number) => id(n === 3 ? 1 : n), false, 'episodic/note 5.md'], [(n: number) => id(n === 7 ? 5 : n), false, 'episodic/note 7.md']] as const) {
+      const docs = docsWith(ids);
+      const frozen = frozenPartsFromDocs(docs, S);
+      const built = partsFromDocs(docs, S);
+      expect([frozen.uniqueIds, built.uniqueIds]).toEqual([unique, undefined]);
+      expect(decodeSnapshot(encodeSnapshot(frozen, files(frozen), 'fp'))!.parts(bm25Params(S)).uniqueIds).toBe(unique);
+      const engine = new RecallEngine(frozen, S);
+      const eager = new RecallEngine(built, S);
+      expect(QUERIES.map((q) => answer(engine, q))).toEqual(QUERIES.map((q) => answer(eager, q)));
+      expect([engine.hitFor(id(5), 1, NOW)?.doc.path, eager.hitFor(id(5), 1, NOW)?.doc.path]).toEqual([fifth, fifth]);
+    }
+    expect(answer(new RecallEngine(frozenPartsFromDocs(docsWith(id), S), S), 'payments retries backoff').map(([doc, , , collapsed, by]) => [doc, collapsed, by])).toEqual([
+      [id(0), [id(3), id(2), id(1)], null],
+      [id(5), [], null],
+      [id(7), [], null],
+      [id(4), [], id(5)],
+    ]);
+  });
+
+  it('have the table the sliced build makes: links, co-access and successors resolved to the same rows, a repeated id to its last row', async () => {
+    for (const ids of [id, (n: number) => id(n === 6 ? 0 : n), (n: number) => id(n === 7 ? 5 : n)]) {
+      const docs = docsWith(ids);
+      docs[6]!.co_access = { [id(0)]: 2, [id(5)]: 1, [id(6)]: 3, 'mem-999999999999': 1 };
+      const ticks: number[] = [];
+      const sliced = await tableFromDocsInSlices(docs, async () => void ticks.push(ticks.length), 12);
+      const table = tableFromDocs(docs, 12);
+      expect(table).toEqual(sliced);
+      // a step after each document (ids, then rows) and each of the nine columns of strings
+      expect(ticks.length).toBe(2 * docs.length + 9);
+    }
+    const table = tableFromDocs(docsWith((n) => id(n === 6 ? 0 : n)));
+    // the pattern's episodes link to id(0), held last by row 6; row 4 is superseded by row 5
+    expect([...table.linkTargets]).toEqual([6, 6, 6, 5]);
+    expect([...table.successor]).toEqual([-1, -1, -1, -1, 5, -1, -1, -1]);
   });
 });
