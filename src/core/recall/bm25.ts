@@ -513,12 +513,14 @@ export class Bm25ArraysBuilder {
   toArrays(): Bm25Arrays {
     const names = this.names;
     const n = names.length;
-    // filled by a loop: Array.from with a mapping function calls back through an iterator per term
-    const order: number[] = [];
-    for (let i = 0; i < n; i++) order.push(i);
-    order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : 0));
+    // the terms in code-unit order, as `<` orders strings: sort's own comparison, without a
+    // comparator called back for each pair (the terms are distinct: each one's rank is where its
+    // number, from the map of terms, says); over the ~20,000 terms of a first recall at 10k,
+    // mostly before the comparator was optimised, that was 10-25 ms a sort
+    const terms = names.slice().sort();
+    const ids = this.ids;
     const rank = new Int32Array(n);
-    for (let r = 0; r < n; r++) rank[order[r]!] = r;
+    for (let r = 0; r < n; r++) rank[ids.get(terms[r]!)!] = r;
     // the entries' arrays as locals in the loops (grouped's reason)
     const { entries, entryTerm, entryDoc, entryTf } = this;
     const offsets = new Int32Array(n + 1);
@@ -537,9 +539,6 @@ export class Bm25ArraysBuilder {
       tfs[at] = Math.min(tf, 65535);
     }
     if (clamped) this.clamped = true;
-    // packed, as map made it (pushed, not written into holes)
-    const terms: string[] = [];
-    for (let r = 0; r < n; r++) terms.push(names[order[r]!]!);
     return { terms, offsets, docs, tfs, lengths: Int32Array.from(this.lengths) };
   }
 }

@@ -141,6 +141,24 @@ describe('the arrays of an index made without its posting lists', () => {
     expect(new Bm25ArraysBuilder().toArrays()).toEqual(new Bm25Index(params).toArrays());
   });
 
+  it('order their terms by UTF-16 code units, as `<` orders strings (not by code points or locale), grouped too', () => {
+    // U+1F600 is the surrogates D83D DE00: before U+FFFF by code units, after it by code points
+    const terms = ['\uffff', '\u{1F600}', 'b', 'B', 'a', 'ab', 'aa', '', '\u00e9', 'e\u0301', 'Z', '10', '9', 'day:2026-01-01', 'entity:x'];
+    const builder = new Bm25ArraysBuilder();
+    builder.addLists([terms.slice(0, 8)], 8);
+    builder.addLists([terms.slice(8), ['a']], 7);
+    const expected = ['', '10', '9', 'B', 'Z', 'a', 'aa', 'ab', 'b', 'day:2026-01-01', 'entity:x', 'e\u0301', '\u00e9', '\u{1F600}', '\uffff'];
+    expect(builder.toArrays().terms).toEqual(expected);
+    expect([...terms].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))).toEqual(expected);
+    // 'a' is in both documents
+    expect(Array.from(builder.toArrays().docs)).toEqual([0, 1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0]);
+    expect(builder.grouped([[1, 0]], [15]).toArrays().terms).toEqual(expected);
+    const index = new Bm25Index(params);
+    index.addLists([terms.slice(0, 8)], 8);
+    index.addLists([terms.slice(8), ['a']], 7);
+    expect(builder.toArrays()).toEqual(index.toArrays());
+  });
+
   it('are the same whatever room the builder was made with (a room of one grows as the default one does)', () => {
     const random = seededRandom('issue-23-builder-room');
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
