@@ -682,10 +682,15 @@ function startsNothing(text: string): boolean {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c >= 0x80) return false;
-    if (isDigit(c)) {
+    // isDigit and isAsciiLetter written out: this loop runs over every character of most texts
+    // of a first recall, mostly before it is optimised, where each call is a call
+    if (c >= 48 && c <= 57) {
       if (isoDateAt(text, i)) return false;
       const from = i;
-      while (i < n && isDigit(text.charCodeAt(i))) i++;
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d < 48 || d > 57) break;
+      }
       if (ordinalSuffixAt(text, i) !== null) return false;
       const digits = i - from;
       if (digits === 4) {
@@ -694,12 +699,12 @@ function startsNothing(text: string): boolean {
         if ((a === 49 && b === 57) || (a === 50 && b === 48)) return false; // 19xx, 20xx: a year
       }
       pending = digits <= 2 ? 1 : 2;
-    } else if (isAsciiLetter(c)) {
+    } else if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
       const from = i;
       let hash = 0;
       for (; i < n; i++) {
         const d = text.charCodeAt(i);
-        if (!isAsciiLetter(d)) break;
+        if (!((d >= 97 && d <= 122) || (d >= 65 && d <= 90))) break;
         hash = (Math.imul(hash, 31) + (d | 0x20)) | 0;
       }
       const word = i - from > LONGEST_DATE_WORD ? undefined : dateWordAt(text, from, i, hash);

@@ -155,4 +155,20 @@ describe('the texts findDates answers without tokens (startsNothing)', () => {
     }
     expect(quietCount).toBe(1977); // about half: the rest hold a starter, a year, a unit or "of" after a number, or "\u00e9"
   });
+
+  it('tell digits and letters from every other ASCII character as the tokens do (the character tests written out in its loop)', () => {
+    let quietCount = 0;
+    for (let c = 0; c < 0x80; c++) {
+      const ch = String.fromCharCode(c);
+      // beside a day, a unit, a year, a month and an ordinal suffix, a character that is a digit or a letter joins their run
+      for (const text of [`12${ch}of`, `3${ch}days`, `19${ch}50`, `x${ch}may`, `may${ch}x`, `2${ch}nd`, `${ch}12 of`, `term${ch}3 weeks`]) {
+        same(text);
+        if (quiet(text)) quietCount++;
+      }
+    }
+    // of the 1,024 texts, the quiet ones: e.g. 12-of with a letter or digit between (one run: no "of"), 19x50 but for x = a or A (a starter)
+    expect(quietCount).toBe(468);
+    expect(['12@of', '12[of', '12`of', '12{of', '12/of', '12:of', '3@days', '19@50', 'x@may'].map(quiet)).toEqual([false, false, false, false, false, false, false, true, false]);
+    expect(['12aof', '12Zof', '120of', '3Adays', '1950', 'xAmay', 'mayAx'].map(quiet)).toEqual([true, true, true, true, false, true, true]);
+  });
 });

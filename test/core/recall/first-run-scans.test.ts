@@ -100,6 +100,23 @@ describe('the first run\'s scanners', () => {
     expect(fields).toBe(119);
   });
 
+  it('read a key of every ASCII character as FIELD_LINE does (the key character test written out in its loop)', () => {
+    const keys: string[] = [];
+    for (let c = 0; c < 0x80; c++) {
+      const ch = String.fromCharCode(c);
+      for (const line of [`a${ch}: v`, `${ch}a: v`, `a${ch}`, `a${ch}b: v`]) {
+        const yaml = `x\n${line}\ny`;
+        const at = fieldKeyEnd(yaml, 2, 2 + line.length);
+        const m = FIELD_LINE.exec(line);
+        expect([line, at < 0 ? null : yaml.slice(2, at)]).toEqual([line, m ? m[1] : null]);
+        if (m && line === `a${ch}b: v`) keys.push(m[1]!);
+      }
+    }
+    // a key is a letter or _, then letters, digits, _ and -
+    expect(keys.length).toBe(26 + 26 + 10 + 2);
+    expect(fieldKeyEnd('x\na\u00e9: v\n', 2, 8)).toBe(-1);
+  });
+
   it('read double-quoted values, empty lists and maps as JSON reads them', () => {
     const atoms = ['a', ' ', '"', '\\', '\\"', '\\n', '\\u00e9', 'é', '/', '[', ']', '{', '}', ','];
     const hand: unknown[] = [];
