@@ -4,6 +4,7 @@ import { asciiWords, regexWords } from '../../../src/core/recall/entities';
 import { FIELD_LINE, fieldKeyEnd, readFlatFrontmatter } from '../../../src/core/frontmatter';
 import { Bm25Index } from '../../../src/core/recall/bm25';
 import { bodyText } from '../../../src/core/memory';
+import { LINK_KINDS, parseLinkIds, type LinkKind, type MemoryLink } from '../../../src/core/links';
 import { seededRandom } from '../../../src/core/random';
 
 /**
@@ -159,5 +160,45 @@ describe('the first run\'s scanners', () => {
     for (const body of ['a  b\n\nc ', ' [[x|related]] y ', 'no [ link ]', '\u00a0a\u2028b']) {
       expect(bodyText(body)).toBe(body.replace(/\[\[[^\]]*\]\]/g, (link) => (/\|(related|decays_from|supersedes|contradicts)\]\]$/.test(link) ? '' : link)).replace(/\s+/g, ' ').trim());
     }
+  });
+});
+
+/** parseLinkIds before it read entries in place: the pattern on each trimmed entry. */
+function linkIdsByPattern(value: unknown): MemoryLink[] {
+  if (!Array.isArray(value)) return [];
+  const out: MemoryLink[] = [];
+  for (const entry of value) {
+    const m = typeof entry === 'string' ? /^(\w+) (mem-[a-z0-9]{12})$/.exec(entry.trim()) : null;
+    if (!m || !(LINK_KINDS as readonly string[]).includes(m[1]!) || out.some((l) => l.kind === m[1] && l.target === m[2])) continue;
+    out.push({ target: m[2]!, kind: m[1] as LinkKind });
+  }
+  return out;
+}
+
+describe('the link_ids entries read in place', () => {
+  it('are what the pattern finds in each trimmed entry, on crafted and random values', () => {
+    const crafted: unknown[] = [
+      ['related mem-778a119f43f6'], ['  supersedes mem-111111111111\n'], ['related  mem-778a119f43f6'], ['related\tmem-778a119f43f6'], ['relatedmem-778a119f43f6'],
+      ['bogus mem-222222222222'], ['related mem-778A119F43F6'], ['related mem-778a119f43f'], ['related mem-778a119f43f66'], [' mem-778a119f43f6'], ['mem-778a119f43f6'],
+      ['x related mem-778a119f43f6'], ['related mem-778a119f43f6', 'related mem-778a119f43f6', 'contradicts mem-778a119f43f6'], ['decays_from mem-aaaaaaaaaaaa x'],
+      [7, null, ['related mem-778a119f43f6']], 'related mem-778a119f43f6', null, undefined, {}, [],
+    ];
+    for (const value of crafted) expect([value, parseLinkIds(value)]).toEqual([value, linkIdsByPattern(value)]);
+    expect(parseLinkIds(crafted[12])).toEqual([{ target: 'mem-778a119f43f6', kind: 'related' }, { target: 'mem-778a119f43f6', kind: 'contradicts' }]);
+    expect(parseLinkIds(crafted[1])).toEqual([{ target: 'mem-111111111111', kind: 'supersedes' }]);
+    // a generator of its own: the same values whichever tests run before
+    const random = seededRandom('issue-23-link-ids');
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const textOf = (atoms: readonly string[], max: number) => Array.from({ length: 1 + Math.floor(random() * max) }, () => pick(atoms)).join('');
+    const atoms = ['related', 'decays_from', 'supersedes', 'contradicts', 'relate', 'x', '_', ' ', '  ', '\t', '\n', 'mem-', 'mem-aaaaaaaaaaaa', 'mem-778a119f43f6', 'a', '0', 'A', '-', '\u00e9'];
+    let links = 0;
+    for (let round = 0; round < 4000; round++) {
+      const value = Array.from({ length: Math.floor(random() * 4) }, () => (random() < 0.5 ? `${pick(atoms.slice(0, 6))} ${pick(atoms.slice(12, 14))}` : textOf(atoms, 5)));
+      const expected = linkIdsByPattern(value);
+      expect([value, parseLinkIds(value)]).toEqual([value, expected]);
+      links += expected.length;
+    }
+    // about half the entries are a kind and an id (the first four of six kinds), some repeated
+    expect(links).toBe(1916);
   });
 });
