@@ -419,6 +419,14 @@ describe('the table of rows by id at the end of ids.json', () => {
       ['a/y.md', [1, 2, 'mem-a00000000000']],
     ]);
     expect(table(idCacheText(odd))).toBe('a' + '000000140016' + 'a00000000000' + '0000002b0021' + '0000000002');
+    // an id of 16 characters that does not start with mem- (a hand-edited frontmatter): by the
+    // whole id, 'mem-…' before 'xyz-…', though its entry (the same 12 characters, then a later
+    // offset) sorts after the other's as a string
+    const foreign: Rows = new Map([
+      ['a/x.md', [1, 2, 'xyz-aaaaaaaaaaaa']],
+      ['a/y.md', [1, 2, 'mem-aaaaaaaaaaaa']],
+    ]);
+    expect(table(idCacheText(foreign))).toBe('aaaaaaaaaaaa000000360021' + 'aaaaaaaaaaaa000000140021' + '0000000002');
   });
 
   it('writes the same text as the comparator sort of every entry did, for random rows', () => {
