@@ -314,7 +314,10 @@ export function snapshotPieces(parts: EngineParts, files: ListedFile[], fingerpr
       arrays[`${name}Ends`] = packed.ends;
     } else kept[name] = columns[name].map((entry) => entry ?? null);
   }
-  return piecesOf({ fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, uniqueIds: new Set(t.ids).size === t.ids.length, unresolved }, arrays);
+  // parts that say their ids are distinct checked them already (frozenPartsFromDocs, a snapshot's
+  // parts): a first recall hashed its 10,000 ids into a Set twice; otherwise they are checked here
+  const uniqueIds = parts.uniqueIds === true || new Set(t.ids).size === t.ids.length;
+  return piecesOf({ fingerprint, episodeNames: parts.episodeNames, json: kept, sameTerms, uniqueIds, unresolved }, arrays);
 }
 
 /**

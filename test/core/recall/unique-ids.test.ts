@@ -53,6 +53,17 @@ const answer = (engine: RecallEngine, query: string) =>
 const QUERIES = ['payments retries backoff', 'retries three times', 'pizza', 'deploys tuesdays'];
 
 describe('an engine from a snapshot of distinct ids', () => {
+  it('writes what parts that say their ids are distinct say, without checking them again; checks parts that do not say so', () => {
+    // (parts that say so checked it when they were made: frozenPartsFromDocs, a snapshot's parts)
+    const repeated = partsFromDocs(docsWith((n) => id(n === 6 ? 2 : n)), S);
+    const said = (parts: EngineParts) => decodeSnapshot(encodeSnapshot(parts, files(parts), 'fp'))!.parts(bm25Params(S)).uniqueIds;
+    expect(said({ ...repeated, uniqueIds: true })).toBe(true);
+    expect(said({ ...repeated, uniqueIds: false })).toBe(false);
+    const distinct = partsFromDocs(docsWith(id), S);
+    expect(said({ ...distinct, uniqueIds: false })).toBe(true);
+    expect(said({ ...distinct, uniqueIds: undefined })).toBe(true);
+  });
+
   it('says in the snapshot whether ids are distinct: true for distinct ids, false for a repeated one, absent in an older file', () => {
     const distinct = partsFromDocs(docsWith(id), S);
     const repeated = partsFromDocs(docsWith((n) => id(n === 6 ? 2 : n)), S);
