@@ -25,6 +25,18 @@ describe('findDuplicates', () => {
     // the map given is left as it was
     expect([...ids.keys()]).toEqual([D, A, C, B]);
     expect(await findDuplicates(vault, new Map([[A, ['episodic/a.md']]]))).toEqual([]);
+    // held ids given in ascending and in descending order come out in id order alike
+    const ascending = new Map([
+      [A, ['episodic/a.md', 'episodic/a 2.md']],
+      [B, ['episodic/b.md']],
+      [C, ['episodic/c.md', 'episodic/c 2.md']],
+    ]);
+    const sorted = [
+      { id: A, keep: 'episodic/a.md', copies: ['episodic/a 2.md'] },
+      { id: C, keep: 'episodic/c.md', copies: ['episodic/c 2.md'] },
+    ];
+    expect(await findDuplicates(vault, ascending)).toEqual(sorted);
+    expect(await findDuplicates(vault, new Map([...ascending].reverse()))).toEqual(sorted);
   });
 
   it('lists the memory folders itself when no listing is given', async () => {
