@@ -113,6 +113,15 @@ export interface FileStore {
    */
   write(path: string, data: string | Uint8Array, options?: { expect?: string | null }): Promise<FileStat | FileVersion | void>;
   /**
+   * From now until the returned stop() is awaited, a write() of a text with `expect: null` (a
+   * new file) is made by a thread of its own, in the order asked, with the same steps and
+   * guarantees, while the caller goes on computing: its promise settles once the file has its
+   * name (or the create failed). A create that fails makes those asked after it fail unmade
+   * (their error says so). For a bulk import, which plans its next lines meanwhile.
+   * Optional: a store without it creates in the caller's thread.
+   */
+  createInBackground?(): { stop(): Promise<void> } | null;
+  /**
    * write() (replacing the file, atomically) of the bytes `chunks` gives, one piece at a time:
    * each piece is written before the next is asked for (so a piece may be a view of a buffer
    * the iterator reuses), and the file never exists whole in memory (the memory cache, 8.8 MB

@@ -89,3 +89,95 @@ describe('an exclusive create', () => {
     expect(names()).toEqual([]);
   });
 });
+
+/**
+ * createInBackground: the same creates made by a worker thread, in the order asked, while the
+ * caller computes (a bulk import plans its next lines meanwhile). The worker's code is a copy of
+ * writeTemp and linkNew's steps: each result must be what the main thread's create gives.
+ */
+describe('exclusive creates in the background', () => {
+  let root: string;
+  let store: NodeFileStore;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'engram-create-bg-'));
+    fs.mkdirSync(path.join(root, 'episodic'));
+    store = new NodeFileStore(root);
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const names = () => readdirSync(path.join(root, 'episodic')).sort();
+
+  it('writes each text as UTF-8, byte for byte Buffer.from\'s, and returns the version as a stat gives it; no temp file left', async () => {
+    const background = store.createInBackground()!;
+    // a second caller gets none while the first has it on
+    expect(store.createInBackground()).toBeNull();
+    const texts = ['plain ascii\n', 'é ü — “quotes” ✓\n', 'emoji 😀 and a lone \ud800 high and \udc00 low surrogate\n', 'x'.repeat(70_000) + 'é\n', ''];
+    // 150 creates: three messages to the thread (64 a message), all asked before any is made
+    const asked = Array.from({ length: 150 }, (_, i) => store.write(`episodic/n${i}.md`, texts[i % texts.length]!, { expect: null }));
+    const written = await Promise.all(asked);
+    await background.stop();
+    expect(names()).toEqual(Array.from({ length: 150 }, (_, i) => `n${i}.md`).sort());
+    for (let i = 0; i < 150; i++) {
+      const file = path.join(root, 'episodic', `n${i}.md`);
+      const bytes = Buffer.from(texts[i % texts.length]!, 'utf8');
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+      const big = statSync(file, { bigint: true });
+      expect(written[i]).toEqual({ size: bytes.length, mtimeMs: statSync(file).mtimeMs, tag: `${big.ino}:${bytes.length}:${big.mtimeNs}` });
+      // marked ours (futimes), as the main thread's create marks it
+      expect(big.mtimeNs).not.toBe(big.ctimeNs);
+    }
+    // stopped: creates are made by the main thread again (its temp names, its link)
+    const link = jest.spyOn(fs, 'linkSync');
+    try {
+      await store.write('episodic/after.md', 'after\n', { expect: null });
+      expect(link.mock.calls).toEqual([[expect.stringMatching(new RegExp(`/episodic/\\.after\\.md\\.${process.pid}\\.\\d+\\.tmp$`)), path.join(root, 'episodic', 'after.md')]]);
+    } finally {
+      link.mockRestore();
+    }
+  });
+
+  it('refuses a name that exists (even a dangling link) as WriteConflictError, keeps what is there, and makes none of the creates asked after it', async () => {
+    writeFileSync(path.join(root, 'episodic', 'taken.md'), 'theirs\n');
+    symlinkSync('nowhere.md', path.join(root, 'episodic', 'link.md'));
+    const background = store.createInBackground()!;
+    const asked = ['a.md', 'taken.md', 'b.md', 'link.md'].map((name) => store.write(`episodic/${name}`, `ours ${name}\n`, { expect: null }));
+    const settled = await Promise.allSettled(asked);
+    await background.stop();
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'rejected']);
+    const reasons = settled.slice(1).map((s) => (s as PromiseRejectedResult).reason as Error);
+    expect(reasons[0]).toBeInstanceOf(WriteConflictError);
+    expect(reasons.map((r) => r.message)).toEqual([new WriteConflictError('episodic/taken.md').message, 'episodic/b.md: not created (a file asked before it failed)', 'episodic/link.md: not created (a file asked before it failed)']);
+    expect(readFileSync(path.join(root, 'episodic', 'taken.md'), 'utf8')).toBe('theirs\n');
+    expect(fs.readlinkSync(path.join(root, 'episodic', 'link.md'))).toBe('nowhere.md');
+    expect(names()).toEqual(['a.md', 'link.md', 'taken.md']);
+  });
+
+  it('reports another error with its code, syscall and message, and leaves no temp file', async () => {
+    const background = store.createInBackground()!;
+    // no folder: the temp file cannot be opened
+    const failed = await store.write('gone/x.md', 'x\n', { expect: null }).then(
+      () => null,
+      (error: NodeJS.ErrnoException) => error,
+    );
+    await background.stop();
+    expect([failed?.code, failed?.syscall, failed?.message.startsWith('ENOENT: no such file or directory, open ')]).toEqual(['ENOENT', 'open', true]);
+    expect(failed).not.toBeInstanceOf(WriteConflictError);
+    expect(names()).toEqual([]);
+  });
+
+  it('keeps no process alive once stopped, and a bytes write (not a text) is made by the main thread', async () => {
+    const background = store.createInBackground()!;
+    const link = jest.spyOn(fs, 'linkSync');
+    try {
+      await store.write('episodic/bytes.md', Buffer.from('bytes\n'), { expect: null });
+      expect(link).toHaveBeenCalledTimes(1);
+    } finally {
+      link.mockRestore();
+    }
+    await background.stop();
+    expect(readFileSync(path.join(root, 'episodic', 'bytes.md'), 'utf8')).toBe('bytes\n');
+    const again = store.createInBackground();
+    expect(again).not.toBeNull();
+    await again!.stop();
+  });
+});
