@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as nodePath from 'node:path';
 import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
@@ -479,10 +480,12 @@ export class NodeFileStore implements FileStore {
 
   /**
    * FileStore.createInBackground: new files are made by a worker thread (BackgroundCreator)
-   * until stop(). Null while another caller has it on.
+   * until stop(). Null while another caller has it on, and on a machine with one core (`cores`:
+   * the process's available parallelism), where the thread could only take turns with the
+   * caller's: its start (~40 ms of CPU) would be all it brings.
    */
-  createInBackground(): { stop(): Promise<void> } | null {
-    if (this.creator !== null) return null;
+  createInBackground(cores = os.availableParallelism()): { stop(): Promise<void> } | null {
+    if (this.creator !== null || cores < 2) return null;
     const creator = new BackgroundCreator();
     this.creator = creator;
     return {

@@ -108,9 +108,9 @@ describe('exclusive creates in the background', () => {
   const names = () => readdirSync(path.join(root, 'episodic')).sort();
 
   it('writes each text as UTF-8, byte for byte Buffer.from\'s, and returns the version as a stat gives it; no temp file left', async () => {
-    const background = store.createInBackground()!;
+    const background = store.createInBackground(2)!;
     // a second caller gets none while the first has it on
-    expect(store.createInBackground()).toBeNull();
+    expect(store.createInBackground(2)).toBeNull();
     const texts = ['plain ascii\n', 'é ü — “quotes” ✓\n', 'emoji 😀 and a lone \ud800 high and \udc00 low surrogate\n', 'x'.repeat(70_000) + 'é\n', ''];
     // 150 creates: three messages to the thread (64 a message), all asked before any is made
     const asked = Array.from({ length: 150 }, (_, i) => store.write(`episodic/n${i}.md`, texts[i % texts.length]!, { expect: null }));
@@ -139,7 +139,7 @@ describe('exclusive creates in the background', () => {
   it('refuses a name that exists (even a dangling link) as WriteConflictError, keeps what is there, and makes none of the creates asked after it', async () => {
     writeFileSync(path.join(root, 'episodic', 'taken.md'), 'theirs\n');
     symlinkSync('nowhere.md', path.join(root, 'episodic', 'link.md'));
-    const background = store.createInBackground()!;
+    const background = store.createInBackground(2)!;
     const asked = ['a.md', 'taken.md', 'b.md', 'link.md'].map((name) => store.write(`episodic/${name}`, `ours ${name}\n`, { expect: null }));
     const settled = await Promise.allSettled(asked);
     await background.stop();
@@ -153,7 +153,7 @@ describe('exclusive creates in the background', () => {
   });
 
   it('reports another error with its code, syscall and message, and leaves no temp file', async () => {
-    const background = store.createInBackground()!;
+    const background = store.createInBackground(2)!;
     // no folder: the temp file cannot be opened
     const failed = await store.write('gone/x.md', 'x\n', { expect: null }).then(
       () => null,
@@ -166,7 +166,7 @@ describe('exclusive creates in the background', () => {
   });
 
   it('keeps no process alive once stopped, and a bytes write (not a text) is made by the main thread', async () => {
-    const background = store.createInBackground()!;
+    const background = store.createInBackground(2)!;
     const link = jest.spyOn(fs, 'linkSync');
     try {
       await store.write('episodic/bytes.md', Buffer.from('bytes\n'), { expect: null });
@@ -176,8 +176,15 @@ describe('exclusive creates in the background', () => {
     }
     await background.stop();
     expect(readFileSync(path.join(root, 'episodic', 'bytes.md'), 'utf8')).toBe('bytes\n');
-    const again = store.createInBackground();
+    const again = store.createInBackground(2);
     expect(again).not.toBeNull();
     await again!.stop();
+  });
+
+  it('is not started on a machine with one core (the thread could only take turns with the caller)', async () => {
+    expect(store.createInBackground(1)).toBeNull();
+    const two = store.createInBackground(2);
+    expect(two).not.toBeNull();
+    await two!.stop();
   });
 });
