@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
@@ -87,6 +88,23 @@ describe('reading ahead on a worker thread', () => {
     expect(() => plain('episodic/fifo.md')).toThrow('episodic/fifo.md: not a regular file (a FIFO)');
   });
 
+  it('reads ahead only with a core to spare: a load average at least half a core below the cores', () => {
+    const load = jest.spyOn(os, 'loadavg');
+    const cores = jest.spyOn(os, 'availableParallelism').mockReturnValue(2);
+    try {
+      const store = new NodeFileStore(dir);
+      load.mockReturnValue([1.5, 9, 9]);
+      expect(store.spareCore()).toBe(true);
+      load.mockReturnValue([1.51, 0, 0]);
+      expect(store.spareCore()).toBe(false);
+      cores.mockReturnValue(4);
+      expect(store.spareCore()).toBe(true);
+    } finally {
+      load.mockRestore();
+      cores.mockRestore();
+    }
+  });
+
   it('stops at a file asked out of the list order, and at a path it was not given', () => {
     const rels = files(6);
     const ahead = new ReadAhead(rels, [...rels.slice(0, 2).map((rel) => path.join(dir, rel)), null, ...rels.slice(3).map((rel) => path.join(dir, rel))], { mainReads: false });
@@ -100,6 +118,9 @@ describe('reading ahead on a worker thread', () => {
   it('from 500 files on, with the main thread reading until the worker starts, every file is read once, in order', () => {
     const rels = files(600);
     const store = new NodeFileStore(dir);
+    store.spareCore = () => false;
+    expect(store.readAhead(rels)).toBe(false); // a busy machine: no worker
+    store.spareCore = () => true;
     expect(store.readAhead(rels.slice(0, 499))).toBe(false);
     expect(store.readAhead(rels)).toBe(true);
     for (const rel of rels) {
@@ -125,6 +146,7 @@ describe('a first load reads ahead', () => {
       const load = async (ahead: boolean, count?: number) => {
         const { vault } = openVault({ vault: env.vault, cwd: env.dir, env: {} });
         const files = vault.ports.files;
+        (files as NodeFileStore).spareCore = () => true;
         const asked: Array<[number, boolean]> = [];
         const own = files.readAhead!.bind(files);
         files.readAhead = ahead ? (paths) => { const started = own(paths); asked.push([paths.length, started]); return started; } : undefined;
@@ -146,6 +168,7 @@ describe('a first load reads ahead', () => {
       expect(existsSync(path.join(env.vault, CATALOG_PATH))).toBe(true);
       const asked: number[] = [];
       const files = vault.ports.files;
+      (files as NodeFileStore).spareCore = () => true;
       const own = files.readAhead!.bind(files);
       files.readAhead = (paths) => (asked.push(paths.length), own(paths));
       writeFileSync(path.join(env.vault, 'episodic/m0.md'), '---\nid: mem-000000000000\ncategory: episodic\ncreated_at: "2026-11-01T00:00:00Z"\n---\nchanged\n');
