@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as nodePath from 'node:path';
-import * as os from 'node:os';
 import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
 import type { FileStat, FileStore, FileVersion, FolderScan, RangeReader } from '../src/core/ports';
