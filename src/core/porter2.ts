@@ -8,6 +8,11 @@
  * step read them only then). Everything else is wink's code. test/core/analysis-fast.test.ts compares
  * it with the package over word lists.
  *
+ * One quirk is not kept: wink marks a y that acts as a consonant with the digit '3', so a 3 in the
+ * word itself was taken for that mark: "413" stemmed to "41i", "mp3" to "mpi" (MPI's stem), "x3d"
+ * to "xyd" and "2023" to "202i". The mark here is an upper-case 'Y', which a lower-cased word
+ * cannot hold; every word without a 3 stems as wink stems it, and a 3 is a plain character.
+ *
  * Derived from wink-porter2-stemmer (https://github.com/winkjs/wink-porter2-stemmer):
  *
  *     Copyright (C) 2017-19  GRAYPE Systems Private Limited
@@ -40,7 +45,7 @@ const rgxSFXs = /(.+)(s)$/;
 const rgxSFXeedlyOReed = /(.*)(eedly|eed)$/;
 const rgxSFXedORedlyORinglyORing = /([aeiouy].*)(ed|edly|ingly|ing)$/;
 const rgxSFXatORblORiz = /(at|bl|iz)$/;
-const rgxSFXyOR3 = /(.+[^aeiouy])([y3])$/;
+const rgxSFXyORY = /(.+[^aeiouy])([yY])$/;
 const rgxSFXstep2 = /(ization|ational|fulness|ousness|iveness|tional|biliti|lessli|entli|ation|alism|aliti|ousli|iviti|fulli|enci|anci|abli|izer|ator|alli|bli|ogi|li)$/;
 const rgxSFXstep2WithReplacements: Array<{ rgx: RegExp; replacement: string }> = [
   { rgx: /ational$/, replacement: 'ate' },
@@ -94,14 +99,14 @@ const last = (s: string) => (s.length > 0 ? s[s.length - 1]! : '');
 
 function prelude(s: string): string {
   // both rules need a y: most words have none
-  let out = s.includes('y') ? s.replace(/^y/, '3').replace(/([aeiou])y/, '$13') : s;
+  let out = s.includes('y') ? s.replace(/^y/, 'Y').replace(/([aeiou])y/, '$1Y') : s;
   // the apostrophe forms: words that hold no apostrophe are left as they are by them
   if (out.includes("'") || out.includes('’')) out = out.replace(/’s$|'s$/, '').replace(/s’$|s'$/, '').replace(/[’']$/, '');
   return out;
 }
 
 function isShort(s: string): boolean {
-  return /[^aeiouy][aeiouy][^aeiouywx3]$/.test(s) || /^[aeiouy][^aeiouy]{0,1}$/.test(s);
+  return /[^aeiouy][aeiouy][^aeiouywxY]$/.test(s) || /^[aeiouy][^aeiouy]{0,1}$/.test(s);
 }
 
 function markRegions(s: string): { r1: string; r2: string } {
@@ -143,7 +148,7 @@ function step1b(s: string): string {
 
 function step1c(s: string): string {
   const end = last(s);
-  return end === 'y' || end === '3' ? s.replace(rgxSFXyOR3, '$1i') : s;
+  return end === 'y' || end === 'Y' ? s.replace(rgxSFXyORY, '$1i') : s;
 }
 
 function step2(s: string): string {
@@ -214,5 +219,5 @@ export function stem(word: string): string {
     str = step4(str);
     str = step5(str);
   }
-  return str.includes('3') ? str.replace(/3/g, 'y') : str;
+  return str.includes('Y') ? str.replace(/Y/g, 'y') : str;
 }

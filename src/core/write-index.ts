@@ -40,7 +40,7 @@ const FORMAT = 2;
  * of them must change this number, or rows made by the old code would decide for the new one
  * (test/core/write-index.test.ts pins the analysis of a sample of texts to fail first).
  */
-export const WRITE_ANALYSIS_VERSION = 4;
+export const WRITE_ANALYSIS_VERSION = 5;
 
 type MemoryRow = [
   path: string, size: number, mtimeMs: number, id: string, category: Category, confidence: Confidence, createdMs: number,

@@ -128,9 +128,9 @@ describe('supersession (ADR 0004)', () => {
     const text = 'Nightly build 413 failed on the linker step after it went from Ubuntu to Debian.';
     // "went from Ubuntu to Debian" rejects ubuntu (not a word of change): the older episode is compared, and is no change
     expect(indexOf(['mem-aaaaaaaaaaaa', 'Nightly build 412 failed on the linker step.', 'episodic']).changes(text, 'episodic', 'observed', later)).toEqual([]);
-    // ("413" is the term 41i: the stemmer reads a 3 inside a token as its marker for a consonant y)
+    // (the value is "413" as written: the stemmer read a 3 inside a token as its mark of a consonant y and said "41i")
     expect(indexOf(['mem-bbbbbbbbbbbb', 'Nightly build 412 failed on the linker step.', 'semantic']).changes(text, 'semantic', 'observed', later)).toEqual([
-      { id: 'mem-bbbbbbbbbbbb', outcome: 'supersede', reason: 'a new value (41i, debian, ubuntu for 412)', similarity: 5 / Math.sqrt(6 * 9) },
+      { id: 'mem-bbbbbbbbbbbb', outcome: 'supersede', reason: 'a new value (413, debian, ubuntu for 412)', similarity: 5 / Math.sqrt(6 * 9) },
     ]);
   });
 

@@ -283,7 +283,7 @@ export interface Catalog {
 
 
 /** What the catalog derives from a memory's text (terms, facets): a new version rebuilds the caches. */
-const ANALYSIS_VERSION = 3;
+const ANALYSIS_VERSION = 4;
 
 /** What makes cached rows stale besides the files themselves. */
 function fingerprint(settings: EngramSettings): string {
