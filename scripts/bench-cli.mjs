@@ -247,6 +247,23 @@ try {
  */
 function headline(importOverWrite, createOverWrite) {
   const key = TIME ? 'cpu' : 'wall';
+  const targets = targetsBy(key, importOverWrite, createOverWrite);
+  // the same ratios in wall time, beside: what a person at the prompt waits (the judge stays the
+  // CPU ratio where GNU time is there, which a loaded machine's waits move less)
+  const walls = TIME ? targetsBy('wall', importOverWrite, createOverWrite).map((t) => t[1]) : targets.map((t) => t[1]);
+  console.log(`\nHeadline (${TIME ? 'CPU' : 'wall'} time of this build; issue 23's targets):\n`);
+  console.log(`| measure | ratio | against | target | met | floor, plain Node |${TIME ? ' wall ratio | met in wall |' : ''}`);
+  console.log(`|---|---:|---|---:|---|---|${TIME ? '---:|---|' : ''}`);
+  for (const [t, [name, ratio, against, target, floor, what]] of targets.entries()) {
+    const wall = TIME ? ` ${walls[t].toFixed(2)}x | ${walls[t] <= target ? 'yes' : 'no'} |` : '';
+    console.log(`| ${name} | ${ratio.toFixed(2)}x | ${against} | ${target}x | ${ratio <= target ? 'yes' : 'no'} | ${floor ? `${floor.toFixed(2)}x (${what})` : ''} |${wall}`);
+  }
+  for (const [name, ratio, against, target] of targets) report('bench-cli', { measure: `${name} at ${SIZE}`, value: ratio, unit: 'x', against: against.includes('(wall)') ? against : `${against} (${key === 'cpu' ? 'CPU' : 'wall'})`, goal: target });
+  return targets.map(([name, ratio, against, target, floor = null, what = null], i) => [name, ratio, against, target, floor, what, walls[i]]);
+}
+
+/** Issue 23's targets as [name, ratio, against, goal, floor, floor's work], each ratio in `key` time (cpu or wall). */
+function targetsBy(key, importOverWrite, createOverWrite) {
   const of = (row, who) => {
     const samples = rows.get(row)?.get(who);
     return samples ? median(samples.map((x) => x[key])) : null;
@@ -291,11 +308,6 @@ function headline(importOverWrite, createOverWrite) {
     const replay = rows.has(r.replay) ? of(r.replay, 0) / of(r.consolidate, 1) : null;
     targets.push(['first consolidate', of(r.consolidate, 0) / of(r.consolidate, 1), `x ${other}`, 0.5, replay, 'its file changes replayed']);
   }
-  console.log(`\nHeadline (${TIME ? 'CPU' : 'wall'} time of this build; issue 23's targets):\n`);
-  console.log('| measure | ratio | against | target | met | floor, plain Node |');
-  console.log('|---|---:|---|---:|---|---|');
-  for (const [name, ratio, against, target, floor, what] of targets) console.log(`| ${name} | ${ratio.toFixed(2)}x | ${against} | ${target}x | ${ratio <= target ? 'yes' : 'no'} | ${floor ? `${floor.toFixed(2)}x (${what})` : ''} |`);
-  for (const [name, ratio, against, target] of targets) report('bench-cli', { measure: `${name} at ${SIZE}`, value: ratio, unit: 'x', against: against.includes('(wall)') ? against : `${against} (${key === 'cpu' ? 'CPU' : 'wall'})`, goal: target });
   return targets;
 }
 
@@ -318,8 +330,11 @@ function writeReadme(targets) {
     const theirs = other ? cell(row, 1) : null;
     table.push(`| ${row} | ${mine.toFixed(0)} | ${(mine / cell(row, 'node')).toFixed(2)}x${other ? ` | ${theirs ? `${(mine / theirs).toFixed(2)}x` : row.startsWith(FLOOR) ? '' : '(no server)'}` : ''} |`);
   }
-  const goals = ['| target (issue 23) | now | goal | met | floor, plain Node |', '|---|---:|---:|---|---|'];
-  for (const [name, ratio, against, target, floor, what] of targets) goals.push(`| ${name}, ${against} | ${ratio.toFixed(2)}x | ≤ ${target}x | ${ratio <= target ? 'yes' : 'no'} | ${floor ? `${floor.toFixed(2)}x (${what})` : ''} |`);
+  const goals = [`| target (issue 23) | now | goal | met | floor, plain Node |${TIME ? ' now, wall | met in wall |' : ''}`, `|---|---:|---:|---|---|${TIME ? '---:|---|' : ''}`];
+  for (const [name, ratio, against, target, floor, what, wall] of targets) {
+    const walls = TIME ? ` ${wall.toFixed(2)}x | ${wall <= target ? 'yes' : 'no'} |` : '';
+    goals.push(`| ${name}, ${against} | ${ratio.toFixed(2)}x | ≤ ${target}x | ${ratio <= target ? 'yes' : 'no'} | ${floor ? `${floor.toFixed(2)}x (${what})` : ''} |${walls}`);
+  }
   const link = 'Issue 23\'s targets from the same run, with the floors a plain Node process sets: [docs/performance.md](docs/performance.md#latest-run-issue-23s-targets).';
   writeBetween('README.md', [measured, '', ...table, '', link], '\n## More\n', (block) => `\n## Speed\n\n${block}\n\n## More\n`);
   writeBetween('docs/performance.md', [measured, '', ...goals], '\n## How to measure\n', (block) => `\n## Latest run: issue 23's targets\n\n${block}\n\n## How to measure\n`);
