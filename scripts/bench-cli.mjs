@@ -27,7 +27,23 @@ const IMPORTS = Number(values.imports ?? Math.max(2, Math.ceil(RUNS / 2)));
 const CONSOLIDATES = Math.max(1, Math.ceil(RUNS / 2));
 const CP = process.platform !== 'win32' && existsSync('/bin/cp') ? '/bin/cp' : null;
 const NOW = '2026-11-29T12:00:00Z';
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+// CPU time from the kernel's rusage of each process (wait4): with python3, to the microsecond
+// (GNU time prints it in steps of 10 ms, which at the 70-80 ms of a cold touch moved its ratio
+// 1.40 <-> 1.60x between runs of the same build); GNU time otherwise, or wall only
+const PYTHON = ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => existsSync(p)) ?? null;
+const TIME = PYTHON ?? (existsSync('/usr/bin/time') ? '/usr/bin/time' : null);
+/** Runs argv[1:] and writes "user sys maxrss-kB wall" seconds (its own fork-to-exit wall: python's start is not counted). */
+const RUSAGE = [
+  'import os, sys, time',
+  't = time.monotonic()',
+  'pid = os.fork()',
+  'if pid == 0:',
+  '    os.execv(sys.argv[2], sys.argv[2:])',
+  '_, st, ru = os.wait4(pid, 0)',
+  'wall = time.monotonic() - t',
+  "open(sys.argv[1], 'w').write(f'{ru.ru_utime:.6f} {ru.ru_stime:.6f} {ru.ru_maxrss} {wall:.6f}\\n')",
+  'sys.exit(os.waitstatus_to_exitcode(st))',
+].join('\n');
 const engramOf = (p) => path.join(p.endsWith('.js') ? path.dirname(path.resolve(p)) : path.resolve(p, p.endsWith('dist') || p.endsWith('dist/') ? '' : 'dist'), 'engram.js');
 // --compare NAME=PATH names the other build in the tables (default: its path)
 const builds = [{ name: 'this build', engram: path.join(root, 'dist', 'engram.js') }, ...values.compare.map((spec) => (/^[\w.-]+=/.test(spec) ? { name: spec.slice(0, spec.indexOf('=')), engram: engramOf(spec.slice(spec.indexOf('=') + 1)) } : { name: spec, engram: engramOf(spec) }))];
@@ -39,16 +55,16 @@ const FLOOR = 'floor, plain Node:';
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-cli-'));
 const timeFile = path.join(work, 'time.txt');
 
-/** One process: wall ms, and CPU ms and peak MB when GNU time is there. Throws on failure. */
+/** One process: wall ms, and CPU ms and peak MB when python3 or GNU time is there. Throws on failure. */
 function run(argv) {
-  const cmd = TIME ? [TIME, '-f', '%U %S %M', '-o', timeFile, ...argv] : argv;
+  const cmd = PYTHON ? [PYTHON, '-c', RUSAGE, timeFile, ...argv] : TIME ? [TIME, '-f', '%U %S %M', '-o', timeFile, ...argv] : argv;
   const start = process.hrtime.bigint();
   const res = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
   if (res.status !== 0) throw new Error(`${argv.join(' ')}: exit ${res.status}\n${res.stderr}`);
   if (!TIME) return { wall, cpu: null, mb: null, out: res.stdout.toString() };
-  const [user, sys, kb] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-  return { wall, cpu: (user + sys) * 1000, mb: kb / 1024, out: res.stdout.toString() };
+  const [user, sys, kb, own] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  return { wall: PYTHON ? own * 1000 : wall, cpu: (user + sys) * 1000, mb: kb / 1024, out: res.stdout.toString() };
 }
 
 function corpus(n) {
@@ -205,7 +221,7 @@ try {
   const fmt = (x) => (x === null || x === undefined ? '' : x.toFixed(0));
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '');
   console.log(`\nEngram at the command line: ${SIZE} memories, medians (${RUNS} rounds; import ${IMPORTS}, first recall ${Math.max(1, Math.ceil(RUNS / 2))}, consolidate ${CP ? CONSOLIDATES : 1}), builds interleaved`);
-  console.log(`load average (1, 5, 15 min) at start ${load[0].map((x) => x.toFixed(1)).join(' ')}, at end ${load[1].map((x) => x.toFixed(1)).join(' ')}; ${TIME ? 'CPU = user + system' : 'no /usr/bin/time: wall only'}\n`);
+  console.log(`load average (1, 5, 15 min) at start ${load[0].map((x) => x.toFixed(1)).join(' ')}, at end ${load[1].map((x) => x.toFixed(1)).join(' ')}; ${PYTHON ? 'CPU = user + system from each process\'s rusage (python3 os.wait4, microseconds)' : TIME ? 'CPU = user + system (GNU time, 10 ms steps)' : 'no /usr/bin/time: wall only'}\n`);
   const head = ['measure', 'build', 'wall ms', 'x node -e 0', 'CPU ms', 'CPU x node', 'peak MB'];
   if (builds.length > 1) head.push(`wall x ${builds[1].name}`, `CPU x ${builds[1].name}`);
   console.log(`| ${head.join(' | ')} |`);
