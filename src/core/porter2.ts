@@ -45,7 +45,7 @@ const rgxSFXs = /(.+)(s)$/;
 const rgxSFXeedlyOReed = /(.*)(eedly|eed)$/;
 const rgxSFXedORedlyORinglyORing = /([aeiouy].*)(ed|edly|ingly|ing)$/;
 const rgxSFXatORblORiz = /(at|bl|iz)$/;
-const rgxSFXyORY = /(.+[^aeiouy])([yY])$/;
+const rgxSFXy = /(.+[^aeiouy])y$/;
 const rgxSFXstep2 = /(ization|ational|fulness|ousness|iveness|tional|biliti|lessli|entli|ation|alism|aliti|ousli|iviti|fulli|enci|anci|abli|izer|ator|alli|bli|ogi|li)$/;
 const rgxSFXstep2WithReplacements: Array<{ rgx: RegExp; replacement: string }> = [
   { rgx: /ational$/, replacement: 'ate' },
@@ -147,8 +147,9 @@ function step1b(s: string): string {
 }
 
 function step1c(s: string): string {
-  const end = last(s);
-  return end === 'y' || end === 'Y' ? s.replace(rgxSFXyORY, '$1i') : s;
+  // wink's rule also takes its mark of a consonant y here ([y3]): a mark stands at the start or
+  // after a vowel, never after the non-vowel the rule needs, so only a digit 3 ever matched it
+  return last(s) === 'y' ? s.replace(rgxSFXy, '$1i') : s;
 }
 
 function step2(s: string): string {
