@@ -4,7 +4,6 @@ import * as nodePath from 'node:path';
 import { BusyFileError, PathError, WriteConflictError } from '../src/core/errors';
 import { safeRelativePath } from '../src/core/ids';
 import type { FileStat, FileStore, FileVersion, FolderScan, RangeReader } from '../src/core/ports';
-import { ReadAhead } from './read-ahead';
 
 /**
  * The core's file port over a folder on disk. Every path is vault-relative and checked:
@@ -43,13 +42,6 @@ const READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constant
 const CREATE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;
 
 const POSIX = nodePath.sep === '/';
-
-/**
- * The fewest files read ahead on a worker thread (read-ahead.ts): a first recall at 10k spent
- * ~240 ms of its ~1,040 ms main thread (CPU profile) in the reads, which the second core does
- * meanwhile; the worker's start costs ~30 ms of CPU, not repaid by a few hundred small files.
- */
-const READ_AHEAD_FILES = 500;
 
 /**
  * A relative path that safeRelativePath returns unchanged and path.join appends as it is: no
@@ -92,15 +84,6 @@ export class NodeFileStore implements FileStore {
   private readonly checkedDirs = new Set<string>();
   /** The thread that makes new files while createInBackground is on. */
   private creator: BackgroundCreator | null = null;
-  private ahead: ReadAhead | null = null;
-  /**
-   * Whether a core is free for a worker thread (readAhead): the last minute's load average is
-   * at least half a core below the cores. On a busy machine the worker only competed with the
-   * main thread: a first recall at 10k, load 6-8 on 2 cores, 10 alternating pairs: wall 1.12 ->
-   * 1.35 s, CPU 1.06 -> 1.23 s (medians); ahead of the others (chrt -f, a quiet machine
-   * emulated): wall 0.83 -> 0.80 s, lower in 9 of 10 pairs. Replaced by tests.
-   */
-  spareCore: () => boolean = () => os.loadavg()[0]! <= os.availableParallelism() - 0.5;
 
   /**
    * Fault injection for the tests: `beforeRename` runs between a compare-and-swap's compare
@@ -272,33 +255,7 @@ export class NodeFileStore implements FileStore {
   }
 
   readWithStatNow(rel: string): { bytes: Uint8Array; size: number; mtimeMs: number } | null {
-    if (this.ahead !== null) {
-      const read = this.ahead.take(rel);
-      if (read) return read;
-    }
     return this.readOpenWithStat(rel);
-  }
-
-  /**
-   * readWithStatNow will be asked for these files next, in this order: from READ_AHEAD_FILES
-   * files on, a worker thread reads them ahead (read-ahead.ts); each file it could not read, or
-   * asked out of order, is read here as before. True when it does; an empty list stops it. The
-   * paths are resolved (and their folders checked) now: one that fails is left to its own
-   * read, which fails as it would have. Not on a machine without a spare core (spareCore).
-   */
-  readAhead(rels: readonly string[]): boolean {
-    this.ahead?.stop();
-    this.ahead = null;
-    if (rels.length < READ_AHEAD_FILES || !this.spareCore()) return false;
-    const full = rels.map((rel) => {
-      try {
-        return this.resolve(rel);
-      } catch {
-        return null;
-      }
-    });
-    this.ahead = new ReadAhead(rels, full);
-    return true;
   }
 
   private readOpenWithStat(rel: string): { bytes: Uint8Array; size: number; mtimeMs: number } | null {

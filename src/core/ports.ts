@@ -94,13 +94,6 @@ export interface FileStore {
    */
   readWithStatNow?(path: string): { bytes: Uint8Array; size: number; mtimeMs: number } | null;
   /**
-   * readWithStatNow will be asked for these files next, in this order: the store may read
-   * them ahead, on another thread (the Node runner's does, for a first load's many files), as
-   * long as each answer is what readWithStatNow would have said of the file at some time
-   * during the load. True when it does; an empty list ends it. Optional: a hint.
-   */
-  readAhead?(paths: readonly string[]): boolean;
-  /**
    * The file opened for reads of parts of it: its size, then byte ranges of that same version
    * (a file renamed over it meanwhile is not seen) until closed. Null when it does not exist.
    * Optional: a reader after a few rows of a large file (the id index's table, memory-files.ts)

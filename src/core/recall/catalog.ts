@@ -325,11 +325,7 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
   const docRows: Array<Row | ListedFile> = [];
   const problems: MemoryParseError[] = [];
   let parsed = 0;
-  const listing = options.listing ?? (await listMemoryFiles(vault, options.pause));
-  // a first load at once has the store read its files ahead where it can (the Node runner's, on
-  // a second thread: fs-files.ts); a load with pauses, in the background, leaves that to requests
-  const ahead = cached.size === 0 && !options.pause && vault.ports.files.readAhead?.(listing.filter((l) => l[1] < 0).map((l) => l[0])) === true;
-  for (const listed of listing) {
+  for (const listed of options.listing ?? (await listMemoryFiles(vault, options.pause))) {
     // without a pause nothing is awaited here: `await undefined` is a promise and a turn of the
     // microtask queue for each of 10,000 files
     if (options.pause) await options.pause();
@@ -355,9 +351,6 @@ export async function loadCatalog(vault: Vault, options: { useCache?: boolean; l
       docRows.push(row);
     }
   }
-  // the read-ahead has stopped at its last file; a load that ended before it was left by the
-  // worker, which stops once nothing is taken from it for a while (read-ahead.ts)
-  if (ahead) vault.ports.files.readAhead?.([]);
   const rowOf = (k: number): Row => {
     const row = docRows[k]!;
     return row.length === 3 ? encode(docs[k]!, row[1], row[2]) : row;
