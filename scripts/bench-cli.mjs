@@ -221,7 +221,7 @@ try {
   const fmt = (x) => (x === null || x === undefined ? '' : x.toFixed(0));
   const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}x` : '');
   console.log(`\nEngram at the command line: ${SIZE} memories, medians (${RUNS} rounds; import ${IMPORTS}, first recall ${Math.max(1, Math.ceil(RUNS / 2))}, consolidate ${CP ? CONSOLIDATES : 1}), builds interleaved`);
-  console.log(`load average (1, 5, 15 min) at start ${load[0].map((x) => x.toFixed(1)).join(' ')}, at end ${load[1].map((x) => x.toFixed(1)).join(' ')}; ${PYTHON ? 'CPU = user + system from each process\'s rusage (python3 os.wait4, microseconds)' : TIME ? 'CPU = user + system (GNU time, 10 ms steps)' : 'no /usr/bin/time: wall only'}\n`);
+  console.log(`vaults under ${tmpdir()} (TMPDIR); load average (1, 5, 15 min) at start ${load[0].map((x) => x.toFixed(1)).join(' ')}, at end ${load[1].map((x) => x.toFixed(1)).join(' ')}; ${PYTHON ? 'CPU = user + system from each process\'s rusage (python3 os.wait4, microseconds)' : TIME ? 'CPU = user + system (GNU time, 10 ms steps)' : 'no /usr/bin/time: wall only'}\n`);
   const head = ['measure', 'build', 'wall ms', 'x node -e 0', 'CPU ms', 'CPU x node', 'peak MB'];
   if (builds.length > 1) head.push(`wall x ${builds[1].name}`, `CPU x ${builds[1].name}`);
   console.log(`| ${head.join(' | ')} |`);
@@ -339,7 +339,7 @@ function writeReadme(targets) {
     const samples = rows.get(row)?.get(who);
     return samples ? median(samples.map((x) => x[key])) : null;
   };
-  const measured = `Measured by \`node scripts/bench-cli.mjs --readme${values.size !== '10000' ? ` --size ${SIZE}` : ''}${other ? ' --compare OTHER' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${SIZE.toLocaleString('en')} memories, ${TIME ? 'CPU time (user + system)' : 'wall time'}, medians of ${RUNS} rounds, builds interleaved; load average ${load[0][0].toFixed(1)} at start, ${load[1][0].toFixed(1)} at end (${cpus().length} cores).`;
+  const measured = `Measured by \`node scripts/bench-cli.mjs --readme${values.size !== '10000' ? ` --size ${SIZE}` : ''}${other ? ' --compare OTHER' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${SIZE.toLocaleString('en')} memories, ${TIME ? 'CPU time (user + system)' : 'wall time'}, medians of ${RUNS} rounds, builds interleaved, vaults under ${tmpdir()}; load average ${load[0][0].toFixed(1)} at start, ${load[1][0].toFixed(1)} at end (${cpus().length} cores).`;
   const table = [`| at the command line | ms | x \`node -e 0\`${other ? ` | x ${other}` : ''} |`, `|---|---:|---:|${other ? '---:|' : ''}`];
   for (const row of rows.keys()) {
     const mine = cell(row, 0);
