@@ -131,4 +131,30 @@ describe('an import whose creates are made in the background', () => {
     expect(memoryFiles(tree(bg.root))).toEqual(memoryFiles(before));
     expect(tree(bg.root)).toEqual(tree(plain.root));
   });
+
+  it('a create of the last batch that fails is reported too: the batch written in the background is awaited before the run ends', async () => {
+    // the 114th create is the last line's (its batch only creates, so it is written behind the
+    // planning with nothing planned after it): its error must still stop the run and undo it
+    const failLast = async (runtime: Runtime): Promise<string> => {
+      const write = NodeFileStore.prototype.write;
+      let creates = 0;
+      const spy = jest.spyOn(NodeFileStore.prototype, 'write').mockImplementation(function (this: NodeFileStore, rel, data, options) {
+        if (options?.expect === null && ++creates === 114) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+        return write.call(this, rel, data, options);
+      });
+      try {
+        return await importLines(runtime.vault, fileLines(), { batchLines: 7 }).then(
+          (summary) => `imported ${summary.created}`,
+          (error: Error) => error.message,
+        );
+      } finally {
+        spy.mockRestore();
+      }
+    };
+    const plain = await vaultOf(false);
+    const bg = await vaultOf(true);
+    const expected = 'import stopped: ENOSPC: no space left on device, write; nothing imported (122 writes of this run undone)';
+    expect([await failLast(bg), asked, await failLast(plain)]).toEqual([expected, 1, expected]);
+    expect(tree(bg.root)).toEqual(tree(plain.root));
+  });
 });
