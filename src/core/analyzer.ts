@@ -1,4 +1,5 @@
 import { stem } from './porter2';
+import { DATE_CODE_ISO, wordDateCode } from './recall/dates';
 
 /**
  * Text analysis for lexical similarity: lowercase, split on anything that is not a letter
@@ -101,6 +102,8 @@ const NEGATION = 1;
 let slotBits = 16;
 const tableWords: string[] = [];
 const tableValues: Array<string | typeof STOP | typeof NEGATION> = [];
+/** Each entry's wordDateCode (recall/dates.ts): what findDates' startsNothing makes of the word. */
+const tableDateCodes: number[] = [];
 /** Entry + 1 of each slot (0: empty); half of them at most are filled. */
 let tableSlots = new Int32Array(1 << slotBits);
 
@@ -109,6 +112,7 @@ export function resetWordTable(bits = 16): void {
   slotBits = bits;
   tableWords.length = 0;
   tableValues.length = 0;
+  tableDateCodes.length = 0;
   tableSlots = new Int32Array(1 << bits);
 }
 
@@ -152,6 +156,7 @@ export function tableEntry(text: string, from: number, to: number, hash: number)
   const e = tableWords.length;
   tableWords.push(word);
   tableValues.push(NEGATIONS.has(word) ? NEGATION : STOP_WORDS.has(word) ? STOP : stem(word));
+  tableDateCodes.push(wordDateCode(word));
   tableSlots[slot] = e + 1;
   wordTableCounts.added++;
   return e;
@@ -189,6 +194,10 @@ export function analyzeAscii(text: string): Analysis | null {
   const terms = foundTerms;
   let count = 0;
   let negations = 0;
+  // startsNothing's state (recall/dates.ts), word by word: the number pending before the next
+  // word, and whether the text still starts nothing
+  let pending = 0;
+  let quiet = true;
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -198,6 +207,7 @@ export function analyzeAscii(text: string): Analysis | null {
         if (count > FOUND_TERMS_KEPT) foundTerms = [];
         return null;
       }
+      if (c === 0x2c) pending = 0; // a comma
       i++;
       continue;
     }
@@ -209,15 +219,40 @@ export function analyzeAscii(text: string): Analysis | null {
     } while ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a));
     if (i - from > STEM_LIMIT) {
       terms[count++] = text.slice(from, Math.min(i, from + TOKEN_LIMIT)).toLowerCase();
+      quiet = false; // not known: findDates looks
       continue;
     }
-    const value = tableValues[tableEntry(text, from, i, hash)]!;
+    const e = tableEntry(text, from, i, hash);
+    const value = tableValues[e]!;
     if (value === NEGATION) negations++;
     else if (value !== STOP) terms[count++] = value;
+    if (quiet) {
+      const code = tableDateCodes[e]!;
+      pending = (code >> (2 * pending)) & 3;
+      // c is the character after the word: a '-' after four digits may make an ISO date
+      if (pending === 3 || ((code & DATE_CODE_ISO) !== 0 && c === 0x2d)) quiet = false;
+    }
   }
   // a long text's terms are not kept past its analysis
   if (count > FOUND_TERMS_KEPT) foundTerms = [];
-  return { terms: terms.slice(0, count), negated: negations % 2 === 1 };
+  const analysis = { terms: terms.slice(0, count), negated: negations % 2 === 1 };
+  lastAscii = analysis;
+  lastAsciiQuiet = quiet;
+  return analysis;
+}
+
+/** analyzeAscii's last analysis, and whether its text starts nothing for findDates. */
+let lastAscii: Analysis | null = null;
+let lastAsciiQuiet = false;
+
+/**
+ * Whether findDates finds nothing in the text of `analysis` (its startsNothing says so), told
+ * from analyzeAscii's pass over it: true only for the last analysis analyzeAscii made, when its
+ * text starts nothing; false is "not known" (findDates then looks). A text's start of a longer
+ * text analysed (a body before its tags) starts nothing when the whole does.
+ */
+export function startsNoDate(analysis: Analysis): boolean {
+  return analysis === lastAscii && lastAsciiQuiet;
 }
 
 export function analyze(text: string): Analysis {

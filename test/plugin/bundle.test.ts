@@ -191,8 +191,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // before they are sorted, degreeOf's map filled by a loop and an archived rewrite's memory
   // made from the one read (memory-files.ts and consolidate.ts are the plugin's too; issue 23,
   // first consolidate).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(610_400);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_402_300); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 610.7 KB (+0.6 KB: 610,130 -> 610,734 bytes) with the analyser telling findDates' startsNothing
+  // answer in its pass over the words (wordDateCode) and the episode index's terms taking the word
+  // index's order without a sort (issue 23, first recall without its cache).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(610_900);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_402_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

@@ -1,4 +1,4 @@
-import { analyze } from '../analyzer';
+import { analyze, startsNoDate } from '../analyzer';
 import { contentHash } from '../ids';
 import { MemoryParseError } from '../errors';
 import { LINK_KINDS, type LinkKind, type MemoryLink } from '../links';
@@ -152,8 +152,11 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
   const accessMs = memory.last_accessed_at === memory.created_at ? createdMs : parseTimestamp(memory.last_accessed_at)!;
   const activationMs = !memory.activation_at ? accessMs : memory.activation_at === memory.last_accessed_at ? accessMs : parseTimestamp(memory.activation_at)!;
   const links = memory.links.length === 0 ? memory.links : ownLinks(memory.links);
+  // without tags, the text alone: its copy with a space after it gives no other word
+  const analysis = analyze(memory.tags.length === 0 ? text : `${text} ${memory.tags.join(' ')}`);
   // the terms of its day, shared with the other documents of that day when it names no date
-  const times = sharedTimeTerms(text, createdMs);
+  // (told by the analysis' pass when it can)
+  const times = sharedTimeTerms(text, createdMs, startsNoDate(analysis));
   const entities = entityTerms(text);
   return {
     id: ownString(memory.id),
@@ -173,8 +176,7 @@ export function catalogDoc(memory: Memory, archived: boolean): RecallDoc {
     agent_role: ownOrNull(memory.agent_role),
     source: ownOrNull(memory.source),
     session: ownOrNull(memory.session),
-    // without tags, the text alone: its copy with a space after it gives no other word
-    terms: analyze(memory.tags.length === 0 ? text : `${text} ${memory.tags.join(' ')}`).terms,
+    terms: analysis.terms,
     // the documents of a day share its terms (facets are read, never changed, by what indexes them)
     facets: entities.length === 0 ? (times as string[]) : [...times, ...entities],
     links,

@@ -91,12 +91,14 @@ export function memoryTimeTerms(text: string, createdMs: number): string[] {
  * of its day's terms that every memory written that day shares: the caller changes nothing in
  * it. A first load keeps 10,000 memories' terms (a copy each was ~70 bytes of each one's ~1.8 KB).
  */
-export function sharedTimeTerms(text: string, createdMs: number): readonly string[] {
-  return timeTerms(text, createdMs, true);
+export function sharedTimeTerms(text: string, createdMs: number, namesNoDate = false): readonly string[] {
+  return timeTerms(text, createdMs, true, namesNoDate);
 }
 
-function timeTerms(text: string, createdMs: number, share: boolean): readonly string[] {
+/** `namesNoDate`: the caller knows findDates finds nothing in the text (analyzer.ts startsNoDate). */
+function timeTerms(text: string, createdMs: number, share: boolean, namesNoDate = false): readonly string[] {
   const written = writtenDayTerms(Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY);
+  if (namesNoDate) return share ? written : [...written];
   const found = findDates(text, createdMs);
   // most memories name no date and no duration: their terms are their day's (each once already)
   if (found.mentions.length === 0 && found.durations.length === 0) return share ? written : [...written];

@@ -1,4 +1,5 @@
-import { findDates, findDatesCounting, tokenize, tokensOf } from '../../../src/core/recall/dates';
+import { analyze, analyzeAnyText, resetWordTable, startsNoDate } from '../../../src/core/analyzer';
+import { DATE_CODE_ISO, findDates, findDatesCounting, tokenize, tokensOf, wordDateCode } from '../../../src/core/recall/dates';
 
 /**
  * findDates skips numbers that begin no date or duration (inertNumber) without trying the
@@ -170,5 +171,92 @@ describe('the texts findDates answers without tokens (startsNothing)', () => {
     expect(quietCount).toBe(468);
     expect(['12@of', '12[of', '12`of', '12{of', '12/of', '12:of', '3@days', '19@50', 'x@may'].map(quiet)).toEqual([false, false, false, false, false, false, false, true, false]);
     expect(['12aof', '12Zof', '120of', '3Adays', '1950', 'xAmay', 'mayAx'].map(quiet)).toEqual([true, true, true, true, false, true, true]);
+  });
+});
+
+describe("the analyser's pass tells startsNothing's answer (startsNoDate, wordDateCode)", () => {
+  const quiet = (text: string) => findDatesCounting(text, ANCHOR, true).quiet;
+  /** What startsNoDate says: startsNothing's answer, but "not known" (false) where the analyser does not read the text by hand or a long word or four digits and a '-' stand. */
+  const expected = (text: string) => quiet(text) && !/[^\0-\x7f]|['`]|[a-z0-9]{41,}|(^|\D)\d{4}-/i.test(text);
+
+  it('says what startsNothing says of the bench-like random texts and of every ASCII character beside days, units, years and months', () => {
+    const pieces = ['Observation', 'auth', 'term', 'ledger', 'x', 'y', 'h', 's', '0', '7', '12', '31', '45', '123', '1950', '2019', '1850',
+      '9999', 'of', 'weeks', 'days', 'months', 'and', 'ago', 'night', 'may', 'a', 'nd', 'th', ',', '.', ':', '-', ' ', ' ', ' ', '\u00e9', "'"];
+    let seed = 43;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const texts: string[] = [];
+    for (let k = 0; k < 4000; k++) {
+      let text = '';
+      for (let n = 1 + Math.floor(random() * 14); n > 0; n--) text += pieces[Math.floor(random() * pieces.length)]!;
+      texts.push(text);
+    }
+    for (let c = 0; c < 0x80; c++) {
+      const ch = String.fromCharCode(c);
+      texts.push(`12${ch}of`, `3${ch}days`, `19${ch}50`, `x${ch}may`, `may${ch}x`, `2${ch}nd`, `${ch}12 of`, `term${ch}3 weeks`, `1234${ch}05-06`, `1234${ch}x`);
+    }
+    let told = 0;
+    for (const text of texts) {
+      const analysis = analyze(text);
+      expect({ text, told: startsNoDate(analysis) }).toEqual({ text, told: expected(text) });
+      if (startsNoDate(analysis)) {
+        told++;
+        expect(findDates(text, ANCHOR)).toEqual({ mentions: [], durations: [] });
+      }
+    }
+    expect(told).toBe(2372);
+    // a word's code: what follows it for a number of none, one or two digits pending before it (3: it starts something)
+    expect(['term', 'term38', 'term2a', 'of', 'weeks', '12', '1234', '1950', '3rd'].map(wordDateCode)).toEqual([
+      0b000000, 0b010101, 0b111111, 0b001100, 0b111100, 0b010101, 0b101010 | DATE_CODE_ISO, 0b111111 | DATE_CODE_ISO, 0b111111,
+    ]);
+  });
+
+  it("gives each word startsNothing's answer after it for each number before it (its code read back through startsNothing)", () => {
+    const pieces = ['term', 'x', 'a', 'of', 'weeks', 'day', 'may', 'nd', 'th', 'st', 'ago', 'the', '0', '7', '12', '123', '1950', '2019', '9999', '1'];
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const words = [...pieces];
+    for (let k = 0; k < 3000; k++) {
+      let word = '';
+      for (let n = 1 + Math.floor(random() * 4); n > 0; n--) word += pieces[Math.floor(random() * pieces.length)]!;
+      words.push(word);
+    }
+    const counts = [0, 0, 0, 0];
+    for (const word of words) {
+      const code = wordDateCode(word);
+      ['x ', '12 ', '123 '].forEach((before, pending) => {
+        // what is pending after the word: a unit after it starts something unless none is; "of" unless it is of more than two digits
+        const told = !quiet(before + word) ? 3 : quiet(`${before + word} weeks`) ? 0 : quiet(`${before + word} of`) ? 2 : 1;
+        expect({ word, pending, after: (code >> (2 * pending)) & 3 }).toEqual({ word, pending, after: told });
+        counts[told]!++;
+      });
+      expect({ word, iso: (code & DATE_CODE_ISO) !== 0 }).toEqual({ word, iso: /(^|\D)\d{4}$/.test(word) });
+    }
+    expect(counts).toEqual([3167, 1078, 1279, 3536]);
+  });
+
+  it('is "not known" for any analysis but the last the ASCII pass made, and for a text it does not read by hand', () => {
+    const first = analyze('auth term38 token');
+    expect(startsNoDate(first)).toBe(true);
+    const second = analyze('auth 3 weeks token');
+    expect([startsNoDate(first), startsNoDate(second)]).toEqual([false, false]);
+    expect(startsNoDate(analyze("auth term38 don't"))).toBe(false);
+    expect(quiet("auth term38 don't")).toBe(true);
+    expect(startsNoDate(analyzeAnyText('auth term38 token'))).toBe(false);
+    // a body with its tags after it: quiet when the whole is, and then its body is
+    expect(startsNoDate(analyze('Observation 12: auth term38 api'))).toBe(true);
+    expect(startsNoDate(analyze('Observation 12: auth term38 weeks'))).toBe(false);
+  });
+
+  it('keeps each word its code when the word table is emptied and filled again', () => {
+    resetWordTable(4); // 16 slots: emptied at the 9th word
+    try {
+      const text = 'w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 12 weeks w13';
+      const analysis = analyze(text);
+      expect(startsNoDate(analysis)).toBe(false);
+      expect(startsNoDate(analyze('w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 12 ww weeks'))).toBe(true);
+      expect(quiet('w1 w2 w3 w4 w5 w6 w7 w8 w9 w10 w11 12 ww weeks')).toBe(true);
+    } finally {
+      resetWordTable();
+    }
   });
 });
