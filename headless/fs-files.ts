@@ -656,7 +656,9 @@ export class NodeFileStore implements FileStore {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(to);
       throw error;
     }
-    await this.faults.afterLink?.(target);
+    // awaited only when there is a hook (the tests'): each await is a turn of the microtask queue,
+    // for each of the 9,000 moves of a first consolidation at 10k
+    if (this.faults.afterLink) await this.faults.afterLink(target);
     fs.unlinkSync(source);
   }
 
@@ -683,7 +685,7 @@ export class NodeFileStore implements FileStore {
       temp = this.writeTemp(target, Buffer.from(data, 'utf8'), written);
     }
     linkNew(temp, target, to);
-    await this.faults.afterLink?.(target);
+    if (this.faults.afterLink) await this.faults.afterLink(target);
     const taken = nodePath.join(nodePath.dirname(source), `.${nodePath.basename(source)}.${process.pid}.${++tempCounter}.tmp`);
     try {
       fs.renameSync(source, taken);

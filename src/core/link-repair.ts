@@ -209,9 +209,18 @@ function linkNamesStand(text: string, recorded: unknown, n: Names, fixed: LinkKi
     if (n.nameOf.get(id) !== target) return false;
     const label = m[3];
     const kind = fixed ?? memoryKind(label) ?? (label === undefined || label.trim() === '' ? 'related' : null);
-    if (kind !== null && !(MEMORY_ID.test(id) && Array.isArray(recorded) && recorded.includes(`${kind} ${id}`))) return false;
+    if (kind !== null && !(MEMORY_ID.test(id) && Array.isArray(recorded) && recordedAs(recorded, kind, id))) return false;
   }
   return true;
+}
+
+/** `recorded.includes(`${kind} ${id}`)` without making that string (linkNamesStand: two links a memory, every memory each night). */
+function recordedAs(recorded: unknown[], kind: string, id: string): boolean {
+  const length = kind.length + 1 + id.length;
+  for (const entry of recorded) {
+    if (typeof entry === 'string' && entry.length === length && entry.charCodeAt(kind.length) === 0x20 && entry.startsWith(kind) && entry.endsWith(id)) return true;
+  }
+  return false;
 }
 
 /**

@@ -344,8 +344,15 @@ export class Vault {
     // every file listed was read whole: the index is what a refresh would make of this listing,
     // and the ids are at hand; otherwise it learns what was read and refreshes the rest itself
     let ids: Map<string, string[]> | undefined;
-    if (idOf.size === paths.length) ids = await this.index.adopt(paths.map((p) => [p, notes.get(p)!.version!.size, notes.get(p)!.version!.mtimeMs, idOf.get(p)!]));
-    else for (const [p, id] of idOf) this.index.learn(p, notes.get(p)!.version!.size, notes.get(p)!.version!.mtimeMs, id);
+    if (idOf.size === paths.length) {
+      // one look-up of each path's note (it was two, for each of 10,000 paths in a first consolidation)
+      ids = await this.index.adopt(
+        paths.map((p) => {
+          const version = notes.get(p)!.version!;
+          return [p, version.size, version.mtimeMs, idOf.get(p)!];
+        }),
+      );
+    } else for (const [p, id] of idOf) this.index.learn(p, notes.get(p)!.version!.size, notes.get(p)!.version!.mtimeMs, id);
     return { memories, problems, duplicates, paths, read: notes, ...(ids ? { ids } : {}) };
   }
 

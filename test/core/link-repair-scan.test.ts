@@ -110,6 +110,18 @@ describe('linksStand: a memory whose links all stand is left without planning', 
     expect(stands('Text.', [`decays_from ${A}`], '[[alpha]]')).toBe(false);
   });
 
+  it('finds the link recorded as `kind id` exactly, among entries of any kind', () => {
+    // recorded among other values: numbers, null, a hole, other links
+    expect(stands('See [[Alpha]].', [42, null, , 'related mem-bbbbbbbbbbbb', `related ${A}`])).toBe(true);
+    expect(stands('See [[Alpha|supersedes]].', [`related ${A}`, `supersedes ${A}`])).toBe(true);
+    // the same length, one character off: the separator, the kind, the id; longer, shorter
+    expect(stands('See [[Alpha]].', [`related_${A}`])).toBe(false);
+    expect(stands('See [[Alpha]].', [`relates ${A}`])).toBe(false);
+    expect(stands('See [[Alpha]].', ['related mem-aaaaaaaaaaab'])).toBe(false);
+    expect(stands('See [[Alpha]].', [`related ${A} `, `related  ${A}`, `related ${A.slice(0, -1)}`])).toBe(false);
+    expect(stands('See [[Alpha]].', [[`related ${A}`], { [`related ${A}`]: true }])).toBe(false);
+  });
+
   it('agrees with the full plan on random vaults: what it lets stand, a repair of every link leaves too', async () => {
     const random = seededRandom('links-stand');
     const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

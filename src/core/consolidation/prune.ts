@@ -11,13 +11,22 @@ import type { EngramSettings } from '../settings';
 export const PRUNE_STRENGTH = 0.05;
 export const WELL_CONNECTED = 3;
 
+/** Partners an id's list holds before it becomes a Set (degreeOf). */
+const FEW_PARTNERS = 8;
+
 export function degreeOf(memories: Memory[]): Map<string, number> {
-  const neighbours = new Map<string, Set<string>>();
+  // each id's distinct partners: a list while there are few (most memories have two or three:
+  // a Set each was 10,000 Sets in a first consolidation at 10k), a Set past FEW_PARTNERS
+  const neighbours = new Map<string, string[] | Set<string>>();
   const add = (a: string, b: string) => {
     if (a === b) return;
-    let set = neighbours.get(a);
-    if (!set) neighbours.set(a, (set = new Set()));
-    set.add(b);
+    const partners = neighbours.get(a);
+    if (partners === undefined) neighbours.set(a, [b]);
+    else if (!Array.isArray(partners)) partners.add(b);
+    else if (!partners.includes(b)) {
+      if (partners.length < FEW_PARTNERS) partners.push(b);
+      else neighbours.set(a, new Set([...partners, b]));
+    }
   };
   for (const m of memories) {
     for (const link of m.links) {
@@ -32,7 +41,7 @@ export function degreeOf(memories: Memory[]): Map<string, number> {
   // each id's count, in the same order (a spread of the 10,000 entries and a pair for each was
   // three arrays a memory in a first consolidation)
   const degree = new Map<string, number>();
-  for (const [id, set] of neighbours) degree.set(id, set.size);
+  for (const [id, partners] of neighbours) degree.set(id, Array.isArray(partners) ? partners.length : partners.size);
   return degree;
 }
 

@@ -67,7 +67,10 @@ export interface ClusterMemo {
 
 export function planClusters(all: Memory[], live: Memory[], vectors: StoredVectors | null, settings: EngramSettings, memo: ClusterMemo = { previous: null }): ClusterAction[] {
   const episodes = live.filter((m) => m.category === 'episodic');
-  const byId = new Map(all.map((m) => [m.id, m]));
+  // every memory by id, for the groups' patterns: made at the first group (a Map of all 10,000
+  // memories was made for none in the bench vault's first consolidation, which finds no group)
+  let byIdMap: Map<string, Memory> | null = null;
+  const byId = (): Map<string, Memory> => (byIdMap ??= new Map(all.map((m) => [m.id, m])));
   let kind: 'vector' | 'lexical' = 'lexical';
   let groups: Array<{ group: number[]; medoid: number }>;
   const rowOf = vectors ? rowIndex(vectors) : new Map<string, number>();
@@ -113,9 +116,9 @@ export function planClusters(all: Memory[], live: Memory[], vectors: StoredVecto
     const tags = [...tagCount].filter(([, c]) => c * 2 >= members.length).map(([t]) => t).sort();
     const ids = members.map((m) => m.id).sort();
     const relatedPaths = [...new Set(members.flatMap((m) => m.related_paths))].sort();
-    const existing = mostCommonPattern(members, byId);
+    const existing = mostCommonPattern(members, byId());
     if (existing) {
-      const fresh = ids.filter((id) => !byId.get(id)!.links.some((l) => l.kind === 'decays_from' && l.target === existing.id));
+      const fresh = ids.filter((id) => !byId().get(id)!.links.some((l) => l.kind === 'decays_from' && l.target === existing.id));
       if (fresh.length === 0) continue;
       const count = (typeof existing.extra.reinforcement_count === 'number' ? existing.extra.reinforcement_count : 1) + 1;
       const confidence = existing.confidence === 'inferred' && count >= settings.consolidation.confirmations ? 'observed' : existing.confidence;

@@ -58,4 +58,18 @@ describe('prune (SPEC §8 step 1)', () => {
     expect([...degreeOf([hub, two, three])]).toEqual([[id(1), 3], [id(2), 1], [id(3), 2], [id(4), 2]]);
     expect([...degreeOf([three, two])]).toEqual([[id(3), 1], [id(4), 1], [id(2), 1], [id(1), 1]]);
   });
+
+  it('counts a hub of many partners, each once, in the order met, past the short list', () => {
+    const partners = Array.from({ length: 12 }, (_, k) => id(10 + k));
+    // every partner linked twice and named again by co-access; the hub links to itself too
+    const links = [...partners, ...partners, id(1)].map((p) => `[[${p}|related]]`).join(' ');
+    const coAccess = `{${partners.map((p) => `"${p}": 1`).join(', ')}}`;
+    const hub = memory(1, { co_access: coAccess }, `Hub.\n\n${links}\n`);
+    const degree = degreeOf([hub]);
+    expect(degree.get(id(1))).toBe(12);
+    expect([...degree.keys()]).toEqual([id(1), ...partners]);
+    expect(partners.map((p) => degree.get(p))).toEqual(Array(12).fill(1));
+    // eight partners stay a list, nine make it a set: both counted the same
+    for (const n of [8, 9]) expect(degreeOf([memory(2, {}, `Eight.\n\n${partners.slice(0, n).map((p) => `[[${p}]] [[${p}|related]]`).join(' ')}\n`)]).get(id(2))).toBe(n);
+  });
 });
