@@ -466,7 +466,7 @@ export class NodeFileStore implements FileStore {
     if (options.expect === null) return this.create(full, rel, data);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
-    const temp = this.writeTemp(full, bytes, written);
+    const temp = writeTemp(tempBeside(full), bytes, written);
     let placed = false;
     try {
       if (options.expect === undefined) {
@@ -489,9 +489,7 @@ export class NodeFileStore implements FileStore {
    */
   private create(full: string, rel: string, data: string | Uint8Array): FileVersion | Promise<FileVersion> {
     if (this.creator !== null && typeof data === 'string') return this.creator.create(tempBeside(full), full, rel, data);
-    const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
-    linkNew(this.writeTemp(full, data, written), full, rel);
-    return written;
+    return createNew(tempBeside(full), full, rel, data);
   }
 
   /**
@@ -542,7 +540,7 @@ export class NodeFileStore implements FileStore {
     }
     const theirs = readAll(fd, stat.size);
     if (theirs.length === 0) return false; // a save that truncated and never wrote: nothing to put back
-    const temp = this.writeTemp(full, theirs);
+    const temp = writeTemp(tempBeside(full), theirs);
     let placed = false;
     try {
       const now = await this.readStable(full, rel);
@@ -566,34 +564,10 @@ export class NodeFileStore implements FileStore {
     }
   }
 
-  /**
-   * A complete temp file beside `full`, created exclusively (never through a planted link).
-   * `stat`, when given, receives its size and mtime (what a listing shows once it has its name:
-   * a link or a rename keeps both) and its version tag (readVersioned's: the file is complete
-   * and marked ours, so it is quiet at once).
-   */
-  private writeTemp(full: string, bytes: string | Uint8Array | Iterable<Uint8Array>, stat?: FileVersion): string {
-    const temp = tempBeside(full);
-    const fd = fs.openSync(temp, CREATE_FLAGS, 0o644);
-    try {
-      if (typeof bytes === 'string') writeText(fd, bytes);
-      else if (ArrayBuffer.isView(bytes)) writeAll(fd, bytes);
-      else for (const piece of bytes) writeAll(fd, piece);
-      markOurs(fd);
-      if (stat) Object.assign(stat, versionOf(fs.fstatSync(fd, { bigint: true })));
-    } catch (error) {
-      fs.closeSync(fd);
-      unlinkQuietly(temp);
-      throw error;
-    }
-    fs.closeSync(fd);
-    return temp;
-  }
-
   /** FileStore.writeChunks: write() without `expect`, each piece written as it comes (the temp file, then its rename). */
   async writeChunks(rel: string, chunks: Iterable<Uint8Array>): Promise<void> {
     const full = this.resolve(rel);
-    const temp = this.writeTemp(full, chunks);
+    const temp = writeTemp(tempBeside(full), chunks);
     let placed = false;
     try {
       fs.renameSync(temp, full); // rename replaces a symlink itself, never its target
@@ -678,11 +652,11 @@ export class NodeFileStore implements FileStore {
     const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
     let temp: string;
     try {
-      temp = this.writeTemp(target, Buffer.from(data, 'utf8'), written);
+      temp = writeTemp(tempBeside(target), Buffer.from(data, 'utf8'), written);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       fs.mkdirSync(nodePath.dirname(target), { recursive: true });
-      temp = this.writeTemp(target, Buffer.from(data, 'utf8'), written);
+      temp = writeTemp(tempBeside(target), Buffer.from(data, 'utf8'), written);
     }
     linkNew(temp, target, to);
     if (this.faults.afterLink) await this.faults.afterLink(target);
@@ -853,32 +827,6 @@ class EmptyWatch {
   }
 }
 
-/**
- * Mark a file we wrote completely: its mtime is set (to now, to the millisecond), which
- * makes its ctime differ from its mtime. A file whose last change was a data write has
- * mtime == ctime; ours never does, so a reader that finds it fresh needs not wait.
- */
-function markOurs(fd: number): void {
-  const now = Date.now() / 1000; // in seconds, what futimes makes of a Date: no Date made
-  fs.futimesSync(fd, now, now);
-}
-
-/** A version as `readVersioned` reports it; its mtimeMs is what a plain `fs.statSync` says (seconds x 1000 + nanoseconds / 10^6). */
-function versionOf(stat: fs.BigIntStats): FileVersion {
-  return { size: Number(stat.size), mtimeMs: plainMtimeMs(stat), tag: versionTag(stat) };
-}
-
-/** The mtime in ms as a plain `fs.statSync` says it (seconds x 1000 + nanoseconds / 10^6). */
-function plainMtimeMs(stat: fs.BigIntStats): number {
-  const ns = stat.mtimeNs;
-  return ns >= 0n ? Number(ns / 1_000_000_000n) * 1e3 + Number(ns % 1_000_000_000n) / 1e6 : Number(stat.mtimeMs);
-}
-
-/** What stays the same while a file's content does (sameVersion's fields); a move (link, unlink) keeps it. */
-function versionTag(stat: fs.BigIntStats): string {
-  return `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
-}
-
 /** The same content version of a file: a data write changes its mtime (ctime also moves when it is renamed or unlinked). */
 function sameVersion(a: fs.BigIntStats, b: fs.BigIntStats): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
@@ -944,102 +892,161 @@ function readStaged(fd: number, sizeHint: bigint | number, room: number): Buffer
   return whole.subarray(0, filled);
 }
 
-/**
- * `text` as UTF-8, encoded by the write call itself (Buffer.from's encoding, without a Buffer
- * made for each file an import creates); what a short write left, from its bytes.
- */
-function writeText(fd: number, text: string): void {
-  const written = fs.writeSync(fd, text);
-  if (written < Buffer.byteLength(text, 'utf8')) writeAll(fd, Buffer.from(text, 'utf8').subarray(written));
-}
-
 /** The hidden temp name beside `full` (`.NAME.PID.N.tmp`, TEMP_NAME): what path.join(dirname, …) makes of it, by its last separator. */
 function tempBeside(full: string): string {
   const cut = full.lastIndexOf(nodePath.sep) + 1;
   return `${full.slice(0, cut)}.${full.slice(cut)}.${process.pid}.${++tempCounter}.tmp`;
 }
 
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+type BigStats = fs.BigIntStats;
+
+/**
+ * The steps of writing a file, defined once for the two threads that run them: the main thread
+ * calls what this function returns (below), and the thread of createInBackground evaluates this
+ * function's own text (Function.prototype.toString, creatorSource), so a new file is made by the
+ * same code on either (stop 44's thread ran a copy of the steps in a string, to be kept in step
+ * by hand). It therefore names nothing from outside itself but its parameters and the globals
+ * every thread has (Buffer, Date, Number, Object, ArrayBuffer): the bundles' minifier renames
+ * the module's own names, and the thread has none of them. (Code instrumented for coverage or
+ * mutation testing adds names of its own: fs-files.ts is not in Stryker's mutate list.)
+ */
+function fileSteps(fs: FsModule, createFlags: number, conflict: (rel: string) => Error) {
+  function unlinkQuietly(path: string): void {
+    try {
+      fs.unlinkSync(path);
+    } catch {
+      // already gone
+    }
+  }
+
+  function writeAll(fd: number, bytes: Uint8Array): void {
+    let offset = 0;
+    while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+  }
+
+  /**
+   * `text` as UTF-8, encoded by the write call itself (Buffer.from's encoding, without a Buffer
+   * made for each file an import creates); what a short write left, from its bytes.
+   */
+  function writeText(fd: number, text: string): void {
+    const written = fs.writeSync(fd, text);
+    if (written < Buffer.byteLength(text, 'utf8')) writeAll(fd, Buffer.from(text, 'utf8').subarray(written));
+  }
+
+  /**
+   * Mark a file we wrote completely: its mtime is set (to now, to the millisecond), which
+   * makes its ctime differ from its mtime. A file whose last change was a data write has
+   * mtime == ctime; ours never does, so a reader that finds it fresh needs not wait.
+   */
+  function markOurs(fd: number): void {
+    const now = Date.now() / 1000; // in seconds, what futimes makes of a Date: no Date made
+    fs.futimesSync(fd, now, now);
+  }
+
+  /** The mtime in ms as a plain `fs.statSync` says it (seconds x 1000 + nanoseconds / 10^6). */
+  function plainMtimeMs(stat: BigStats): number {
+    const ns = stat.mtimeNs;
+    return ns >= 0n ? Number(ns / 1_000_000_000n) * 1e3 + Number(ns % 1_000_000_000n) / 1e6 : Number(stat.mtimeMs);
+  }
+
+  /** What stays the same while a file's content does (sameVersion's fields); a move (link, unlink) keeps it. */
+  function versionTag(stat: BigStats): string {
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+  }
+
+  /** A version as `readVersioned` reports it; its mtimeMs is what a plain `fs.statSync` says (seconds x 1000 + nanoseconds / 10^6). */
+  function versionOf(stat: BigStats): FileVersion {
+    return { size: Number(stat.size), mtimeMs: plainMtimeMs(stat), tag: versionTag(stat) };
+  }
+
+  /**
+   * A complete temp file at `temp` (tempBeside's name), created exclusively (never through a
+   * planted link). `stat`, when given, receives its size and mtime (what a listing shows once it
+   * has its name: a link or a rename keeps both) and its version tag (readVersioned's: the file
+   * is complete and marked ours, so it is quiet at once). Returns `temp`.
+   */
+  function writeTemp(temp: string, bytes: string | Uint8Array | Iterable<Uint8Array>, stat?: FileVersion): string {
+    const fd = fs.openSync(temp, createFlags, 0o644);
+    try {
+      if (typeof bytes === 'string') writeText(fd, bytes);
+      else if (ArrayBuffer.isView(bytes)) writeAll(fd, bytes);
+      else for (const piece of bytes) writeAll(fd, piece);
+      markOurs(fd);
+      if (stat) Object.assign(stat, versionOf(fs.fstatSync(fd, { bigint: true })));
+    } catch (error) {
+      fs.closeSync(fd);
+      unlinkQuietly(temp);
+      throw error;
+    }
+    fs.closeSync(fd);
+    return temp;
+  }
+
+  /** The written temp file linked to its name, never over a file there (`rel` named in the conflict); the temp name removed either way. */
+  function linkNew(temp: string, target: string, rel: string): void {
+    try {
+      fs.linkSync(temp, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw conflict(rel);
+      throw error;
+    } finally {
+      unlinkQuietly(temp);
+    }
+  }
+
+  /** A new file `target` holding `data` (write() with `expect: null`): its temp file written whole, linked to the name, the temp name removed. Its version. */
+  function create(temp: string, target: string, rel: string, data: string | Uint8Array): FileVersion {
+    const written: FileVersion = { size: 0, mtimeMs: 0, tag: '' };
+    linkNew(writeTemp(temp, data, written), target, rel);
+    return written;
+  }
+
+  return { unlinkQuietly, versionTag, versionOf, writeTemp, linkNew, create };
 }
 
-/** The written temp file linked to its name, never over a file there (`rel` named in the conflict); the temp name removed either way. */
-function linkNew(temp: string, target: string, rel: string): void {
-  try {
-    fs.linkSync(temp, target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new WriteConflictError(rel);
-    throw error;
-  } finally {
-    unlinkQuietly(temp);
-  }
-}
+type FsModule = typeof fs;
+
+const { unlinkQuietly, versionTag, versionOf, writeTemp, linkNew, create: createNew } = fileSteps(fs, CREATE_FLAGS, (rel) => new WriteConflictError(rel));
 
 /** How many creates go to the worker in one message: it starts on the first while the caller renders the next (one message for each file costs more than the copy). */
 const CREATE_CHUNK = 64;
 
-/**
- * The worker thread's code: create(temp, full, text) is writeTemp and linkNew of a text, step
- * for step (an exclusive temp file, its text, markOurs, its version from fstat, close, link(2)
- * to its name, the temp name removed), so the guarantees are the same: a reader or a crash
- * sees the whole file or none, and no existing name is ever written over. After a create
- * fails, those after it are not made (null), as a loop of write() calls stops at its error.
- */
-const CREATOR_SOURCE = `
-const fs = require('node:fs');
-const { parentPort, workerData } = require('node:worker_threads');
-const FLAGS = workerData.flags;
-let failed = false;
-function create(temp, full, text) {
-  const fd = fs.openSync(temp, FLAGS, 0o644);
-  let stat;
-  try {
-    const written = fs.writeSync(fd, text);
-    const length = Buffer.byteLength(text, 'utf8');
-    if (written < length) {
-      const bytes = Buffer.from(text, 'utf8');
-      for (let at = written; at < length; ) at += fs.writeSync(fd, bytes, at, length - at);
-    }
-    const now = Date.now() / 1000;
-    fs.futimesSync(fd, now, now);
-    stat = fs.fstatSync(fd, { bigint: true });
-  } catch (error) {
-    fs.closeSync(fd);
-    try { fs.unlinkSync(temp); } catch {}
-    throw error;
-  }
-  fs.closeSync(fd);
-  try {
-    fs.linkSync(temp, full);
-  } finally {
-    try { fs.unlinkSync(temp); } catch {}
-  }
-  const ns = stat.mtimeNs;
-  const mtimeMs = ns >= 0n ? Number(ns / 1000000000n) * 1e3 + Number(ns % 1000000000n) / 1e6 : Number(stat.mtimeMs);
-  return [Number(stat.size), mtimeMs, stat.ino + ':' + stat.size + ':' + ns];
-}
-parentPort.on('message', (queue) => {
-  const results = [];
-  for (let k = 0; k < queue.length; k += 3) {
-    if (failed) {
-      results.push(null);
-      continue;
-    }
-    try {
-      results.push(create(queue[k], queue[k + 1], queue[k + 2]));
-    } catch (error) {
-      failed = true;
-      const e = error || {};
-      results.push({ message: String(e.message), code: e.code, errno: e.errno, syscall: e.syscall, path: e.path, dest: e.dest });
-    }
-  }
-  parentPort.postMessage(results);
-});
-`;
+/** What the worker says of one create: its version, 'conflict' (the name exists: WriteConflictError), another error, or null (not made: one before it failed). */
+type CreateResult = FileVersion | 'conflict' | { message: string; code?: string; errno?: number; syscall?: string; path?: string; dest?: string } | null;
 
-/** What the worker says of one create: its version (size, mtimeMs, tag), its error, or null (not made: one before it failed). */
-type CreateResult = [number, number, string] | { message: string; code?: string; errno?: number; syscall?: string; path?: string; dest?: string } | null;
+/**
+ * The worker's loop (evaluated there from its text, as fileSteps is): each message is a list of
+ * creates (temp, full path, text), made one after the other by fileSteps' create, the main
+ * thread's own, so the guarantees are the same: a reader or a crash sees the whole file or
+ * none, and no existing name is ever written over. Their results go back in one message. After
+ * a create fails, those after it are not made (null), as a loop of write() calls stops at its error.
+ */
+function serveCreates(port: import('node:worker_threads').MessagePort, steps: typeof fileSteps, fs: FsModule, flags: number): void {
+  const { create } = steps(fs, flags, () => Object.assign(new Error('exists'), { conflict: true }));
+  let failed = false;
+  port.on('message', (queue: string[]) => {
+    const results: CreateResult[] = [];
+    for (let k = 0; k < queue.length; k += 3) {
+      if (failed) {
+        results.push(null);
+        continue;
+      }
+      try {
+        results.push(create(queue[k]!, queue[k + 1]!, '', queue[k + 2]!));
+      } catch (error) {
+        failed = true;
+        const e = (error ?? {}) as NodeJS.ErrnoException & { dest?: string; conflict?: boolean };
+        results.push(e.conflict === true ? 'conflict' : { message: String(e.message), code: e.code, errno: e.errno, syscall: e.syscall, path: e.path, dest: e.dest });
+      }
+    }
+    port.postMessage(results);
+  });
+}
+
+/** The worker thread's code: serveCreates, given fileSteps, both by their own text. Exported for tests. */
+export function creatorSource(): string {
+  return `const { parentPort, workerData } = require('node:worker_threads');\n(${serveCreates.toString()})(parentPort, ${fileSteps.toString()}, require('node:fs'), workerData.flags);\n`;
+}
 
 interface Asked {
   rel: string;
@@ -1069,7 +1076,7 @@ class BackgroundCreator {
   constructor() {
     // loaded here, by a bulk import alone: every other command starts without worker_threads
     const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
-    this.worker = new Worker(CREATOR_SOURCE, { eval: true, workerData: { flags: CREATE_FLAGS } });
+    this.worker = new Worker(creatorSource(), { eval: true, workerData: { flags: CREATE_FLAGS } });
     // kept from ending the process only while creates are out (ref in flush)
     this.worker.unref();
     this.worker.on('message', (results: CreateResult[]) => this.settle(results));
@@ -1106,9 +1113,9 @@ class BackgroundCreator {
     for (let j = 0; j < asked.length; j++) {
       const result = results[j];
       const { rel, resolve, reject } = asked[j]!;
-      if (Array.isArray(result)) resolve({ size: result[0], mtimeMs: result[1], tag: result[2] });
-      else if (result === null || result === undefined) reject(new Error(`${rel}: not created (a file asked before it failed)`));
-      else if (result.code === 'EEXIST' && result.syscall === 'link') reject(new WriteConflictError(rel));
+      if (result === null || result === undefined) reject(new Error(`${rel}: not created (a file asked before it failed)`));
+      else if (result === 'conflict') reject(new WriteConflictError(rel));
+      else if ('tag' in result) resolve(result);
       else reject(Object.assign(new Error(result.message), { code: result.code, errno: result.errno, syscall: result.syscall, path: result.path, dest: result.dest }));
     }
     this.quiet();
@@ -1135,14 +1142,6 @@ class BackgroundCreator {
     if (this.sent.length > 0) await new Promise<void>((resolve) => (this.idle = resolve));
     this.worker.removeAllListeners('exit');
     await this.worker.terminate();
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    fs.unlinkSync(path);
-  } catch {
-    // already gone
   }
 }
 

@@ -1,8 +1,13 @@
 // the module itself (a namespace import's properties cannot be spied on), as fs-files.ts reads it
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import * as vm from 'node:vm';
+// the module itself, as createInBackground requires it (its Worker is spied on)
+import threads from 'node:worker_threads';
 import { NodeFileStore } from '../../headless/fs-files';
 import { WriteConflictError } from '../../src/core/errors';
 
@@ -92,8 +97,9 @@ describe('an exclusive create', () => {
 
 /**
  * createInBackground: the same creates made by a worker thread, in the order asked, while the
- * caller computes (a bulk import plans its next lines meanwhile). The worker's code is a copy of
- * writeTemp and linkNew's steps: each result must be what the main thread's create gives.
+ * caller computes (a bulk import plans its next lines meanwhile). The worker evaluates the text
+ * of the functions the main thread's create calls: each result must be what the main thread's
+ * create gives.
  */
 describe('exclusive creates in the background', () => {
   let root: string;
@@ -134,6 +140,100 @@ describe('exclusive creates in the background', () => {
     } finally {
       link.mockRestore();
     }
+  });
+
+  /**
+   * The file system calls `run` makes (synchronously), in order, with their arguments and what
+   * they return; the temp path, the descriptor and the time are named by their role.
+   */
+  function traced<T>(run: () => T): { calls: unknown[][]; value: T } {
+    const calls: unknown[][] = [];
+    for (const name of ['openSync', 'writeSync', 'futimesSync', 'fstatSync', 'closeSync', 'linkSync', 'unlinkSync'] as const) {
+      const real = fs[name] as (...args: unknown[]) => unknown;
+      jest.spyOn(fs, name).mockImplementation(((...args: unknown[]) => {
+        const call: unknown[] = [name, ...args];
+        calls.push(call);
+        const out = real(...args);
+        if (name === 'openSync' || name === 'writeSync') call.push('=>', out);
+        return out;
+      }) as never);
+    }
+    let value: T;
+    try {
+      value = run();
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const fd = calls[0]![calls[0]!.length - 1];
+    const temp = calls[0]![1];
+    const roles = (x: unknown): unknown => (x === fd ? 'fd' : x === temp ? 'temp' : typeof x === 'object' && x !== null && 'size' in x ? 'stats' : x);
+    const named = calls.map((call) => call.map(roles));
+    // futimes: now, to the ms, for both times
+    for (const call of named) if (call[0] === 'futimesSync' && call[2] === call[3] && Math.abs(Number(call[2]) * 1000 - Date.now()) < 60_000) call.splice(2, 2, 'now', 'now');
+    return { calls: named, value };
+  }
+
+  it('is made by the same code as the main thread\'s create: the worker\'s source makes the same system calls, in the same order, with the same arguments', async () => {
+    // the source and data the creating thread is started with, as createInBackground gives them
+    const Real = threads.Worker;
+    const started = jest.spyOn(threads, 'Worker').mockImplementation((...args) => new Real(...args));
+    const background = store.createInBackground(2)!;
+    const [source, options] = started.mock.calls[0]! as [string, { eval: boolean; workerData: unknown }];
+    started.mockRestore();
+    await background.stop();
+    expect(options.eval).toBe(true);
+    // that source run here, with a port of our own: what the thread does with a message
+    const port = Object.assign(new EventEmitter(), { postMessage: (results: unknown) => replies.push(results) });
+    const replies: unknown[] = [];
+    const requireIn = (id: string): unknown => (id === 'node:fs' ? fs : id === 'node:worker_threads' ? { parentPort: port, workerData: options.workerData } : undefined);
+    (vm.runInThisContext(`(function (require) {${source}\n})`) as (r: typeof requireIn) => void)(requireIn);
+    const dir = path.join(root, 'episodic');
+    writeFileSync(path.join(dir, 'taken.md'), 'theirs\n');
+    for (const [name, text] of [['new.md', 'héllo 😀\n'], ['taken.md', 'ours\n']] as const) {
+      const main = traced(() => store.write(`episodic/${name}`, text, { expect: null }).catch((error: Error) => error));
+      const mainResult = await main.value;
+      if (name === 'new.md') fs.renameSync(path.join(dir, name), path.join(dir, 'main-new.md'));
+      const worker = traced(() => port.emit('message', [path.join(dir, `.${name}.worker.tmp`), path.join(dir, name), text]));
+      expect(worker.calls).toEqual(main.calls);
+      const reply = (replies.pop() as unknown[])[0];
+      if (name === 'taken.md') expect([reply, mainResult]).toEqual(['conflict', new WriteConflictError('episodic/taken.md')]);
+      else {
+        // each the version of its file, as a stat gives it
+        const version = (file: string) => {
+          const big = statSync(path.join(dir, file), { bigint: true });
+          return { size: 12, mtimeMs: statSync(path.join(dir, file)).mtimeMs, tag: `${big.ino}:12:${big.mtimeNs}` };
+        };
+        expect([reply, mainResult]).toEqual([version(name), version('main-new.md')]);
+      }
+    }
+    // what the calls were: an exclusive temp, the text, the mark, its version, close, link, unlink
+    expect(traced(() => store.write('episodic/seen.md', 'x\n', { expect: null })).calls).toEqual([
+      ['openSync', 'temp', fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644, '=>', 'fd'],
+      ['writeSync', 'fd', 'x\n', '=>', 2],
+      ['futimesSync', 'fd', 'now', 'now'],
+      ['fstatSync', 'fd', { bigint: true }],
+      ['closeSync', 'fd'],
+      ['linkSync', 'temp', path.join(dir, 'seen.md')],
+      ['unlinkSync', 'temp'],
+    ]);
+  });
+
+  it('works as built: the minified bundle\'s thread (dist/lib.js) gives each file and version, and the conflict, as the main thread', () => {
+    writeFileSync(path.join(root, 'episodic', 'taken.md'), 'theirs\n');
+    const script = `
+      const { NodeFileStore } = require(${JSON.stringify(path.resolve('dist/lib.js'))});
+      const store = new NodeFileStore(process.argv[1]);
+      const background = store.createInBackground(2);
+      const asked = ['a.md', 'b.md', 'taken.md'].map((name) => store.write('episodic/' + name, 'é ' + name + '\\n', { expect: null }).catch((e) => e.name));
+      Promise.all(asked).then(async (out) => { await background.stop(); console.log(JSON.stringify(out)); });`;
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script, root], { encoding: 'utf8' })) as unknown[];
+    const version = (name: string) => {
+      const big = statSync(path.join(root, 'episodic', name), { bigint: true });
+      return { size: Number(big.size), mtimeMs: statSync(path.join(root, 'episodic', name)).mtimeMs, tag: `${big.ino}:${big.size}:${big.mtimeNs}` };
+    };
+    expect(out).toEqual([version('a.md'), version('b.md'), 'WriteConflictError']);
+    expect(readFileSync(path.join(root, 'episodic', 'b.md'), 'utf8')).toBe('é b.md\n');
+    expect(names()).toEqual(['a.md', 'b.md', 'taken.md']);
   });
 
   it('refuses a name that exists (even a dangling link) as WriteConflictError, keeps what is there, and makes none of the creates asked after it', async () => {
