@@ -102,7 +102,7 @@ export const WRITE_INDEX_FILE = '.engram/cache/write-index.json';
 /** The largest write index (bytes) whose remember runs without the optimising compiler (rememberTier). */
 export const REMEMBER_MAX_INDEX = 8 * 1024 * 1024;
 
-/** The V8 flag rebuildTier's and consolidateTier's command lines run under. */
+/** The V8 flag rebuildTier's, consolidateTier's and importTier's command lines run under. */
 export const REBUILD_FLAG = '--max-inlined-bytecode-size-cumulative=150';
 
 /**
@@ -126,6 +126,21 @@ export function consolidateTier(argv: readonly string[], root: () => string | nu
   return (size(`${dir}/${WRITE_INDEX_FILE}`) ?? Infinity) <= CONSOLIDATE_MAX_INDEX;
 }
 
+/**
+ * An `import`: it runs with REBUILD_FLAG's inlining budget, as a first consolidation does, for
+ * the same reason: each of its passes over the lines (check, plan, render, the write index's
+ * rows) runs once per line and a process ends with it, so most of that code runs before or soon
+ * after TurboFan's version of it arrives, and a version that inlined much was compiled again
+ * when the data showed it a new path. Measured on the bench corpus at 10k (c10k, a new vault):
+ * callgrind (--single-threaded), main thread 6,268 -> 6,126 M instructions, all threads 7,032 ->
+ * 6,856 M; CPU (rusage) medians of 7 rounds at load 2-4, 2,053 -> 1,944 ms (the compiling
+ * threads 571 -> 466 ms), and of 6 at load 5-8, 2,143 -> 2,097 ms; at 50k, 3 rounds at load
+ * 9-10, 7.47 -> 7.08 s. The same files and output: a compiler's budget changes no result.
+ */
+export function importTier(argv: readonly string[]): boolean {
+  return argv[commandIndex(argv)] === 'import';
+}
+
 /** The memory cache, from the vault's folder (src/core/memory-cache.ts MEMORY_CACHE_PATH; test/headless/bundles.test.ts checks they agree). */
 export const MEMORY_CACHE_FILE = '.engram/cache/memories.jsonl';
 
@@ -135,7 +150,7 @@ export const CONSOLIDATE_MAX_INDEX = 8 * 1024 * 1024;
 /** The V8 flag the launcher gives this command line before its bundle is compiled, or null (V8's defaults). */
 export function launchFlag(argv: readonly string[], root: () => string | null, stamp: (path: string) => number | null, size: (path: string) => number | null, read: (path: string) => string | null = () => null): string | null {
   if (baselineTier(argv, root, stamp, size, read) || rememberTier(argv, root, size)) return BASELINE_FLAG;
-  return rebuildTier(argv, root, stamp, read) || consolidateTier(argv, root, size) ? REBUILD_FLAG : null;
+  return rebuildTier(argv, root, stamp, read) || consolidateTier(argv, root, size) || importTier(argv) ? REBUILD_FLAG : null;
 }
 
 /** Whether the vault's recall snapshot exists and no memory folder changed after it (baselineTier). */

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, CONSOLIDATE_MAX_INDEX, consolidateTier, launchFlag, MAX_NOTED_CHANGES, MEMORY_CACHE_FILE, REBUILD_FLAG, rebuildTier, REMEMBER_MAX_INDEX, rememberTier, WRITE_INDEX_FILE, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
+import { baselineTier, BASELINE_FLAG, BASELINE_MAX_SNAPSHOT, bundleFor, CHANGES_FILE, changesSince, changesText, CONSOLIDATE_MAX_INDEX, consolidateTier, importTier, launchFlag, MAX_NOTED_CHANGES, MEMORY_CACHE_FILE, REBUILD_FLAG, rebuildTier, REMEMBER_MAX_INDEX, rememberTier, WRITE_INDEX_FILE, CLI_BUNDLE, COMMAND_BUNDLES, SNAPSHOT_FILE, snapshotFresh, TIER_FOLDERS } from '../../headless/bundles';
 import { MEMORY_CACHE_PATH } from '../../src/core/memory-cache';
 import { changesBefore, noteChange } from '../../headless/recall-changes';
 import { MEMORY_ROOTS } from '../../src/core/memory-files';
@@ -108,6 +108,23 @@ describe('rememberTier', () => {
     } finally {
       cleanup();
     }
+  });
+});
+
+describe('importTier', () => {
+  it('gives an import (of a file or of standard input, a dry run too) the smaller inlining budget, with or without a vault found; no other command', () => {
+    const cases: Array<[string[], boolean]> = [
+      [['import', 'x.jsonl'], true],
+      [['--now', NOW, '--vault', '/v', 'import', '-', '--json'], true],
+      [['import', '--dry-run', 'x.jsonl'], true],
+      [['remember', 'import'], false],
+      [['recall', 'import'], false],
+      [['--vault', 'import', 'recall', 'q'], false],
+      [['--', 'import', 'x.jsonl'], false],
+      [[], false],
+    ];
+    expect(cases.map(([argv]) => importTier(argv))).toEqual(cases.map((c) => c[1]));
+    expect(cases.map(([argv]) => launchFlag(argv, () => null, () => null, () => null))).toEqual(cases.map((c) => (c[1] ? REBUILD_FLAG : null)));
   });
 });
 
@@ -239,7 +256,8 @@ describe('baselineTier', () => {
       [['recall', '--batch=q.jsonl'], without, '/v', sizes, null],
       [['recall', 'q'], without, null, sizes, null],
       [['consolidate'], stale, '/v', sizes, null],
-      [['import', 'x.jsonl'], without, '/v', sizes, null],
+      // an import: the same budget (importTier)
+      [['import', 'x.jsonl'], without, '/v', sizes, REBUILD_FLAG],
       [['remember', 'recall'], stale, '/v', sizes, null],
       [['--', 'recall', 'q'], stale, '/v', sizes, null],
       [[], stale, '/v', sizes, null],
