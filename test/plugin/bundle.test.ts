@@ -192,8 +192,7 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // made from the one read (memory-files.ts and consolidate.ts are the plugin's too; issue 23,
   // first consolidate).
   // 610.7 KB (+0.6 KB: 610,130 -> 610,734 bytes) with the analyser telling findDates' startsNothing
-  // answer in its pass over the words (wordDateCode) and the episode index's terms taking the word
-  // index's order without a sort (issue 23, first recall without its cache).
+  // answer in its pass over the words (wordDateCode; issue 23, first recall without its cache).
   // 611.0 KB (+0.30 KB: 610,734 -> 611,031 bytes) with degreeOf's short lists of partners,
   // linksStand's recorded link found without a string made for it, planClusters' map of every
   // memory made at its first group, and loadAll's one look-up a path (issue 23, first consolidate).

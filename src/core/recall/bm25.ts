@@ -392,10 +392,6 @@ export class Bm25ArraysBuilder {
   private readonly lengths: number[] = [];
   /** Set by toArrays when a tf did not fit in 16 bits (toArrays keeps 65,535 of it, as the snapshot does). */
   clamped = false;
-  /** A grouped builder's: the builder its terms came from, and each of that one's term numbers here (-1: none). */
-  private source: { builder: Bm25ArraysBuilder; idOf: Int32Array } | null = null;
-  /** The terms in code-unit order and each one's number (sortedTerms), once made. */
-  private sorted: { terms: string[]; order: Int32Array } | null = null;
 
   /**
    * `room`: the (term, document) entries to make room for at once, when the caller knows a bound
@@ -417,9 +413,6 @@ export class Bm25ArraysBuilder {
     const doc = this.lengths.length;
     this.lengths.push(length);
     this.starts.push(this.entries);
-    // terms of its own now, maybe not its source's: it sorts them itself
-    this.sorted = null;
-    this.source = null;
     // indexed loops over locals: a first recall runs this once a document, the first thousand of
     // them before it is optimised, where each for-of step and each field read costs a call
     for (let l = 0; l < lists.length; l++) this.addTerms(lists[l]!, doc);
@@ -514,52 +507,20 @@ export class Bm25ArraysBuilder {
     out.entries = at;
     out.lastDoc = lastDoc;
     out.lastEntry = lastEntry;
-    out.source = { builder: this, idOf };
     return out;
   }
 
-  /**
-   * The terms in code-unit order, as `<` orders strings, and the number of each (order[r] is
-   * terms[r]'s). A grouped builder's terms are some of its source's, the same strings: they are
-   * the source's order with the others left out, read from it without a sort of their own (a
-   * first recall at 10k sorted its ~15,000 terms twice, once for each index, and looked each one up
-   * in a map again).
-   */
-  private sortedTerms(): { terms: string[]; order: Int32Array } {
-    if (this.sorted) return this.sorted;
+  toArrays(): Bm25Arrays {
     const names = this.names;
     const n = names.length;
-    const order = new Int32Array(n);
-    let terms: string[];
-    if (this.source) {
-      const { builder, idOf } = this.source;
-      const from = builder.sortedTerms();
-      terms = [];
-      for (let r = 0; r < from.order.length; r++) {
-        // none here (-1), or a term the source was given after the grouping (past idOf)
-        const id = idOf[from.order[r]!];
-        if (id === undefined || id < 0) continue;
-        order[terms.length] = id;
-        terms.push(from.terms[r]!);
-      }
-    } else {
-      // sort's own comparison, without a comparator called back for each pair (the terms are
-      // distinct: each one's number is what the map of terms says); over the ~20,000 terms of a
-      // first recall at 10k, mostly before the comparator was optimised, that was 10-25 ms a sort
-      terms = names.slice().sort();
-      const ids = this.ids;
-      for (let r = 0; r < n; r++) order[r] = ids.get(terms[r]!)!;
-    }
-    this.sorted = { terms, order };
-    return this.sorted;
-  }
-
-  toArrays(): Bm25Arrays {
-    const n = this.names.length;
-    const sorted = this.sortedTerms();
-    const terms = sorted.terms.slice();
+    // the terms in code-unit order, as `<` orders strings: sort's own comparison, without a
+    // comparator called back for each pair (the terms are distinct: each one's rank is where its
+    // number, from the map of terms, says); over the ~20,000 terms of a first recall at 10k,
+    // mostly before the comparator was optimised, that was 10-25 ms a sort
+    const terms = names.slice().sort();
+    const ids = this.ids;
     const rank = new Int32Array(n);
-    for (let r = 0; r < n; r++) rank[sorted.order[r]!] = r;
+    for (let r = 0; r < n; r++) rank[ids.get(terms[r]!)!] = r;
     // the entries' arrays as locals in the loops (grouped's reason)
     const { entries, entryTerm, entryDoc, entryTf } = this;
     const offsets = new Int32Array(n + 1);

@@ -196,21 +196,6 @@ describe('the arrays of an index made without its posting lists', () => {
       expect(grouped.addLists([['t1', 'new']], 2)).toBe(reference.addLists([['t1', 'new']], 2));
       expect(grouped.toArrays()).toEqual(reference.toArrays());
     }
-    // the groups' terms in the order of their source's, sorted before or after the grouping, and
-    // the source given more terms after it (they are not the groups')
-    const source = new Bm25ArraysBuilder();
-    source.addLists([['b', 'a', 'é', 'B']], 4);
-    source.addLists([['z', 'aa']], 2);
-    const before = source.grouped([[1], [0, 1]], [2, 6]);
-    expect(source.toArrays().terms).toEqual(['B', 'a', 'aa', 'b', 'z', 'é']);
-    source.addLists([['0', 'ab']], 2);
-    const after = source.grouped([[2, 1]], [4]);
-    expect([before.toArrays().terms, after.toArrays().terms, source.toArrays().terms]).toEqual([
-      ['B', 'a', 'aa', 'b', 'z', 'é'],
-      ['0', 'aa', 'ab', 'z'],
-      ['0', 'B', 'a', 'aa', 'ab', 'b', 'z', 'é'],
-    ]);
-    expect(before.toArrays().offsets).toEqual(Int32Array.from([0, 1, 2, 4, 5, 7, 8]));
     const two = new Bm25ArraysBuilder();
     two.addLists([['a', 'b', 'a']], 3);
     two.addLists([['c']], 1);
