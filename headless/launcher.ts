@@ -1,7 +1,6 @@
 import { homedir, tmpdir } from 'node:os';
 import * as nodePath from 'node:path';
 import { readFileSync, statSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import { bundleFor, CLI_BUNDLE, launchFlag } from './bundles';
 import { CachedBundle, cacheFileFor, processSettings, readSource } from './compile-cache';
 import { viaServer } from './serve-client';
@@ -36,7 +35,10 @@ function runHere(stdin: string | null): void {
   // before the bundle is compiled or read from its cache: V8 rejects a cache made under other
   // flags, so the flag names the cache too (one a command and flag)
   const flag = launchFlag(argv, () => rootOf(argv), mtimeOf, sizeOf, textOf);
-  if (flag !== null) setFlagsFromString(flag);
+  // node:v8 only where a flag is set: loading it loads heap_utils and node:stream with it, ~35 M
+  // instructions (callgrind, --single-threaded: a cold touch at 10k 612-676 -> 578-642 M, node -e 0
+  // 510 M) that a touch and every command `engram serve` answers paid for nothing
+  if (flag !== null) (require('node:v8') as typeof import('node:v8')).setFlagsFromString(flag);
   const source = readSource(bundle);
   if (source.length === 0) {
     // a bundle being rewritten in place (an install, a build) reads empty for a moment: running
