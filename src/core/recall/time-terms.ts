@@ -98,7 +98,8 @@ export function sharedTimeTerms(text: string, createdMs: number, namesNoDate = f
 /** `namesNoDate`: the caller knows findDates finds nothing in the text (analyzer.ts startsNoDate). */
 function timeTerms(text: string, createdMs: number, share: boolean, namesNoDate = false): readonly string[] {
   const written = writtenDayTerms(Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY);
-  if (namesNoDate) return share ? written : [...written];
+  // only sharedTimeTerms passes namesNoDate (share is true there)
+  if (namesNoDate) return written;
   const found = findDates(text, createdMs);
   // most memories name no date and no duration: their terms are their day's (each once already)
   if (found.mentions.length === 0 && found.durations.length === 0) return share ? written : [...written];
