@@ -88,6 +88,13 @@ describe('planClusters (lexical)', () => {
     });
   });
 
+  it('a member linked to the pattern otherwise than by decays_from is still a fresh member', () => {
+    const pattern = note(P, 'semantic', 'Recurring pattern: cold build caches.\n', '', { reinforcement_count: 2, confidence: 'inferred' });
+    const all = [...episodes({ [E1]: ` [[${P}|decays_from]]`, [E2]: ` [[${P}|decays_from]]`, [E3]: ` [[${P}|related]]` }), pattern];
+    const [a] = planClusters(all, all.filter((m) => m.category === 'episodic'), null, S);
+    expect([a!.id, a!.action, a!.members, a!.new_members, a!.reinforcement_count]).toEqual([P, 'reinforce', [E1, E2, E3], [E3], 3]);
+  });
+
   it('a tie between two patterns goes to the smaller id; a count not a number counts as 1; below the confirmations it stays inferred', () => {
     const pattern = note(P, 'semantic', 'Pattern P.\n', '', { reinforcement_count: 'many', confidence: 'inferred' });
     const other = note(Q, 'semantic', 'Pattern Q.\n', '', { confidence: 'verified' });
