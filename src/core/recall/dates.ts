@@ -57,7 +57,8 @@ const SEASONS: Record<string, number> = { spring: 2, summer: 5, autumn: 8, fall:
 /** Words after which an ambiguous month name ("may") or "fall" is a date. */
 const DATE_PREPOSITIONS = new Set(['in', 'during', 'since', 'until', 'till', 'by', 'of', 'from', 'through', 'last', 'next', 'this', 'early', 'late', 'mid', 'before', 'after', 'around', 'the']);
 
-const utcDay = (ms: number) => Math.floor(ms / MS_PER_DAY) * MS_PER_DAY;
+/** The start (00:00 UTC) of the day `ms` falls in. */
+export const utcDay = (ms: number) => Math.floor(ms / MS_PER_DAY) * MS_PER_DAY;
 const day = (year: number, month: number, date: number) => Date.UTC(year, month, date);
 const monthSpan = (year: number, month: number): Span => [day(year, month, 1), day(year, month + 1, 1)];
 const yearSpan = (year: number): Span => [day(year, 0, 1), day(year + 1, 0, 1)];

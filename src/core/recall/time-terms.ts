@@ -1,5 +1,5 @@
 import { formatDay, MS_PER_DAY } from '../time';
-import { findDates, type DateMention } from './dates';
+import { findDates, utcDay, type DateMention } from './dates';
 
 /**
  * Time as index terms. A memory is indexed under the days, months and years it is about:
@@ -92,14 +92,12 @@ export function memoryTimeTerms(text: string, createdMs: number): string[] {
  * it. A first load keeps 10,000 memories' terms (a copy each was ~70 bytes of each one's ~1.8 KB).
  */
 export function sharedTimeTerms(text: string, createdMs: number, namesNoDate = false): readonly string[] {
-  return timeTerms(text, createdMs, true, namesNoDate);
+  // namesNoDate: the caller knows findDates finds nothing in the text (analyzer.ts startsNoDate)
+  return namesNoDate ? writtenDayTerms(utcDay(createdMs)) : timeTerms(text, createdMs, true);
 }
 
-/** `namesNoDate`: the caller knows findDates finds nothing in the text (analyzer.ts startsNoDate). */
-function timeTerms(text: string, createdMs: number, share: boolean, namesNoDate = false): readonly string[] {
-  const written = writtenDayTerms(Math.floor(createdMs / MS_PER_DAY) * MS_PER_DAY);
-  // only sharedTimeTerms passes namesNoDate (share is true there)
-  if (namesNoDate) return written;
+function timeTerms(text: string, createdMs: number, share: boolean): readonly string[] {
+  const written = writtenDayTerms(utcDay(createdMs));
   const found = findDates(text, createdMs);
   // most memories name no date and no duration: their terms are their day's (each once already)
   if (found.mentions.length === 0 && found.durations.length === 0) return share ? written : [...written];
