@@ -1,5 +1,9 @@
 import { LINK_KINDS, type LinkKind, type MemoryLink } from '../../../src/core/links';
-import { coAccessField, linksField, ownLinks, ownString } from '../../../src/core/recall/catalog';
+import { analyze } from '../../../src/core/analyzer';
+import { parseMemory } from '../../../src/core/memory';
+import { catalogDoc, coAccessField, linksField, ownLinks, ownString } from '../../../src/core/recall/catalog';
+import { memoryTimeTerms } from '../../../src/core/recall/time-terms';
+import { DEFAULT_SETTINGS } from '../../../src/core/settings';
 import { seededRandom } from '../../../src/core/random';
 
 /**
@@ -87,5 +91,21 @@ describe("a row's links and co-access fields", () => {
       for (let n = Math.floor(random() * 5); n > 0; n--) co[id()] = pick([0, 1, 2, 0.25, 1e-7, 12345.5]);
       expect(coAccessField(co)).toBe(referenceCoAccessField(co));
     }
+  });
+});
+
+describe('catalogDoc: the terms of a memory with tags', () => {
+  const doc = (body: string, tags: string) =>
+    catalogDoc(parseMemory('episodic/note.md', `---\nid: mem-aaaaaaaaaaaa\ncategory: episodic\ncreated_at: "2026-05-01T10:00:00Z"\ntags: ${tags}\n---\n${body}\n`, DEFAULT_SETTINGS), false);
+
+  it('are the body\'s and each tag\'s, the tags read as separate words, with the day\'s facets whether or not the analysis told the date answer', () => {
+    const quiet = doc('Cache warmed before the rollout.', '[deploy, postgres]');
+    expect(quiet.terms).toEqual(analyze('Cache warmed before the rollout. deploy postgres').terms);
+    expect(quiet.terms.slice(-2)).toEqual(['deploy', 'postgr']);
+    expect(quiet.facets).toEqual(memoryTimeTerms('Cache warmed before the rollout.', Date.UTC(2026, 4, 1, 10)));
+    const dated = doc('Cache warmed on 3 May 2026.', '[deploy]');
+    expect(dated.terms.slice(-1)).toEqual(['deploy']);
+    expect(dated.facets).toEqual(memoryTimeTerms('Cache warmed on 3 May 2026.', Date.UTC(2026, 4, 1, 10)));
+    expect(dated.facets).not.toEqual(quiet.facets);
   });
 });
