@@ -6,7 +6,7 @@
 // copies it for later runs (a 100k vault takes minutes to write).
 //
 // Each build's sources are bundled as its own build bundles them (OTHER_CHECKOUT: a checkout of
-// another commit, with node_modules; its dist/ is not needed); each part of a round (MCP updates,
+// another commit, or its `git archive`, with node_modules; its dist/ is not needed; named by its commit, or by its folder outside git); each part of a round (MCP updates,
 // MCP preload, the plugin) runs in a process of its own, as in use. The vault is bench-mcp's (N
 // episodic memories, Zipf words, sessions of 20), written once per size and shared.
 // - update after an edit / an addition / a deletion: the time from the change on disk (MCP: a
@@ -55,8 +55,16 @@ async function bundleBuild(from) {
     alias: { '@noble/hashes/sha2': path.join(from, 'headless', 'node-sha2.ts') },
   });
   const plugin = await bundleSource("export { MemoryIndex } from './src/plugin/memory-index';", 'warm-plugin', from);
-  const head = execFileSync('git', ['-C', from, 'rev-parse', '--short', 'HEAD']).toString().trim();
-  return { name: from === root ? `this (${head})` : head, headless, plugin };
+  return { name: from === root ? `this (${revision(from)})` : revision(from), headless, plugin };
+}
+
+/** A checkout's short commit, or the folder's name where it is not a git checkout (a `git archive` of a commit, as bench-cli's baselines are made). */
+function revision(from) {
+  try {
+    return execFileSync('git', ['-C', from, 'rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return path.basename(path.resolve(from));
+  }
 }
 
 function loadBuild({ headless, plugin }) {
