@@ -27,13 +27,22 @@ export function indexSignature(doc: RecallDoc): number {
  * them: a first load hashes those and joins nothing again) and its session.
  */
 export function signatureOf(terms: string, facets: string, session: string | null): number {
-  const text = `${terms}\n${facets}\n${session === null ? '\u0000' : session}`;
+  // the hash of `${terms}\n${facets}\n${session ?? '\u0000'}`, its three parts read one after
+  // the other: the joined text was a copy of each row's terms made flat at its first charCodeAt
+  // (~4 MB for the 10,000 rows of a first recall at 10k)
   let a = 0x811c9dc5;
   let b = 0x9747b28c;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
+  for (let part = 0; part < 3; part++) {
+    const text = part === 0 ? terms : part === 1 ? facets : session === null ? '\u0000' : session;
+    if (part > 0) {
+      a = Math.imul(a ^ 0x0a, 0x01000193); // the newline between two parts
+      b = Math.imul(b ^ 0x0a, 0x5bd1e995);
+    }
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+    }
   }
   return (a >>> 0) * 2 ** 21 + ((b >>> 0) >>> 11);
 }

@@ -166,6 +166,22 @@ describe('the signatures a first load writes', () => {
     expect(catalog.docs.map((d) => d.terms.length)).toEqual([6, 0]); // words, and none: an empty row string
     expect(signatureOf('', '', null)).toBe(indexSignature({ terms: [], facets: [], session: null } as never));
   });
+
+  it('hash the row\'s terms, facets and session as one text with newlines between', async () => {
+    const { signatureOf } = await import('../../../src/core/recall/engine-update');
+    // the figures of the hash of the joined text (c1aa2f6's signatureOf, which joined them):
+    // snapshots written before keep their signatures
+    expect([
+      signatureOf('', '', null),
+      signatureOf('observ auth', 'day:2025-12-01 month:2025-12', 's0'),
+      signatureOf('a b', '', 'x\ny'),
+      signatureOf('', '\u00e9\u0000', null),
+      signatureOf('term\n', '\n', ''),
+    ]).toEqual([7728068972349364, 4029372741359135, 7201179691035004, 3500400256640225, 2629419428022327]);
+    // one text: parts that join to the same text hash the same, and a newline moved changes it
+    expect(signatureOf('a\nb', 'c', 's')).toBe(signatureOf('a', 'b\nc', 's'));
+    expect(signatureOf('ab', 'c', 's')).not.toBe(signatureOf('a', 'bc', 's'));
+  });
 });
 
 describe('format 6: the string columns packed, made when read', () => {
