@@ -691,11 +691,11 @@ export class NodeFileStore implements FileStore {
    * Remove the temp files that killed writers left in a folder: `.NAME.PID.N.tmp` older than
    * a minute whose process no longer runs, or older than an hour. Returns their names.
    */
-  async sweepTemp(rel: string): Promise<string[]> {
+  async sweepTemp(rel: string, listed?: string[]): Promise<string[]> {
     const dir = this.resolve(`${rel}/.`);
     let names: string[];
     try {
-      names = fs.readdirSync(dir);
+      names = listed ?? fs.readdirSync(dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;

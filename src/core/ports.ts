@@ -143,8 +143,12 @@ export interface FileStore {
   /** Delete a file (machine data only: memories are moved, never deleted); no error if absent. */
   remove(path: string): Promise<void>;
   mkdir(path: string): Promise<void>;
-  /** Remove temp files that killed writers left in a folder; returns their names. */
-  sweepTemp?(dir: string): Promise<string[]>;
+  /**
+   * Remove temp files that killed writers left in a folder; returns their names. `names`: the
+   * folder's names from a listing the caller made (those that start with '.' suffice: a temp
+   * name does), not read again; a temp file made since is left, as it is too new to sweep.
+   */
+  sweepTemp?(dir: string, names?: string[]): Promise<string[]>;
   /**
    * Write `data` at byte `at` of an existing file, in place, first cutting whatever follows `at`
    * (a torn earlier append), and flush it to the disk before returning true. False, changing

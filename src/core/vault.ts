@@ -70,6 +70,11 @@ export interface LoadedVault {
   read?: Map<string, ReadNote>;
   /** With `keep`, when every file listed was read whole: every id with the files holding it, as idPaths() would say. */
   ids?: Map<string, string[]>;
+  /**
+   * With `keep` and a store's `scan`: each memory folder's names that start with '.', from the
+   * listing the load read (scanMemoryFiles' `hidden`), for FileStore.sweepTemp.
+   */
+  hidden?: Map<string, string[]>;
 }
 
 /** A memory file's text as loadAll read it, and the version of the file (FileStore.readVersioned) it was read from. */
@@ -284,14 +289,17 @@ export class Vault {
     // (in listMemoryPaths' order); without any, the plain listing (no stat of every file)
     let paths: string[];
     let stats: Map<string, FileStat> | null = null;
+    let hidden: Map<string, string[]> | undefined;
     if (cache && !cache.empty) {
-      const scan = await scanMemoryFiles(this.ports.files, folders);
+      const scan = await scanMemoryFiles(this.ports.files, folders, { hidden: true });
+      hidden = scan.hidden;
       stats = new Map(scan.files.map(([path, size, mtimeMs]) => [path, { size, mtimeMs }]));
       paths = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
     } else if (options.keep && this.ports.files.scan) {
       // the same paths from one read of each folder (listMemoryPaths reads each twice: its
       // files, then its sub-folders; 10,000 entries each time in a first consolidation)
-      const scan = await scanMemoryFiles(this.ports.files, folders, { stat: false });
+      const scan = await scanMemoryFiles(this.ports.files, folders, { stat: false, hidden: true });
+      hidden = scan.hidden;
       paths = scan.others.length === 0 ? scan.files.map(([path]) => path) : [...scan.files.map(([path]) => path), ...scan.others].sort(compareMemoryPaths);
     } else paths = await listMemoryPaths(this.ports.files, folders);
     const read: Memory[] = [];
@@ -353,7 +361,7 @@ export class Vault {
         }),
       );
     } else for (const [p, id] of idOf) this.index.learn(p, notes.get(p)!.version!.size, notes.get(p)!.version!.mtimeMs, id);
-    return { memories, problems, duplicates, paths, read: notes, ...(ids ? { ids } : {}) };
+    return { memories, problems, duplicates, paths, read: notes, ...(ids ? { ids } : {}), ...(hidden ? { hidden } : {}) };
   }
 
   /**

@@ -1,10 +1,11 @@
-import { lstatSync, linkSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { NodeFileStore } from '../../headless/fs-files';
 import { NodeLocks } from '../../headless/locks';
 import { consolidate } from '../../src/core/consolidation/consolidate';
 import { decodeSketches, SKETCH_CACHE_PATH } from '../../src/core/consolidation/sketch-cache';
 import type { FileVersion } from '../../src/core/ports';
+import { MemoryCache } from '../../src/core/memory-cache';
 import { resolveSettings } from '../../src/core/settings';
 import { Vault } from '../../src/core/vault';
 import { at } from '../helpers/memory-ports';
@@ -73,6 +74,54 @@ describe('consolidation reads each memory once', () => {
     expect(readdirSync(path.join(vault, 'archive')).sort()).toEqual(PRUNED.map((id) => `${id}.md`));
     for (const id of PRUNED) expect(text('archive', id)).toBe(memory(id, '2026-07-01T10:00:00Z', 'archive', `Ancient memory ${id}`));
     for (const id of RECENT) expect(text('episodic', id)).toBe(memory(id, '2026-11-15T10:00:00Z', 'warm', `Recent memory ${id}`));
+  });
+
+  it('sweeps the temp files killed writers left in the memory folders from the listing its load read, and lists the other folders', async () => {
+    // dead (a process that no longer runs, two minutes old) and fresh; a note-like dot file and a dot folder are looked at and passed
+    const dead = '.mem-prune0000001.md.4194305.1.tmp';
+    const fresh = '.mem-prune0000002.md.4194305.2.tmp';
+    for (const name of [dead, fresh, '.dotted.md']) writeFileSync(path.join(vault, 'episodic', name), 'partial');
+    mkdirSync(path.join(vault, 'episodic', '.obsidian'));
+    const deadInDaily = path.join(vault, 'daily', '.2026-11-01.md.4194305.3.tmp');
+    writeFileSync(deadInDaily, 'partial');
+    for (const f of [path.join(vault, 'episodic', dead), deadInDaily]) utimesSync(f, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    const sweeps: string[] = [];
+    class SweepStore extends CountingStore {
+      override async sweepTemp(rel: string, names?: string[]): Promise<string[]> {
+        sweeps.push(`${rel} ${names ? `given ${JSON.stringify([...names].sort())}` : 'listed'}`);
+        return super.sweepTemp(rel, names);
+      }
+    }
+    const files = new SweepStore(vault);
+    const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
+    expect(report.temp_removed).toBe(2);
+    expect(sweeps).toEqual([
+      `episodic given ${JSON.stringify([dead, fresh, '.dotted.md'].sort())}`,
+      'semantic given []',
+      'decisions given []',
+      'archive given []',
+      'daily listed',
+      'conflicts listed',
+      '.engram listed',
+      '.engram/cache listed',
+      '. listed',
+    ]);
+    expect([dead, fresh, '.dotted.md', '.obsidian'].map((name) => existsSync(path.join(vault, 'episodic', name)))).toEqual([false, true, true, true]);
+    expect(existsSync(deadInDaily)).toBe(false);
+    // the store sweeps the names it is given, without listing the folder
+    const left = path.join(vault, 'episodic', '.mem-recent000002.md.4194305.5.tmp');
+    writeFileSync(left, 'partial');
+    utimesSync(left, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    expect([await new NodeFileStore(vault).sweepTemp('episodic', [fresh]), existsSync(left)]).toEqual([[], true]);
+    expect([await new NodeFileStore(vault).sweepTemp('episodic'), existsSync(left)]).toEqual([[path.basename(left)], false]);
+    // the next night, with the memory cache's rows (the load's listing with stats): the same
+    const later = path.join(vault, 'episodic', '.mem-recent000001.md.4194305.4.tmp');
+    writeFileSync(later, 'partial');
+    utimesSync(later, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    sweeps.length = 0;
+    const next = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
+    expect([next.temp_removed, sweeps[0], existsSync(later)]).toEqual([1, `episodic given ${JSON.stringify([path.basename(later), fresh, '.dotted.md'].sort())}`, false]);
   });
 
   it('a memory brought back from archive/ and strengthened is read once: the strengthen step writes the copy the move kept', async () => {

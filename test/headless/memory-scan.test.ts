@@ -98,6 +98,36 @@ describe('scanMemoryFiles', () => {
     expect(readdirs.filter((r) => r === 'scan episodic')).toEqual(['scan episodic']);
   });
 
+  it('with `hidden`: each root folder\'s names that start with a dot, files and others, not its sub-folders\' (for sweepTemp)', async () => {
+    file('episodic/a.md');
+    file('episodic/.a.md.4194305.1.tmp');
+    file('episodic/.dotted.md');
+    file('episodic/.obsidian/x.md'); // a dot folder: no temp file
+    file('episodic/deep/.b.md.4194305.2.tmp'); // a sub-folder's: not swept by the root's sweep
+    file('archive/episodic/.c.md.4194305.3.tmp');
+    mkdirSync(path.join(root, 'semantic'));
+    symlinkSync('nowhere', path.join(root, 'semantic/.dangling')); // among the others
+    const store = new NodeFileStore(root);
+    const expected = new Map([
+      ['episodic', ['.a.md.4194305.1.tmp', '.dotted.md']],
+      ['semantic', ['.dangling']],
+      ['decisions', []],
+      ['archive', []],
+    ]);
+    for (const options of [{ hidden: true }, { stat: false, hidden: true }]) {
+      const scan = await scanMemoryFiles(store, MEMORY_ROOTS, options);
+      expect(new Map([...scan.hidden!].map(([dir, names]) => [dir, [...names].sort()]))).toEqual(expected);
+      // the rest as without it
+      expect({ ...scan, hidden: undefined }).toEqual({ ...(await scanMemoryFiles(store, MEMORY_ROOTS, options.stat === false ? { stat: false } : {})), hidden: undefined });
+    }
+    expect((await scanMemoryFiles(store, MEMORY_ROOTS)).hidden).toBeUndefined();
+    // a consolidation's load keeps it
+    const vault = new Vault({ files: store, locks: new NodeLocks(root), clock: { now: () => 0 }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const loaded = await vault.loadAll({ keep: true });
+    expect(new Map([...loaded.hidden!].map(([dir, names]) => [dir, [...names].sort()]))).toEqual(expected);
+    expect((await vault.loadAll()).hidden).toBeUndefined();
+  });
+
   it('gives the same from a store without scan (listStats, folders and list)', async () => {
     const files = new MemoryFileStore();
     files.files.set('episodic/b.md', 'bb');

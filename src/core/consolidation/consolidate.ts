@@ -123,7 +123,6 @@ async function run(vault: Vault, options: ConsolidateOptions, lock: HeldLock): P
   let resumed = false;
   let tempRemoved = 0;
   if (!options.dryRun) {
-    tempRemoved = await sweepTemp(vault);
     const left = await readPlan(vault);
     if (left) {
       lock.long?.(); // a plan completed as it was left: no piece of it says it is alive
@@ -142,6 +141,12 @@ async function run(vault: Vault, options: ConsolidateOptions, lock: HeldLock): P
   // Files unchanged since the last run come from the memory cache's rows, unread.
   const cache = options.memoryCache ? await options.memoryCache(vault) : undefined;
   let loaded: LoadedVault | null = await vault.loadAll({ keep: true, cache, progress: still });
+  // The temp files killed writers left are swept from the memory folders' listing the load just
+  // read (listing episodic/ again cost a first consolidation at 10k ~10-16 ms). A temp file
+  // made since that listing is missed, and would have been left anyway: it is a minute too new
+  // to be swept (writers mark their temp files with the time they write them), and the next
+  // run sweeps it. A name listed and gone since is looked at and passed, as before.
+  if (!options.dryRun) tempRemoved = await sweepTemp(vault, loaded.hidden);
   if (options.embedder || loaded.memories.length + loaded.problems.length > (options.longRunFiles ?? LONG_RUN_FILES)) lock.long?.();
   let ids: Map<string, string[]> | null = null;
   // copies of one memory (sync tools, a move cut short) are merged first (issue 14's rules)
@@ -415,13 +420,17 @@ function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Remove the temp files that writers killed mid-write left beside the notes. */
-async function sweepTemp(vault: Vault): Promise<number> {
+/**
+ * Remove the temp files that writers killed mid-write left beside the notes. `listed`: the names
+ * starting with '.' of memory folders listed already (LoadedVault.hidden), not listed again.
+ */
+async function sweepTemp(vault: Vault, listed?: Map<string, string[]>): Promise<number> {
   const sweep = vault.ports.files.sweepTemp?.bind(vault.ports.files);
   if (!sweep) return 0;
   let removed = 0;
   for (const folder of [...MEMORY_FOLDERS, LAYOUT.daily, LAYOUT.conflicts, LAYOUT.machine, '.engram/cache', '']) {
-    removed += (await sweep(folder === '' ? '.' : folder).catch(() => [])).length;
+    const names = listed?.get(folder);
+    removed += (await (names ? sweep(folder, names) : sweep(folder === '' ? '.' : folder)).catch(() => [])).length;
   }
   return removed;
 }
