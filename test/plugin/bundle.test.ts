@@ -196,8 +196,11 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 611.0 KB (+0.30 KB: 610,734 -> 611,031 bytes) with degreeOf's short lists of partners,
   // linksStand's recorded link found without a string made for it, planClusters' map of every
   // memory made at its first group, and loadAll's one look-up a path (issue 23, first consolidate).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(611_100);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_403_000); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 611.8 KB (+0.75 KB: 611,079 -> 611,827 bytes) with scalarLineEdit's check of a flat
+  // frontmatter's edit from its changed lines (flatEditHolds) and the temp sweep given the load's
+  // listing (frontmatter.ts, memory-files.ts and vault.ts are the plugin's too; issue 23, first consolidate).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(611_900);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_403_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
