@@ -689,10 +689,13 @@ export class NodeFileStore implements FileStore {
 
   /**
    * Remove the temp files that killed writers left in a folder: `.NAME.PID.N.tmp` older than
-   * a minute whose process no longer runs, or older than an hour. Returns their names.
+   * a minute whose process no longer runs, or older than an hour. Returns their names. `rel`:
+   * a folder of the vault, '' or '.' for the vault's own folder (STATE.md's temp files).
    */
   async sweepTemp(rel: string, listed?: string[]): Promise<string[]> {
-    const dir = this.resolve(`${rel}/.`);
+    // the vault's folder is no path resolve() takes ('./.' is refused as empty): asked for by
+    // consolidation and `doctor --fix`, it failed, the one quietly, the other with exit 1
+    const dir = rel === '' || rel === '.' ? this.root : this.resolve(`${rel}/.`);
     let names: string[];
     try {
       names = listed ?? fs.readdirSync(dir);

@@ -97,6 +97,23 @@ describe('engram doctor', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
+  it("removes a killed write's temp file beside STATE.md, at the vault's own folder (doctor --fix and consolidate)", async () => {
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    const temp = path.join(vault, '.STATE.md.999999.1.tmp');
+    writeFileSync(temp, 'half a write');
+    utimesSync(temp, old, old);
+    const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
+    expect([found.code, found.json().findings.map((f: { check: string; path: string }) => [f.check, f.path])]).toEqual([1, [['temp-file', '.STATE.md.999999.1.tmp']]]);
+    const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
+    expect([fixed.code, fixed.stderr, fixed.json()]).toMatchObject([0, '', { fixed: 1, remaining: 0 }]);
+    expect(existsSync(temp)).toBe(false);
+    // a consolidation sweeps it too (it asked for the vault's folder as '.', refused until now)
+    writeFileSync(temp, 'half a write');
+    utimesSync(temp, old, old);
+    const run = await engram(vault, ['--json', '--now', NOW, 'consolidate']);
+    expect([run.code, run.json().temp_removed, existsSync(temp)]).toEqual([0, 1, false]);
+  });
+
   it('a link to a memory forgotten with plain forget (kept in .engram/forgotten, recoverable) is no missing link', async () => {
     const a = await remember('The release train leaves on Tuesdays.');
     const b = await remember('Hotfixes skip the release train.');
