@@ -91,8 +91,9 @@ export function readFrontmatter(yaml: string): unknown {
  * readFrontmatter's bounds on a value read: throws FrontmatterLimitError when it nests deeper
  * than FRONTMATTER_DEPTH or holds over FRONTMATTER_VALUES values; otherwise how many it holds
  * (itself included, each list item and map entry, walking at most FRONTMATTER_VALUES values).
+ * Exported for tests.
  */
-function valuesWithin(data: unknown): number {
+export function valuesWithin(data: unknown): number {
   let budget = FRONTMATTER_VALUES;
   const walk = (value: unknown, depth: number): void => {
     if (--budget < 0) throw new FrontmatterLimitError(`frontmatter holds over ${FRONTMATTER_VALUES} values once its YAML aliases are expanded`);

@@ -1,4 +1,4 @@
-import { flatEditHolds, readFlatFrontmatter, readFrontmatter, setFrontmatterFields, setFrontmatterFieldsByLines, splitFrontmatter, type FieldValue } from '../../src/core/frontmatter';
+import { flatEditHolds, FRONTMATTER_VALUES, readFlatFrontmatter, valuesWithin, readFrontmatter, setFrontmatterFields, setFrontmatterFieldsByLines, splitFrontmatter, type FieldValue } from '../../src/core/frontmatter';
 import { seededRandom } from '../../src/core/random';
 import { damage, randomNote } from '../helpers/frontmatter-fuzz';
 
@@ -51,6 +51,22 @@ function flatNote(rand: () => number): string {
   }
   return note(fields.length > 0 ? fields.join('\n') : 'id: mem-0123456789ab');
 }
+
+describe('valuesWithin: the count scalarLineEdit starts the line check from', () => {
+  it('counts the value itself, each map entry and each list item, at every depth', () => {
+    // the map, its 3 entries, the list's 2 items, the inner map's 1 entry
+    expect(valuesWithin({ a: 1, b: ['x', 'y'], c: { d: 2 } })).toBe(7);
+    expect([valuesWithin({}), valuesWithin('text'), valuesWithin(null), valuesWithin([])]).toEqual([1, 1, 1, 1]);
+    // a flat frontmatter as read: each field and each item of its lists
+    expect(valuesWithin(readFlatFrontmatter('id: mem-aaaaaaaaaaaa\ntags: ["a", "b", "c"]\nco_access: {"mem-bbbbbbbbbbbb": 2}'))).toBe(1 + 3 + 3 + 1);
+  });
+
+  it('holds exactly FRONTMATTER_VALUES values and refuses one more', () => {
+    const list = (n: number) => Array.from({ length: n }, (_, i) => i);
+    expect(valuesWithin({ l: list(FRONTMATTER_VALUES - 2) })).toBe(FRONTMATTER_VALUES);
+    expect(() => valuesWithin({ l: list(FRONTMATTER_VALUES - 1) })).toThrow(`frontmatter holds over ${FRONTMATTER_VALUES} values`);
+  });
+});
 
 describe('the line check of a flat frontmatter edit (flatEditHolds)', () => {
   it('gives the full reading\'s answer on crafted edits, written text exact', () => {
