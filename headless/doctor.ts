@@ -92,7 +92,9 @@ function holderOf(path: string): { pid: number; host: string } | null {
 /** Temp files of atomic writes whose writer died (the file port sweeps the same ones). */
 async function tempFiles(runtime: Runtime, fix: boolean): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const folder of [...new Set([...MEMORY_FOLDERS, ...LAYOUT.folders, '.'])]) {
+  // the folders a consolidation sweeps, .engram/cache among them (a recall killed while it wrote
+  // catalog.json or the snapshot leaves megabytes there), and the vault's own
+  for (const folder of [...new Set([...MEMORY_FOLDERS, ...LAYOUT.folders, '.engram/cache', '.'])]) {
     let names: string[];
     try {
       names = fs.readdirSync(nodePath.join(runtime.root, folder)).sort();

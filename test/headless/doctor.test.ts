@@ -97,16 +97,21 @@ describe('engram doctor', () => {
     expect(existsSync(temp)).toBe(false);
   });
 
-  it("removes a killed write's temp file beside STATE.md, at the vault's own folder (doctor --fix and consolidate)", async () => {
+  it("removes a killed write's temp file beside STATE.md, at the vault's own folder, and in .engram/cache (doctor --fix and consolidate)", async () => {
     const old = new Date(Date.now() - 2 * 3_600_000);
     const temp = path.join(vault, '.STATE.md.999999.1.tmp');
     writeFileSync(temp, 'half a write');
     utimesSync(temp, old, old);
+    // a recall killed while it wrote its catalog
+    mkdirSync(path.join(vault, '.engram', 'cache'), { recursive: true });
+    const cached = path.join(vault, '.engram', 'cache', '.catalog.json.999999.2.tmp');
+    writeFileSync(cached, '{"half": ');
+    utimesSync(cached, old, old);
     const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
-    expect([found.code, found.json().findings.map((f: { check: string; path: string }) => [f.check, f.path])]).toEqual([1, [['temp-file', '.STATE.md.999999.1.tmp']]]);
+    expect([found.code, found.json().findings.map((f: { check: string; path: string }) => [f.check, f.path])]).toEqual([1, [['temp-file', '.STATE.md.999999.1.tmp'], ['temp-file', '.engram/cache/.catalog.json.999999.2.tmp']]]);
     const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
-    expect([fixed.code, fixed.stderr, fixed.json()]).toMatchObject([0, '', { fixed: 1, remaining: 0 }]);
-    expect(existsSync(temp)).toBe(false);
+    expect([fixed.code, fixed.stderr, fixed.json()]).toMatchObject([0, '', { fixed: 2, remaining: 0 }]);
+    expect([existsSync(temp), existsSync(cached)]).toEqual([false, false]);
     // a consolidation sweeps it too (it asked for the vault's folder as '.', refused until now)
     writeFileSync(temp, 'half a write');
     utimesSync(temp, old, old);
