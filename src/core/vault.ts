@@ -45,6 +45,14 @@ export const FORMAT_VERSION = 1;
 /** The folders holding memory files (at any depth), searched in this order. */
 export const MEMORY_FOLDERS = MEMORY_ROOTS;
 
+/**
+ * The folders where a writer killed mid-write may leave its temp file (`.NAME.PID.N.tmp`, the
+ * file port's): the memory folders, daily/, conflicts/, the machine folders (.engram, its locks,
+ * its caches: a recall killed while it wrote catalog.json leaves megabytes there) and the vault's
+ * own ('.', beside STATE.md). A consolidation sweeps them; doctor reports and fixes the same.
+ */
+export const TEMP_FOLDERS: readonly string[] = [...new Set([...MEMORY_FOLDERS, ...LAYOUT.folders, '.engram/cache', '.'])];
+
 export interface VaultOptions {
   /**
    * Where the caller believes a memory is (the plugin's index of the vault); checked against

@@ -104,6 +104,7 @@ describe('consolidation reads each memory once', () => {
       'daily listed',
       'conflicts listed',
       '.engram listed',
+      '.engram/locks listed',
       '.engram/cache listed',
       '. listed',
     ]);
