@@ -94,6 +94,9 @@ describe('consolidation reads each memory once', () => {
     }
     const files = new SweepStore(vault);
     const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    // a dry run changes nothing: no sweep, the dead temp files stay
+    const dry = await consolidate(v, { dryRun: true, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
+    expect([dry.temp_removed, sweeps, existsSync(path.join(vault, 'episodic', dead)), existsSync(deadInDaily)]).toEqual([0, [], true, true]);
     const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
     expect(report.temp_removed).toBe(2);
     expect(sweeps).toEqual([
