@@ -46,13 +46,18 @@ const ENGRAM = path.join(root, 'dist', 'engram.js');
  * The MCP server's WarmVault and the plugin's MemoryIndex, bundled from a checkout's sources:
  * the bundles' paths, each part of a round loading them in a process of its own (`--child`).
  */
+/** The sources a build needs to be measured here: the MCP server's warm engine and the plugin's index. */
+const WARM_SOURCES = ['headless/mcp/warm-vault.ts', 'headless/runtime.ts', 'src/plugin/memory-index.ts'];
+
 async function bundleBuild(from) {
   const headless = path.join(mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-')), 'headless.cjs');
+  // Node's SHA-256 where the checkout has it (headless/node-sha2.ts); older ones hash with noble's
+  const sha2 = path.join(from, 'headless', 'node-sha2.ts');
   await build({
     stdin: { contents: "export { WarmVault } from './headless/mcp/warm-vault'; export { openVault } from './headless/runtime';", resolveDir: from, loader: 'ts' },
     bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: headless, logLevel: 'warning',
     external: ['gpt-tokenizer', '@xenova/transformers', '@huggingface/transformers', '@modelcontextprotocol/sdk', 'zod'],
-    alias: { '@noble/hashes/sha2': path.join(from, 'headless', 'node-sha2.ts') },
+    alias: existsSync(sha2) ? { '@noble/hashes/sha2': sha2 } : {},
   });
   const plugin = await bundleSource("export { MemoryIndex } from './src/plugin/memory-index';", 'warm-plugin', from);
   return { name: from === root ? `this (${revision(from)})` : revision(from), headless, plugin };
@@ -336,7 +341,21 @@ const inChild = (b, part, dir, n, round, visit = 0) => {
 };
 
 const builds = [await bundleBuild(root)];
-for (const other of values.compare) builds.push(await bundleBuild(path.resolve(other)));
+for (const other of values.compare) {
+  const from = path.resolve(other);
+  if (!existsSync(path.join(from, 'package.json'))) {
+    console.error(`bench-warm: --compare ${other}: no checkout of Engram there (${path.join(from, 'package.json')} is missing)`);
+    process.exit(2);
+  }
+  // A build from before the warm engine (c112739, issue 23's reference, has no `engram mcp` and no
+  // plugin index) has nothing to measure here: said, and left out, so that `npm run bench` against it runs whole.
+  const missing = WARM_SOURCES.filter((file) => !existsSync(path.join(from, file)));
+  if (missing.length > 0) {
+    console.log(`bench-warm: ${revision(from)} left out: it has no warm engine to measure (no ${missing.join(', ')})`);
+    continue;
+  }
+  builds.push(await bundleBuild(from));
+}
 const work = mkdtempSync(path.join(tmpdir(), 'engram-bench-warm-'));
 const rows = [];
 const load = [loadavg()[0]];
