@@ -470,6 +470,8 @@ try {
 load.push(loadavg()[0]);
 const f = (ms) => (ms < 10 ? ms.toFixed(2) : ms.toFixed(0));
 console.log(`\nWarm recall engine (ms; ${RUNS} changes of each kind per round, ${values.rounds} rounds, builds alternating; medians unless marked); load average ${load.map((l) => l.toFixed(1)).join(' -> ')}`);
-console.log(`| measure | ${builds.map((b) => b.name).join(' | ')} | ${builds.slice(1).map((b) => `this / ${b.name}`).join(' | ')} |`);
-console.log(`|---|${builds.map(() => '---:').join('|')}|${builds.slice(1).map(() => '---:').join('|')}|`);
-for (const [label, figures] of rows) console.log(`| ${label} | ${figures.map(f).join(' | ')} | ${figures.slice(1).map((x) => `${(figures[0] / x).toFixed(3)}x`).join(' | ')} |`);
+// a column for each build, then one ratio column for each other build (none when this build ran alone)
+const cells = (xs) => `| ${xs.join(' | ')} |`;
+console.log(cells(['measure', ...builds.map((b) => b.name), ...builds.slice(1).map((b) => `this / ${b.name}`)]));
+console.log(`|---|${builds.map(() => '---:').concat(builds.slice(1).map(() => '---:')).join('|')}|`);
+for (const [label, figures] of rows) console.log(cells([label, ...figures.map(f), ...figures.slice(1).map((x) => `${(figures[0] / x).toFixed(3)}x`)]));
