@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import * as nodePath from 'node:path';
 import { examineVault, type Check, type Finding } from '../src/core/doctor';
 import { mergeMemoryText } from '../src/core/merge/memory-merge';
-import { MEMORY_FOLDERS, LAYOUT, TEMP_FOLDERS } from '../src/core/vault';
+import { MEMORY_FOLDERS, LAYOUT, tempFolders } from '../src/core/vault';
 import type { Command } from './command';
 import { processAlive } from './fs-files';
 import { gitTextMerger } from './git-merge';
@@ -92,7 +92,7 @@ function holderOf(path: string): { pid: number; host: string } | null {
 /** Temp files of atomic writes whose writer died (the file port sweeps the same ones). */
 async function tempFiles(runtime: Runtime, fix: boolean): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const folder of TEMP_FOLDERS) {
+  for (const folder of await tempFolders(runtime.files)) {
     let names: string[];
     try {
       names = fs.readdirSync(nodePath.join(runtime.root, folder)).sort();

@@ -27,6 +27,27 @@ async function subFolders(files: FileStore, dir: string): Promise<string[]> {
 }
 
 /**
+ * `roots` and every folder under them that a walk of the memory folders visits (subFolders, at
+ * most MAX_DEPTH deep; a folder that cannot be listed is given without any), roots in their
+ * order, each before its sub-folders by name. `known`:
+ * folders listed already (a load's scan, by path), whose sub-folders are taken from it: a root
+ * found there is not listed again.
+ */
+export async function foldersUnder(files: FileStore, roots: readonly string[], known?: ReadonlyMap<string, unknown>): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    out.push(dir);
+    // a folder that cannot be listed (gone, unreadable) has no sub-folders to offer: the rest goes on
+    if (depth < MAX_DEPTH) for (const sub of await subFolders(files, dir).catch(() => [])) await walk(`${dir}/${sub}`, depth + 1);
+  };
+  for (const root of roots) {
+    if (known?.has(root)) out.push(...[...known.keys()].filter((dir) => dir === root || dir.startsWith(`${root}/`)).sort(compareMemoryPaths));
+    else await walk(root, 0);
+  }
+  return out;
+}
+
+/**
  * Every entry under the memory folders that could be a note (`.md`: files, and whatever else
  * carries that name so readers report it), as vault-relative paths: each folder's own entries
  * sorted by name, then its sub-folders, in `roots` order.
@@ -73,7 +94,7 @@ export interface MemoryScan {
   entries: number;
   /** The entries listMemoryPaths gives that are not among `files` (not regular files), as paths. */
   others: string[];
-  /** With `hidden`: each root folder's names that start with '.' (temp files among them: FileStore.sweepTemp's), as listed. */
+  /** With `hidden`: each folder's names that start with '.' (temp files among them: FileStore.sweepTemp's), as listed, for every folder walked (sub-folders too). */
   hidden?: Map<string, string[]>;
 }
 
@@ -83,7 +104,8 @@ export interface MemoryScan {
  * twice, reading each folder four times); without one, from listStats, folders and list.
  * `stat: false`: files the store knows regular by their folder entry may come with size and
  * mtime -1, for a load that reads every file (loadCatalog fills them in from its reads).
- * `hidden`: each root's names that start with '.' too, for a sweep of its temp files.
+ * `hidden`: each folder's names that start with '.' too (every folder walked, at any depth), for
+ * a sweep of its temp files.
  */
 export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY_ROOTS, options: { stat?: boolean; hidden?: boolean } = {}): Promise<MemoryScan> {
   const out: ListedFile[] = [];
@@ -100,7 +122,7 @@ export async function scanMemoryFiles(files: FileStore, roots: string[] = MEMORY
     const scan = await look(dir);
     // by filter, not a loop: run once, before it is optimised, a loop over the 10,000 entries of a
     // first consolidation's episodic/ cost ~1.7-3 ms of CPU, the filter ~0.3-0.9 ms more than none
-    if (hidden && depth === 0) hidden.set(dir, [...scan.files.filter((s) => s.name.charCodeAt(0) === 0x2e).map((s) => s.name), ...scan.others.filter((name) => name.charCodeAt(0) === 0x2e)]);
+    if (hidden) hidden.set(dir, [...scan.files.filter((s) => s.name.charCodeAt(0) === 0x2e).map((s) => s.name), ...scan.others.filter((name) => name.charCodeAt(0) === 0x2e)]);
     const listed = scan.files.filter((s) => s.name.endsWith('.md')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const s of listed) out.push([`${dir}/${s.name}`, s.size, s.mtimeMs]);
     const rest = scan.others.filter((name) => name.endsWith('.md'));

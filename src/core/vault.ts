@@ -2,9 +2,9 @@ import { MemoryParseError, NotFoundError, WriteConflictError } from './errors';
 import { setFrontmatterFields, splitFrontmatter, type FieldValue } from './frontmatter';
 import { assertMemoryId, isMemoryId, safeRelativePath } from './ids';
 import { CATEGORY_FOLDERS, decodeNote, parseMemory, type Memory } from './memory';
-import { compareMemoryPaths, frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath, scanMemoryFiles } from './memory-files';
+import { compareMemoryPaths, foldersUnder, frontmatterId, IdIndex, listMemoryPaths, MEMORY_ROOTS, preferredPath, scanMemoryFiles } from './memory-files';
 import type { MemoryCache } from './memory-cache';
-import type { FileStat, FileVersion, Ports } from './ports';
+import type { FileStat, FileStore, FileVersion, Ports } from './ports';
 import type { EngramSettings } from './settings';
 
 /** Folders and files of a memory folder (SPEC §1). */
@@ -20,6 +20,8 @@ export const LAYOUT = {
   runs: '.engram/runs.jsonl',
   /** Forgotten memories (engram forget), by their folder: out of recall, back with forget --undo. */
   forgotten: '.engram/forgotten',
+  /** The versions of memories' texts (engram history), a folder for each memory edited. */
+  versions: '.engram/versions',
   gitignore: '.engram/.gitignore',
 } as const;
 
@@ -52,6 +54,23 @@ export const MEMORY_FOLDERS = MEMORY_ROOTS;
  * own ('.', beside STATE.md). A consolidation sweeps them; doctor reports and fixes the same.
  */
 export const TEMP_FOLDERS: readonly string[] = [...new Set([...MEMORY_FOLDERS, ...LAYOUT.folders, '.engram/cache', '.'])];
+
+/**
+ * Where such temp files are at any depth: the memory folders (a person files notes in
+ * sub-folders, archive/ keeps them), the versions of texts (`.engram/versions/<id>/`, committed
+ * to git with the vault, so a temp file left there is committed by the next `git add`) and
+ * forgotten memories (`.engram/forgotten/<folder>/`).
+ */
+export const TEMP_TREES: readonly string[] = [...MEMORY_FOLDERS, LAYOUT.versions, LAYOUT.forgotten];
+
+/**
+ * Every folder a sweep of temp files looks in: TEMP_FOLDERS, then each folder under TEMP_TREES
+ * (hidden ones skipped, as the memory folders' walk skips them). `listed`: the folders a load
+ * walked already (LoadedVault.hidden), whose sub-folders are not listed again.
+ */
+export async function tempFolders(files: FileStore, listed?: ReadonlyMap<string, unknown>): Promise<string[]> {
+  return [...new Set([...TEMP_FOLDERS, ...(await foldersUnder(files, TEMP_TREES, listed))])];
+}
 
 export interface VaultOptions {
   /**

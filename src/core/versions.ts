@@ -6,7 +6,7 @@ import { noteName } from './links';
 import { parseMemory, type Memory } from './memory';
 import { FRONTMATTER_ALLOWANCE } from './remember';
 import { formatTimestamp } from './time';
-import type { Vault } from './vault';
+import { LAYOUT, type Vault } from './vault';
 
 /**
  * Versions of a memory's content (SPEC §10: every content change is a new version, and can be
@@ -34,7 +34,7 @@ import type { Vault } from './vault';
  * - `deleteHistory(vault, id)`: for `forget --purge` only.
  */
 
-export const VERSIONS_FOLDER = '.engram/versions';
+export const VERSIONS_FOLDER = LAYOUT.versions;
 
 export interface MemoryVersion {
   /** 1 for the oldest. */

@@ -84,7 +84,13 @@ describe('consolidation reads each memory once', () => {
     mkdirSync(path.join(vault, 'episodic', '.obsidian'));
     const deadInDaily = path.join(vault, 'daily', '.2026-11-01.md.4194305.3.tmp');
     writeFileSync(deadInDaily, 'partial');
-    for (const f of [path.join(vault, 'episodic', dead), deadInDaily]) utimesSync(f, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    // at depth: a person's sub-folder of a memory folder, a memory's versions, a forgotten memory's folder
+    const deep = [path.join('episodic', 'ops', '.Ops note.md.4194305.6.tmp'), path.join('.engram', 'versions', 'mem-aaaaaaaaaaaa', '.3.json.4194305.7.tmp'), path.join('.engram', 'forgotten', 'episodic', '.Gone.md.4194305.8.tmp')].map((rel) => path.join(vault, rel));
+    for (const f of deep) {
+      mkdirSync(path.dirname(f), { recursive: true });
+      writeFileSync(f, 'partial');
+    }
+    for (const f of [path.join(vault, 'episodic', dead), deadInDaily, ...deep]) utimesSync(f, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
     const sweeps: string[] = [];
     class SweepStore extends CountingStore {
       override async sweepTemp(rel: string, names?: string[]): Promise<string[]> {
@@ -96,9 +102,9 @@ describe('consolidation reads each memory once', () => {
     const v = new Vault({ files, locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
     // a dry run changes nothing: no sweep, the dead temp files stay
     const dry = await consolidate(v, { dryRun: true, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
-    expect([dry.temp_removed, sweeps, existsSync(path.join(vault, 'episodic', dead)), existsSync(deadInDaily)]).toEqual([0, [], true, true]);
+    expect([dry.temp_removed, sweeps, existsSync(path.join(vault, 'episodic', dead)), existsSync(deadInDaily), deep.map((f) => existsSync(f))]).toEqual([0, [], true, true, [true, true, true]]);
     const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
-    expect(report.temp_removed).toBe(2);
+    expect(report.temp_removed).toBe(5);
     expect(sweeps).toEqual([
       `episodic given ${JSON.stringify([dead, fresh, '.dotted.md'].sort())}`,
       'semantic given []',
@@ -110,7 +116,14 @@ describe('consolidation reads each memory once', () => {
       '.engram/locks listed',
       '.engram/cache listed',
       '. listed',
+      // the sub-folder from the load's listing; the versions' and forgotten memories' folders listed
+      `episodic/ops given ${JSON.stringify(['.Ops note.md.4194305.6.tmp'])}`,
+      '.engram/versions listed',
+      '.engram/versions/mem-aaaaaaaaaaaa listed',
+      '.engram/forgotten listed',
+      '.engram/forgotten/episodic listed',
     ]);
+    expect(deep.map((f) => existsSync(f))).toEqual([false, false, false]);
     expect([dead, fresh, '.dotted.md', '.obsidian'].map((name) => existsSync(path.join(vault, 'episodic', name)))).toEqual([false, true, true, true]);
     expect(existsSync(deadInDaily)).toBe(false);
     // the store sweeps the names it is given, without listing the folder

@@ -119,6 +119,34 @@ describe('engram doctor', () => {
     expect([run.code, run.json().temp_removed, existsSync(temp)]).toEqual([0, 1, false]);
   });
 
+  it("finds and removes killed writes' temp files at depth: a person's sub-folder, archive/'s, a memory's versions, a forgotten memory's folder (doctor --fix and consolidate)", async () => {
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    const deep = ['semantic/projects/payments/.Stripe keys.md.999999.1.tmp', 'archive/ops/.Old runbook.md.999999.2.tmp', '.engram/versions/mem-aaaaaaaaaaaa/.3.json.999999.3.tmp', '.engram/forgotten/episodic/.Gone.md.999999.4.tmp'];
+    // a folder Engram does not walk (hidden, as .obsidian or .trash) keeps its files
+    const hidden = 'semantic/.trash/.Binned.md.999999.5.tmp';
+    const place = () => {
+      for (const rel of [...deep, hidden]) {
+        mkdirSync(path.dirname(path.join(vault, rel)), { recursive: true });
+        writeFileSync(path.join(vault, rel), 'half a write');
+        utimesSync(path.join(vault, rel), old, old);
+      }
+    };
+    place();
+    const found = await engram(vault, ['--json', '--now', NOW, 'doctor']);
+    expect([found.code, found.json().findings.map((f: { check: string; path: string }) => [f.check, f.path])]).toEqual([1, [
+      ['temp-file', '.engram/forgotten/episodic/.Gone.md.999999.4.tmp'],
+      ['temp-file', '.engram/versions/mem-aaaaaaaaaaaa/.3.json.999999.3.tmp'],
+      ['temp-file', 'archive/ops/.Old runbook.md.999999.2.tmp'],
+      ['temp-file', 'semantic/projects/payments/.Stripe keys.md.999999.1.tmp'],
+    ]]);
+    const fixed = await engram(vault, ['--json', '--now', NOW, 'doctor', '--fix']);
+    expect([fixed.code, fixed.stderr, fixed.json()]).toMatchObject([0, '', { fixed: 4, remaining: 0 }]);
+    expect([...deep, hidden].map((rel) => existsSync(path.join(vault, rel)))).toEqual([false, false, false, false, true]);
+    place();
+    const run = await engram(vault, ['--json', '--now', NOW, 'consolidate']);
+    expect([run.code, run.json().temp_removed, [...deep, hidden].map((rel) => existsSync(path.join(vault, rel)))]).toEqual([0, 4, [false, false, false, false, true]]);
+  });
+
   it('a link to a memory forgotten with plain forget (kept in .engram/forgotten, recoverable) is no missing link', async () => {
     const a = await remember('The release train leaves on Tuesdays.');
     const b = await remember('Hotfixes skip the release train.');

@@ -199,8 +199,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // 611.8 KB (+0.75 KB: 611,079 -> 611,827 bytes) with scalarLineEdit's check of a flat
   // frontmatter's edit from its changed lines (flatEditHolds) and the temp sweep given the load's
   // listing (frontmatter.ts, memory-files.ts and vault.ts are the plugin's too; issue 23, first consolidate).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(611_900);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_403_800); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 612.2 KB (+0.39 KB: 611,827 -> 612,218 bytes) with temp files swept at any depth of the memory
+  // folders, .engram/versions and .engram/forgotten (foldersUnder, tempFolders: the plugin's consolidation).
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(612_300);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_404_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {

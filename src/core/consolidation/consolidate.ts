@@ -19,7 +19,7 @@ import { addLinkId, LINK_IDS_FIELD, linkIdsValue, noteName } from '../links';
 import { memoryTitle } from '../title';
 import { repairLinks } from '../link-repair';
 import type { MemoryCache } from '../memory-cache';
-import { assertWritable, LAYOUT, TEMP_FOLDERS, type LoadedVault, type ReadNote, type Vault, type WrittenMemory } from '../vault';
+import { assertWritable, LAYOUT, tempFolders, type LoadedVault, type ReadNote, type Vault, type WrittenMemory } from '../vault';
 import { buildPlan, planChanges, type ConsolidationPlan } from './plan';
 import { COPIES_FOLDER, findDuplicates, mergeAllDuplicates } from '../merge/sync-copies';
 import { findSameText, mergeAllSameText, MERGED_FOLDER } from '../merge/same-text';
@@ -428,7 +428,7 @@ async function sweepTemp(vault: Vault, listed?: Map<string, string[]>): Promise<
   const sweep = vault.ports.files.sweepTemp?.bind(vault.ports.files);
   if (!sweep) return 0;
   let removed = 0;
-  for (const folder of TEMP_FOLDERS) {
+  for (const folder of await tempFolders(vault.ports.files, listed)) {
     const names = listed?.get(folder);
     removed += (await (names ? sweep(folder, names) : sweep(folder)).catch(() => [])).length;
   }
