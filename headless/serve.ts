@@ -190,7 +190,8 @@ export class CliServer {
     this.current = io;
     let status: number;
     try {
-      status = await runCli(request.argv, io);
+      // one request of the warm vault: a background preload (engram mcp's) runs no slice meanwhile
+      status = await this.warm.serve(() => runCli(request.argv, io));
     } finally {
       this.current = null;
     }

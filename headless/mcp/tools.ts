@@ -53,7 +53,25 @@ export interface ToolOptions {
   by: string;
 }
 
-export function registerTools(server: McpServer, warm: WarmVault, options: ToolOptions): void {
+/**
+ * registerTool and registerResource of `server`, each callback answered as one request of the
+ * warm vault (WarmVault.serve): the documents' background preload runs no slice meanwhile.
+ */
+function served(server: McpServer, warm: WarmVault): Pick<McpServer, 'registerTool' | 'registerResource'> {
+  const wrapped = (args: unknown[]): unknown[] => {
+    const answer = args[args.length - 1] as (...values: unknown[]) => Promise<unknown>;
+    return [...args.slice(0, -1), (...values: unknown[]) => warm.serve(() => answer(...values))];
+  };
+  const registerTool = server.registerTool.bind(server) as (...args: unknown[]) => unknown;
+  const registerResource = server.registerResource.bind(server) as (...args: unknown[]) => unknown;
+  return {
+    registerTool: ((...args: unknown[]) => registerTool(...wrapped(args))) as McpServer['registerTool'],
+    registerResource: ((...args: unknown[]) => registerResource(...wrapped(args))) as McpServer['registerResource'],
+  };
+}
+
+export function registerTools(mcp: McpServer, warm: WarmVault, options: ToolOptions): void {
+  const server = served(mcp, warm);
   server.registerTool(
     'recall',
     {

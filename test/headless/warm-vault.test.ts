@@ -163,6 +163,66 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       again.close();
     }
   });
+  it('runs no preload slice while a request is answered; a request that needs the documents, or loadNow, finishes the preload inside one', async () => {
+    for (let n = 0; n < 30; n++) {
+      const id = `mem-bulk${String(n).padStart(8, '0')}`;
+      writeFileSync(path.join(vault, 'episodic', `${id}.md`), `---\nid: ${id}\ncategory: episodic\ncreated_at: "2026-11-0${1 + (n % 9)}T10:00:00Z"\n---\nBulk note ${n} about the harbour crane.\n`);
+    }
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const done = (w: WarmVault) => w.preloadSlices.reduce((a, b) => a + b, 0);
+    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+    try {
+      await warm.engine();
+      const preload = warm.preloadNow();
+      // 20 turns of the event loop inside one request: at most the slice under way when it came
+      // (10 units of work) is done meanwhile, of the preload's 482
+      const [first, last] = await warm.serve(async () => {
+        await turn();
+        const at = done(warm);
+        for (let i = 0; i < 20; i++) await turn();
+        return [at, done(warm)];
+      });
+      expect(last! - first!).toBeLessThanOrEqual(10);
+      expect(warm.stats).toEqual({ opened: 1, loaded: 0, followed: 0, rebuilt: 0 });
+      // the request over, the preload goes on by itself
+      await preload;
+      expect([warm.stats, done(warm)]).toEqual([{ opened: 1, loaded: 1, followed: 0, rebuilt: 0 }, 482]);
+    } finally {
+      warm.close();
+    }
+    // a request that brings a change needs the documents: it finishes the preload, which waits for no request then
+    const changing = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+    try {
+      await changing.engine();
+      const preload = changing.preloadNow();
+      const file = path.join(vault, 'episodic', 'mem-bulk00000007.md');
+      const found = await changing.serve(async () => {
+        for (let i = 0; i < 5; i++) await turn(); // the preload waits for this request now
+        writeFileSync(file, readFileSync(file, 'utf8').replace('harbour crane', 'lighthouse lamp'));
+        return ids(changing, 'lighthouse lamp');
+      });
+      expect(found).toEqual(['mem-bulk00000007']);
+      await preload;
+      expect(changing.stats).toEqual({ opened: 1, loaded: 1, followed: 1, rebuilt: 0 });
+    } finally {
+      changing.close();
+    }
+    // loadNow inside a request (engram serve's recall: the count of unreadable files) finishes it too
+    const loading = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+    try {
+      await loading.engine();
+      const preload = loading.preloadNow();
+      await loading.serve(async () => {
+        for (let i = 0; i < 5; i++) await turn();
+        await loading.loadNow();
+      });
+      await preload;
+      expect([loading.stats, loading.unreadable()]).toEqual([{ opened: 1, loaded: 1, followed: 0, rebuilt: 0 }, 0]);
+    } finally {
+      loading.close();
+    }
+  }, 10_000); // a request and the preload waiting for each other never end: failed at 10 s
+
   it('the preload writes a stale catalog off the event loop, the same file as a plain load writes, and lists sub-folders', async () => {
     mkdirSync(path.join(vault, 'episodic', 'work'));
     writeFileSync(path.join(vault, 'episodic', 'work', 'mem-sub000000001.md'), `---\nid: mem-sub000000001\ncategory: episodic\ncreated_at: "2026-11-05T10:00:00Z"\n---\nFiled by hand: the harbour crane.\n`);
