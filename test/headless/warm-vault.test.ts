@@ -170,10 +170,17 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
     }
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
     const done = (w: WarmVault) => w.preloadSlices.reduce((a, b) => a + b, 0);
-    const warm = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
-    try {
-      await warm.engine();
-      const preload = warm.preloadNow();
+    /** A warm vault whose engine is open and whose preload (slices of 10 units) has just started. */
+    const preloading = async (run: (w: WarmVault, preload: Promise<void>) => Promise<void>) => {
+      const w = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
+      try {
+        await w.engine();
+        await run(w, w.preloadNow());
+      } finally {
+        w.close();
+      }
+    };
+    await preloading(async (warm, preload) => {
       // 20 turns of the event loop inside one request: at most the slice under way when it came
       // (10 units of work) is done meanwhile, of the preload's 482
       const [first, last] = await warm.serve(async () => {
@@ -187,14 +194,9 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       // the request over, the preload goes on by itself
       await preload;
       expect([warm.stats, done(warm)]).toEqual([{ opened: 1, loaded: 1, followed: 0, rebuilt: 0 }, 482]);
-    } finally {
-      warm.close();
-    }
+    });
     // a request that brings a change needs the documents: it finishes the preload, which waits for no request then
-    const changing = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
-    try {
-      await changing.engine();
-      const preload = changing.preloadNow();
+    await preloading(async (changing, preload) => {
       const file = path.join(vault, 'episodic', 'mem-bulk00000007.md');
       const found = await changing.serve(async () => {
         for (let i = 0; i < 5; i++) await turn(); // the preload waits for this request now
@@ -204,23 +206,16 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
       expect(found).toEqual(['mem-bulk00000007']);
       await preload;
       expect(changing.stats).toEqual({ opened: 1, loaded: 1, followed: 1, rebuilt: 0 });
-    } finally {
-      changing.close();
-    }
+    });
     // loadNow inside a request (engram serve's recall: the count of unreadable files) finishes it too
-    const loading = new WarmVault({ vault, now: NOW, cwd: dir, env: {} }, () => undefined, false, 10);
-    try {
-      await loading.engine();
-      const preload = loading.preloadNow();
+    await preloading(async (loading, preload) => {
       await loading.serve(async () => {
         for (let i = 0; i < 5; i++) await turn();
         await loading.loadNow();
       });
       await preload;
       expect([loading.stats, loading.unreadable()]).toEqual([{ opened: 1, loaded: 1, followed: 0, rebuilt: 0 }, 0]);
-    } finally {
-      loading.close();
-    }
+    });
   }, 10_000); // a request and the preload waiting for each other never end: failed at 10 s
 
   it('the preload writes a stale catalog off the event loop, the same file as a plain load writes, and lists sub-folders', async () => {
