@@ -98,21 +98,23 @@ describe('scanMemoryFiles', () => {
     expect(readdirs.filter((r) => r === 'scan episodic')).toEqual(['scan episodic']);
   });
 
-  it('with `hidden`: each root folder\'s names that start with a dot, files and others, not its sub-folders\' (for sweepTemp)', async () => {
+  it('with `hidden`: each folder\'s names that start with a dot, files and others, its sub-folders\' too (for sweepTemp)', async () => {
     file('episodic/a.md');
     file('episodic/.a.md.4194305.1.tmp');
     file('episodic/.dotted.md');
     file('episodic/.obsidian/x.md'); // a dot folder: no temp file
-    file('episodic/deep/.b.md.4194305.2.tmp'); // a sub-folder's: not swept by the root's sweep
+    file('episodic/deep/.b.md.4194305.2.tmp'); // a sub-folder's: swept from its own entry (a person files notes in sub-folders)
     file('archive/episodic/.c.md.4194305.3.tmp');
     mkdirSync(path.join(root, 'semantic'));
     symlinkSync('nowhere', path.join(root, 'semantic/.dangling')); // among the others
     const store = new NodeFileStore(root);
     const expected = new Map([
       ['episodic', ['.a.md.4194305.1.tmp', '.dotted.md']],
+      ['episodic/deep', ['.b.md.4194305.2.tmp']],
       ['semantic', ['.dangling']],
       ['decisions', []],
       ['archive', []],
+      ['archive/episodic', ['.c.md.4194305.3.tmp']],
     ]);
     for (const options of [{ hidden: true }, { stat: false, hidden: true }]) {
       const scan = await scanMemoryFiles(store, MEMORY_ROOTS, options);
