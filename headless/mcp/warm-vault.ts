@@ -356,6 +356,11 @@ export class WarmVault {
     }
   }
 
+  /** Whether the preload is waiting for the requests being answered to end (tests, diagnostics). */
+  get preloadWaiting(): boolean {
+    return this.waiting.length > 0;
+  }
+
   private wake(): void {
     for (const resolve of this.waiting.splice(0)) resolve();
   }

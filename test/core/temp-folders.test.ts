@@ -30,8 +30,9 @@ test('foldersUnder takes a root a load listed from that listing, sub-folders inc
     listedBy.push(dir);
     return folders(dir);
   };
-  const known = new Map([['episodic', []], ['episodic/ops', []], ['episodic-old', []], ['semantic', []]]);
-  expect(await foldersUnder(files, ['episodic', 'decisions'], known)).toEqual(['episodic', 'episodic/ops', 'decisions']);
+  // the listing's own order (a Map's insertion order) is not the walk's: sorted as the walk goes
+  const known = new Map([['episodic/ops', []], ['episodic/ops/b', []], ['episodic', []], ['episodic/new', []], ['episodic/ops/a', []], ['episodic-old', []], ['semantic', []]]);
+  expect(await foldersUnder(files, ['episodic', 'decisions'], known)).toEqual(['episodic', 'episodic/new', 'episodic/ops', 'episodic/ops/a', 'episodic/ops/b', 'decisions']);
   expect(listedBy).toEqual(['decisions']);
 });
 
@@ -56,4 +57,12 @@ test('tempFolders: the flat folders first, then the trees at depth, each once', 
     '.engram/forgotten',
     '.engram/forgotten/episodic',
   ]);
+});
+
+test('foldersUnder goes 16 folders deep at most, as the memory walk does (deeper is a link loop or a mistake)', async () => {
+  const chain = Array.from({ length: 18 }, (_, i) => `d${i + 1}`);
+  const files = store([`semantic/${chain.join('/')}/x.md`]);
+  const walked = await foldersUnder(files, ['semantic']);
+  expect(walked).toEqual(Array.from({ length: 17 }, (_, i) => ['semantic', ...chain.slice(0, i)].join('/')));
+  expect(walked.at(-1)).toBe(`semantic/${chain.slice(0, 16).join('/')}`);
 });

@@ -107,6 +107,7 @@ describe('scanMemoryFiles', () => {
     file('archive/episodic/.c.md.4194305.3.tmp');
     mkdirSync(path.join(root, 'semantic'));
     symlinkSync('nowhere', path.join(root, 'semantic/.dangling')); // among the others
+    symlinkSync('nowhere', path.join(root, 'semantic/plain-link')); // among the others too, no dot: not a temp file's name
     const store = new NodeFileStore(root);
     const expected = new Map([
       ['episodic', ['.a.md.4194305.1.tmp', '.dotted.md']],

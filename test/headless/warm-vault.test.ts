@@ -180,16 +180,21 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
         w.close();
       }
     };
+    /** Turns of the event loop until the preload waits for the request being answered (its slice under way, or its reads, done). */
+    const untilWaiting = async (w: WarmVault) => {
+      for (let i = 0; i < 10_000 && !w.preloadWaiting; i++) await turn();
+      return w.preloadWaiting;
+    };
     await preloading(async (warm, preload) => {
-      // 20 turns of the event loop inside one request: at most the slice under way when it came
-      // (10 units of work) is done meanwhile, of the preload's 482
-      const [first, last] = await warm.serve(async () => {
-        await turn();
+      // inside one request the preload comes to wait, and 20 more turns do none of its 482 units
+      const [waits, first, last] = await warm.serve(async () => {
+        const waiting = await untilWaiting(warm);
         const at = done(warm);
         for (let i = 0; i < 20; i++) await turn();
-        return [at, done(warm)];
+        return [waiting, at, done(warm)];
       });
-      expect(last! - first!).toBeLessThanOrEqual(10);
+      expect([waits, last! - (first as number)]).toEqual([true, 0]);
+      expect(warm.preloadWaiting).toBe(false);
       expect(warm.stats).toEqual({ opened: 1, loaded: 0, followed: 0, rebuilt: 0 });
       // the request over, the preload goes on by itself
       await preload;
@@ -199,7 +204,7 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
     await preloading(async (changing, preload) => {
       const file = path.join(vault, 'episodic', 'mem-bulk00000007.md');
       const found = await changing.serve(async () => {
-        for (let i = 0; i < 5; i++) await turn(); // the preload waits for this request now
+        expect(await untilWaiting(changing)).toBe(true);
         writeFileSync(file, readFileSync(file, 'utf8').replace('harbour crane', 'lighthouse lamp'));
         return ids(changing, 'lighthouse lamp');
       });
@@ -210,7 +215,7 @@ describe('WarmVault: the recall engine of a long-lived process follows the vault
     // loadNow inside a request (engram serve's recall: the count of unreadable files) finishes it too
     await preloading(async (loading, preload) => {
       await loading.serve(async () => {
-        for (let i = 0; i < 5; i++) await turn();
+        expect(await untilWaiting(loading)).toBe(true);
         await loading.loadNow();
       });
       await preload;
