@@ -264,7 +264,8 @@ export const DOCTOR_COMMANDS: Record<string, Command> = {
       'clashes of two people\'s edits (merge_clash), archived memories still in use, a memory\n' +
       'remembered again while the one holding its text could not be read, links to memories\n' +
       'that exist nowhere, an interrupted consolidation, caches that contradict the notes, stale locks,\n' +
-      'temp files of killed writes, a git repository without the merge driver or with one git cannot start,\n' +
+      'temp files of killed writes (in sub-folders too, and in .engram/versions and .engram/forgotten),\n' +
+      'a git repository without the merge driver or with one git cannot start,\n' +
       'memory files git left unmerged (a driver that did not run): --fix merges them by the driver\'s rules.\n' +
       'Exit 1 while problems remain.\n' +
       'json: {"findings": [{"check", "path", "problem", "fix"?, "fixed"?}], "fixed", "remaining"}',
