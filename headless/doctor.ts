@@ -89,8 +89,8 @@ function holderOf(path: string): { pid: number; host: string } | null {
   }
 }
 
-/** Temp files of atomic writes whose writer died (the file port sweeps the same ones). */
-async function tempFiles(runtime: Runtime, fix: boolean): Promise<Finding[]> {
+/** Temp files of atomic writes whose writer died (the file port sweeps the same ones). Exported for its tests. */
+export async function tempFiles(runtime: Pick<Runtime, 'root' | 'files'>, fix: boolean): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const folder of await tempFolders(runtime.files)) {
     let names: string[];
@@ -110,8 +110,9 @@ async function tempFiles(runtime: Runtime, fix: boolean): Promise<Finding[]> {
     if (left.length === 0) continue;
     const finding: Finding = { check: 'temp-file', path: folder === '.' ? left[0]! : `${folder}/${left[0]}`, problem: `${left.length} temp file${left.length === 1 ? '' : 's'} of writes that were killed${left.length > 1 ? ` (${left.slice(0, 3).join(', ')}${left.length > 3 ? ', ...' : ''})` : ''}`, fix: 'remove them' };
     if (fix) {
-      await runtime.files.sweepTemp(folder);
-      finding.fixed = true;
+      // fixed when every one of them is gone: one that cannot be unlinked stays a finding
+      const removed = new Set(await runtime.files.sweepTemp(folder));
+      if (left.every((name) => removed.has(name))) finding.fixed = true;
     }
     findings.push(finding);
   }

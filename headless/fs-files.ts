@@ -91,7 +91,8 @@ export class NodeFileStore implements FileStore {
    * unlink (a touch arrives there; the move waits for what it returns; moveRewriting's between
    * its link of the target and its rename of the source), `afterTake` once moveRewriting has
    * renamed the source away (before it checks it), `whileWaiting` each time a read waits for a file to
-   * settle (a save in progress completes there), `appending` after an append cut the file and before it writes (a crash there).
+   * settle (a save in progress completes there), `appending` after an append cut the file and before it writes (a crash there),
+   * `beforeSweep` before sweepTemp unlinks a dead temp file (another sweep, or a file that cannot be unlinked).
    */
   constructor(
     root: string,
@@ -101,6 +102,7 @@ export class NodeFileStore implements FileStore {
       afterTake?: (taken: string) => void;
       whileWaiting?: (full: string) => void;
       appending?: (full: string, fd: number) => void;
+      beforeSweep?: (full: string) => void;
     } = {},
   ) {
     this.root = nodePath.resolve(root);
@@ -689,7 +691,8 @@ export class NodeFileStore implements FileStore {
 
   /**
    * Remove the temp files that killed writers left in a folder: `.NAME.PID.N.tmp` older than
-   * a minute whose process no longer runs, or older than an hour. Returns their names. `rel`:
+   * a minute whose process no longer runs, or older than an hour. Returns the names it removed
+   * (not one it could not unlink). `rel`:
    * a folder of the vault, '' or '.' for the vault's own folder (STATE.md's temp files).
    */
   async sweepTemp(rel: string, listed?: string[]): Promise<string[]> {
@@ -713,7 +716,14 @@ export class NodeFileStore implements FileStore {
       const age = Date.now() - st.mtimeMs;
       const orphan = age > 60_000 && Number(m[1]) !== process.pid && !processAlive(Number(m[1]));
       if (!orphan && age < 3_600_000) continue;
-      unlinkQuietly(path);
+      // counted only when this unlink removed it: one that cannot be removed (EPERM, an immutable
+      // file, a read-only folder) or that another sweep removed first was reported as removed
+      this.faults.beforeSweep?.(path);
+      try {
+        fs.unlinkSync(path);
+      } catch {
+        continue;
+      }
       removed.push(name);
     }
     return removed;
