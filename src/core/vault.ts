@@ -57,11 +57,14 @@ export const TEMP_FOLDERS: readonly string[] = [...new Set([...MEMORY_FOLDERS, .
 
 /**
  * Where such temp files are at any depth: the memory folders (a person files notes in
- * sub-folders, archive/ keeps them), the versions of texts (`.engram/versions/<id>/`, committed
- * to git with the vault, so a temp file left there is committed by the next `git add`) and
- * forgotten memories (`.engram/forgotten/<folder>/`).
+ * sub-folders, archive/ keeps them), daily/ and conflicts/ (sub-folders a person makes),
+ * review/ (proposals rewritten in place), the versions of texts (`.engram/versions/<id>/`,
+ * committed to git with the vault, so a temp file left there is committed by the next `git add`),
+ * forgotten memories (`.engram/forgotten/<folder>/`), and the copies a merge keeps
+ * (`.engram/merged`, `.engram/sync-copies`: review.ts', same-text.ts' and sync-copies.ts' folders,
+ * named here as they name them, which test/core/temp-folders.test.ts checks).
  */
-export const TEMP_TREES: readonly string[] = [...MEMORY_FOLDERS, LAYOUT.versions, LAYOUT.forgotten];
+export const TEMP_TREES: readonly string[] = [...MEMORY_FOLDERS, LAYOUT.daily, LAYOUT.conflicts, 'review', LAYOUT.versions, LAYOUT.forgotten, '.engram/merged', '.engram/sync-copies'];
 
 /**
  * Every folder a sweep of temp files looks in: TEMP_FOLDERS, then each folder under TEMP_TREES

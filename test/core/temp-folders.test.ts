@@ -1,5 +1,10 @@
 import { foldersUnder } from '../../src/core/memory-files';
 import { TEMP_FOLDERS, TEMP_TREES, tempFolders } from '../../src/core/vault';
+import { REVIEW_FOLDER } from '../../src/core/review';
+import { VERSIONS_FOLDER } from '../../src/core/versions';
+import { FORGOTTEN_FOLDER } from '../../src/core/curation';
+import { MERGED_FOLDER } from '../../src/core/merge/same-text';
+import { COPIES_FOLDER } from '../../src/core/merge/sync-copies';
 import { MemoryFileStore } from '../helpers/memory-ports';
 
 // Where a sweep of killed writes' temp files looks (consolidation's sweep, doctor's temp-file
@@ -12,8 +17,10 @@ function store(paths: string[]): MemoryFileStore {
   return files;
 }
 
-test('the trees are the memory folders, the versions of texts and the forgotten memories', () => {
-  expect(TEMP_TREES).toEqual(['episodic', 'semantic', 'decisions', 'archive', '.engram/versions', '.engram/forgotten']);
+test('the trees are the memory folders, daily/, conflicts/, review/, the versions of texts, the forgotten memories and the merges\' copies', () => {
+  expect(TEMP_TREES).toEqual(['episodic', 'semantic', 'decisions', 'archive', 'daily', 'conflicts', 'review', '.engram/versions', '.engram/forgotten', '.engram/merged', '.engram/sync-copies']);
+  // the folders as the modules that write them name them
+  expect([REVIEW_FOLDER, VERSIONS_FOLDER, FORGOTTEN_FOLDER, MERGED_FOLDER, COPIES_FOLDER].every((folder) => TEMP_TREES.includes(folder))).toBe(true);
   expect(TEMP_FOLDERS).toEqual(['episodic', 'semantic', 'decisions', 'archive', 'daily', 'conflicts', '.engram', '.engram/locks', '.engram/cache', '.']);
 });
 
@@ -47,15 +54,20 @@ test('a folder that cannot be listed is given without sub-folders, and the walk 
 });
 
 test('tempFolders: the flat folders first, then the trees at depth, each once', async () => {
-  const files = store(['episodic/ops/x.md', '.engram/versions/mem-aaaaaaaaaaaa/1.json', '.engram/forgotten/episodic/Gone.md', 'archive/2025/old.md']);
+  const files = store(['episodic/ops/x.md', '.engram/versions/mem-aaaaaaaaaaaa/1.json', '.engram/forgotten/episodic/Gone.md', 'archive/2025/old.md', 'daily/2026/2026-11-01.md', 'review/x.md', '.engram/sync-copies/episodic/Copy.md']);
   expect(await tempFolders(files)).toEqual([
     ...TEMP_FOLDERS,
     'episodic/ops',
     'archive/2025',
+    'daily/2026',
+    'review',
     '.engram/versions',
     '.engram/versions/mem-aaaaaaaaaaaa',
     '.engram/forgotten',
     '.engram/forgotten/episodic',
+    '.engram/merged',
+    '.engram/sync-copies',
+    '.engram/sync-copies/episodic',
   ]);
 });
 

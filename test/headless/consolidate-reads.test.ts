@@ -118,10 +118,13 @@ describe('consolidation reads each memory once', () => {
       '. listed',
       // the sub-folder from the load's listing; the versions' and forgotten memories' folders listed
       `episodic/ops given ${JSON.stringify(['.Ops note.md.4194305.6.tmp'])}`,
+      'review listed',
       '.engram/versions listed',
       '.engram/versions/mem-aaaaaaaaaaaa listed',
       '.engram/forgotten listed',
       '.engram/forgotten/episodic listed',
+      '.engram/merged listed',
+      '.engram/sync-copies listed',
     ]);
     expect(deep.map((f) => existsSync(f))).toEqual([false, false, false]);
     expect([dead, fresh, '.dotted.md', '.obsidian'].map((name) => existsSync(path.join(vault, 'episodic', name)))).toEqual([false, true, true, true]);
