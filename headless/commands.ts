@@ -188,7 +188,7 @@ export const COMMANDS: Record<string, Command> = {
       'reported (file:line: reason), with nothing written. Lines already imported (by an earlier run,\n' +
       'or a run that was killed) are left as they are; a write that fails undoes the run. Lines that\n' +
       'share a "session" are one episode: each is linked to its neighbours as related.\n' +
-      'json: {"lines", "created", "reinforced", "conflicts", "unchanged", "dry_run", "results": [{"id", "path", "action"}]}',
+      'json: {"lines", "created", "reinforced", "conflicts", "superseded", "unchanged", "dry_run", "results": [{"id", "path", "action", "supersedes"?}]}',
     options: {
       'dry-run': { type: 'boolean', help: 'check and decide every line, write nothing' },
       reinforce: { type: 'boolean', help: 'lines already imported reinforce their memory again (count repeats)' },
@@ -204,7 +204,7 @@ export const COMMANDS: Record<string, Command> = {
         reinforceRepeats: Boolean(context.options.reinforce),
       });
       return print(context, summary, () =>
-        `${summary.dry_run ? 'would import' : 'imported'} ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts, ${summary.unchanged} already imported${summary.dry_run ? ' (dry run: nothing written)' : ''}`,
+        `${summary.dry_run ? 'would import' : 'imported'} ${summary.lines} lines: ${summary.created} created, ${summary.reinforced} reinforced, ${summary.conflicts} conflicts, ${summary.superseded} superseded, ${summary.unchanged} already imported${summary.dry_run ? ' (dry run: nothing written)' : ''}`,
       );
     },
   },

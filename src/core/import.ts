@@ -158,6 +158,8 @@ export interface ImportSummary {
   created: number;
   reinforced: number;
   conflicts: number;
+  /** Older memories the lines' memories supersede (ADR 0004), each counted once; a dry run counts those it would mark. */
+  superseded: number;
   /** Lines already imported (nothing written for them). */
   unchanged: number;
   dry_run: boolean;
@@ -321,6 +323,7 @@ export async function importLines(vault: Vault, lines: ImportLine[], options: Im
     created: results.filter((r) => r.action === 'created').length,
     reinforced: results.filter((r) => r.action === 'reinforced').length,
     conflicts: results.filter((r) => r.action === 'conflict').length,
+    superseded: new Set(results.flatMap((r) => r.supersedes ?? [])).size,
     unchanged: results.filter((r) => r.action === 'unchanged').length,
     dry_run: Boolean(opts.dryRun),
     results,
@@ -481,7 +484,9 @@ function dryResult(plan: Plan): ImportResult {
   if (plan.kind === 'unchanged') return { id: plan.id, path: plan.path, action: 'unchanged' };
   if (plan.kind === 'reinforce') return { id: plan.id, path: plan.path, action: 'reinforced' };
   const path = plan.path;
-  return plan.conflictWith ? { id: plan.id, path, action: 'conflict', conflict_with: plan.conflictWith } : { id: plan.id, path, action: 'created' };
+  const replaced = plan.memory.links.filter((link) => link.kind === 'supersedes').map((link) => link.target);
+  const result: ImportResult = plan.conflictWith ? { id: plan.id, path, action: 'conflict', conflict_with: plan.conflictWith } : { id: plan.id, path, action: 'created' };
+  return replaced.length > 0 ? { ...result, supersedes: replaced } : result;
 }
 
 /**

@@ -17,7 +17,9 @@ import { isMemoryId } from './ids';
  *   without locking") it is nothing: two events can differ without contradicting each other.
  * - a **changed value**: both texts speak of the same subject (their words other than values
  *   mostly shared) and each holds a value the other lacks: a number, a version, a host, a
- *   name ("staging database is db-staging-2.internal" / "...db-staging-3.internal"). Between
+ *   name ("staging database is db-staging-2.internal" / "...db-staging-3.internal"), and,
+ *   without a word of change, neither names another subject (a word the other lacks that is no
+ *   value: "staging" / "production" API server). Between
  *   two observations of events this needs a word of change too ("build 412 failed" and "build
  *   413 failed" are two builds), and never a different date (two dated reports are two events).
  *
@@ -335,7 +337,17 @@ export function detectChange(incoming: ChangeSide, older: ChangeSide): Change | 
   // between notes a value changes only when the newer says so in words of change
   if (events && !incoming.signals.cue) return null;
   if (shared < 3 || (subjectShared < 1 && shared < 4) || similarity < 0.45) return null;
+  // another subject named with the same words: each text holds a word the other lacks that is no
+  // value ("the staging API server listens on port 8080" / "the production API server ... 9090"):
+  // two facts side by side, unless the newer says in words that something changed
+  if (!incoming.signals.cue && ownWord(incoming, older) && ownWord(older, incoming)) return null;
   return decide(incoming, older, `a new value (${newValues.sort().join(', ')} for ${oldValues.sort().join(', ')})`, similarity);
+}
+
+/** Whether `side` holds a term `other` lacks that is no value of its own. */
+function ownWord(side: ChangeSide, other: ChangeSide): boolean {
+  for (const t of side.terms) if (!other.terms.has(t) && !side.signals.values.has(t)) return true;
+  return false;
 }
 
 function differentDates(a: Set<string>, b: Set<string>): boolean {

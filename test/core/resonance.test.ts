@@ -175,12 +175,15 @@ describe('resonance index with a focus (one text: the postings of its own words)
       expect(results).toEqual([full.resonate(new AnalysedText(text), category), full.changes(new AnalysedText(text), category, 'observed', 10_000)]);
       return [results[0], (results[1] as Array<{ id: string; outcome: string }>).map((c) => [c.id, c.outcome]), focused.size, made];
     });
-    // text 0 changes the budget (3 to 5) and, in words of change, the memory that says the worker does not retry
+    // text 0 changes the budget (3 to 5) and, in words of change, the memory that says the worker does not retry;
+    // texts 1 and 3 speak of the worker's retries on a 4xx answer and of its retry budget: two facts
+    // side by side (each holds a word the other lacks that is no value: budget, attempt / answer),
+    // neither supersedes the other without a word of change
     expect(seen).toEqual([
       [{ kind: 'new' }, [['mem-aaaaaaaaaaaa', 'supersede'], ['mem-eeeeeeeeeeee', 'supersede']], 4, ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-eeeeeeeeeeee']],
-      [{ kind: 'conflict', id: 'mem-eeeeeeeeeeee', similarity: 1 }, [['mem-aaaaaaaaaaaa', 'supersede']], 4, ['mem-eeeeeeeeeeee', 'mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb']],
+      [{ kind: 'conflict', id: 'mem-eeeeeeeeeeee', similarity: 1 }, [], 4, ['mem-eeeeeeeeeeee', 'mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb']],
       [{ kind: 'conflict', id: 'mem-cccccccccccc', similarity: 1 }, [], 1, ['mem-cccccccccccc']],
-      [{ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 1 }, [['mem-eeeeeeeeeeee', 'supersede']], 4, ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-eeeeeeeeeeee']],
+      [{ kind: 'reinforce', id: 'mem-aaaaaaaaaaaa', similarity: 1 }, [], 4, ['mem-aaaaaaaaaaaa', 'mem-bbbbbbbbbbbb', 'mem-eeeeeeeeeeee']],
       // no word in common with any memory: no entry, nothing decoded
       [{ kind: 'new' }, [], 0, []],
     ]);

@@ -161,6 +161,21 @@ describe('supersession (ADR 0004)', () => {
     expect(index.changes('The staging database runs on db-staging-2.internal.', 'semantic', 'observed', -DAY)).toEqual([]);
   });
 
+  it('another subject named with the same words is a second fact, not a changed value, unless the newer says something changed', () => {
+    const index = indexOf(['mem-aaaaaaaaaaaa', 'The staging API server listens on port 8080.', 'semantic'], ['mem-bbbbbbbbbbbb', 'We use Node 18 for the billing API.', 'semantic']);
+    // each holds a word the other lacks that is no value (staging / production): both stand
+    expect(index.changes('The production API server listens on port 9090.', 'semantic', 'observed', later)).toEqual([]);
+    // the same subject with a new value still supersedes: only values differ
+    expect(index.changes('The staging API server listens on port 9090.', 'semantic', 'observed', later)).toEqual([
+      { id: 'mem-aaaaaaaaaaaa', outcome: 'supersede', reason: 'a new value (9090 for 8080)', similarity: 5 / 6 },
+    ]);
+    // a word of change lets the words around the value differ ("moved" / "listens")
+    expect(ids(index.changes('We moved the staging API server to port 9090.', 'semantic', 'observed', later))).toEqual([['mem-aaaaaaaaaaaa', 'supersede']]);
+    expect(ids(index.changes('The billing API now runs on Node 20.', 'semantic', 'observed', later))).toEqual([['mem-bbbbbbbbbbbb', 'supersede']]);
+    // without one, a paraphrase around the new value is two facts too: both stay, the newer ranks first by its age
+    expect(index.changes('The billing API runs on Node 20.', 'semantic', 'observed', later)).toEqual([]);
+  });
+
   it('routine notes are not changes: negated events, templated reports, dated reports', () => {
     const index = indexOf(
       ['mem-aaaaaaaaaaaa', 'Error rate flat after the deploy of the billing service.', 'episodic'],

@@ -33,6 +33,6 @@ describe('the launcher', () => {
     expect(run(['touch', id])).toEqual({ status: 0, stdout: `${id}  active  access_count 1  activation 0.25\n`, stderr: 'v8 loaded: false\n' });
     const lines = path.join(dir, 'lines.jsonl');
     writeFileSync(lines, '{"text":"Rollbacks run from the last green build."}\n');
-    expect(run(['import', lines])).toEqual({ status: 0, stdout: 'imported 1 lines: 1 created, 0 reinforced, 0 conflicts, 0 already imported\n', stderr: 'v8 loaded: true\n' });
+    expect(run(['import', lines])).toEqual({ status: 0, stdout: 'imported 1 lines: 1 created, 0 reinforced, 0 conflicts, 0 superseded, 0 already imported\n', stderr: 'v8 loaded: true\n' });
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { engram, initVault } from '../helpers/cli';
 
@@ -89,5 +89,21 @@ describe('remember keeps a reversal and a correction', () => {
     const old = (await engram(vault, ['--json', 'remember', 'Deploys run from the main branch.'])).json();
     const same = (await engram(vault, ['--json', 'remember', 'Deploys run from the main branch!', '--supersedes', old.id])).json();
     expect([same.action, same.id === old.id, same.superseded]).toEqual(['created', false, old.id]);
+  });
+  it("import says how many older memories its lines supersede, and a fact about another subject supersedes nothing (a new user's trial)", async () => {
+    const jsonl = path.join(vault, '..', 'facts.jsonl');
+    const lines = [
+      { text: 'The staging API server listens on port 8080.', category: 'semantic', created_at: '2026-10-01T09:00:00Z' },
+      { text: 'The production API server listens on port 9090.', category: 'semantic', created_at: '2026-10-02T09:00:00Z' },
+      { text: 'The staging database runs on db-staging-1.internal.', category: 'semantic', created_at: '2026-10-03T09:00:00Z' },
+      { text: 'The staging database runs on db-staging-2.internal.', category: 'semantic', created_at: '2026-10-04T09:00:00Z' },
+    ];
+    writeFileSync(jsonl, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const dry = (await engram(vault, ['--json', '--now', '2026-10-05T09:00:00Z', 'import', '--dry-run', jsonl])).json();
+    expect([dry.superseded, dry.results.map((r: { supersedes?: string[] }) => r.supersedes ?? [])]).toEqual([1, [[], [], [], [dry.results[2].id]]]);
+    const run = await engram(vault, ['--now', '2026-10-05T09:00:00Z', 'import', jsonl]);
+    expect([run.code, run.stdout]).toEqual([0, 'imported 4 lines: 4 created, 0 reinforced, 0 conflicts, 1 superseded, 0 already imported\n']);
+    const staging = readdirSync(path.join(vault, 'semantic')).filter((name) => name.includes('staging API'));
+    expect(staging.map((name) => file(`semantic/${name}`).includes('superseded_by'))).toEqual([false]);
   });
 });

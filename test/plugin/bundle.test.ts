@@ -201,8 +201,10 @@ it('main.js requires only what Obsidian provides, stays under 477 KB, and its lo
   // listing (frontmatter.ts, memory-files.ts and vault.ts are the plugin's too; issue 23, first consolidate).
   // 612.2 KB (+0.39 KB: 611,827 -> 612,218 bytes) with temp files swept at any depth of the memory
   // folders, .engram/versions and .engram/forgotten (foldersUnder, tempFolders: the plugin's consolidation).
-  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(612_300);
-  expect(fs.statSync(MAIN).size).toBeLessThan(1_404_200); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
+  // 612.4 KB (+0.2 KB: 612,218 -> 612,423 bytes) with the trees of daily/, conflicts/, review/ and the
+  // merges' copies, supersession's check for another subject (ownWord) and import's superseded count.
+  expect(fs.statSync(MAIN).size - fs.statSync(WORKER).size).toBeLessThan(612_700);
+  expect(fs.statSync(MAIN).size).toBeLessThan(1_404_600); // the whole file: the plugin's code above plus the worker's 792 KB (raised with the line above)
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     jest.isolateModules(() => {
