@@ -95,14 +95,22 @@ describe('remember keeps a reversal and a correction', () => {
     const lines = [
       { text: 'The staging API server listens on port 8080.', category: 'semantic', created_at: '2026-10-01T09:00:00Z' },
       { text: 'The production API server listens on port 9090.', category: 'semantic', created_at: '2026-10-02T09:00:00Z' },
-      { text: 'The staging database runs on db-staging-1.internal.', category: 'semantic', created_at: '2026-10-03T09:00:00Z' },
-      { text: 'The staging database runs on db-staging-2.internal.', category: 'semantic', created_at: '2026-10-04T09:00:00Z' },
+      { text: 'The staging database runs on db-staging-1.internal.', category: 'semantic', created_at: '2026-10-03T09:00:00Z', session: 's1' },
+      { text: 'The staging database runs on db-staging-2.internal.', category: 'semantic', created_at: '2026-10-04T09:00:00Z', session: 's1' },
+      { text: 'The mobile app is built with Kotlin 1.9 and Gradle.', category: 'semantic', created_at: '2026-10-05T09:00:00Z' },
+      { text: 'The mobile app is built with Kotlin 2.0 and Gradle.', category: 'semantic', created_at: '2026-10-06T09:00:00Z' },
     ];
     writeFileSync(jsonl, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const dry = (await engram(vault, ['--json', '--now', '2026-10-05T09:00:00Z', 'import', '--dry-run', jsonl])).json();
-    expect([dry.superseded, dry.results.map((r: { supersedes?: string[] }) => r.supersedes ?? [])]).toEqual([1, [[], [], [], [dry.results[2].id]]]);
-    const run = await engram(vault, ['--now', '2026-10-05T09:00:00Z', 'import', jsonl]);
-    expect([run.code, run.stdout]).toEqual([0, 'imported 4 lines: 4 created, 0 reinforced, 0 conflicts, 1 superseded, 0 already imported\n']);
+    const dry = (await engram(vault, ['--json', '--now', '2026-10-07T09:00:00Z', 'import', '--dry-run', jsonl])).json();
+    // only the lines that supersede carry `supersedes`, naming only what they supersede (the
+    // session's related link between lines 3 and 4 is no supersession)
+    const ids = dry.results.map((r: { id: string }) => r.id);
+    expect([dry.superseded, dry.results.map((r: { supersedes?: string[] }) => ('supersedes' in r ? r.supersedes : null))]).toEqual([2, [null, null, null, [ids[2]], null, [ids[4]]]]);
+    const run = await engram(vault, ['--now', '2026-10-07T09:00:00Z', 'import', jsonl]);
+    expect([run.code, run.stdout]).toEqual([0, 'imported 6 lines: 6 created, 0 reinforced, 0 conflicts, 2 superseded, 0 already imported\n']);
+    // importing them again supersedes nothing more
+    const again = (await engram(vault, ['--json', '--now', '2026-10-07T09:00:00Z', 'import', jsonl])).json();
+    expect([again.unchanged, again.superseded]).toEqual([6, 0]);
     const staging = readdirSync(path.join(vault, 'semantic')).filter((name) => name.includes('staging API'));
     expect(staging.map((name) => file(`semantic/${name}`).includes('superseded_by'))).toEqual([false]);
   });
