@@ -75,6 +75,10 @@ describe('engram consolidate (SPEC §8)', () => {
     // the hub's links name ids, and no file has that name now (ADR 0005): they would point at the files
     expect(lines[1]).toBe('✓ repaired 3 links (in 1 notes, pointed at the files their memories have now: dry run)');
     expect((await engram(vault, ['--now', NOW, 'consolidate', '--dry-run'])).stdout).not.toContain(`    ${ids.forgotten}`);
+    // a note a person wrote without a tier gets the tier it is in: 'no tier -> active', not 'active -> active'
+    writeFileSync(path.join(vault, 'semantic', 'Hand written.md'), '---\nid: mem-handwritten1\ncategory: semantic\ncreated_at: "2026-11-27T10:00:00Z"\n---\nThe deploy window is Tuesday.\n');
+    const hand = (await engram(vault, ['--json', '--now', NOW, 'consolidate', '--dry-run'])).json();
+    expect(hand.steps.find((s: { step: string }) => s.step === 'tiers').changes).toContainEqual({ id: 'mem-handwritten1', change: 'no tier -> active' });
   });
 
   it('stats names its two archive numbers: files in archive/ and memories the next consolidation moves there; tiers are the tiers now', async () => {

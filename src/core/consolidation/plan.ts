@@ -101,7 +101,8 @@ export function planChanges(plan: ConsolidationPlan, step: string): Array<{ id: 
     case 'conflicts':
       return plan.conflicts.map((c) => ({ id: c.loser, change: `stale: loses ${c.path} to ${c.winner}` }));
     case 'tiers':
-      return plan.tiers.map((t) => ({ id: t.id, change: `${t.from} -> ${t.to}` }));
+      // a note without a tier (one a person wrote) gets the one it is in: said so, not "active -> active"
+      return plan.tiers.map((t) => ({ id: t.id, change: t.from === t.to ? `no tier -> ${t.to}` : `${t.from} -> ${t.to}` }));
     default:
       return [];
   }
