@@ -95,8 +95,6 @@ export class WarmVault {
   private newFolders = false;
   /** The preload's slicer while it runs. */
   private slicer: Slicer | null = null;
-  /** The running preload was told to finish at once (hurryPreload): it no longer waits for requests. */
-  private hurried = false;
   /** Requests being answered (serve): the preload runs no slice meanwhile. */
   private serving = 0;
   /** The preload waiting for the requests being answered to end: woken by the last one, or by a hurry. */
@@ -252,12 +250,12 @@ export class WarmVault {
     const { vault, root } = this.current;
     const engine = this.engineValue;
     // between two slices: a turn of the event loop, then no slice while a request is answered
+    // (until the preload is hurried: then a request waits for it)
     const pause = async (): Promise<void> => {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      while (this.serving > 0 && !this.hurried) await new Promise<void>((resolve) => this.waiting.push(resolve));
+      while (this.serving > 0 && !slicer.isHurried) await new Promise<void>((resolve) => this.waiting.push(resolve));
     };
     const slicer = new Slicer(this.preloadSlice, () => performance.now(), pause);
-    this.hurried = false;
     this.slicer = slicer;
     this.preloadSlices = slicer.slices;
     this.background = (async () => {
@@ -369,7 +367,6 @@ export class WarmVault {
   private hurryPreload(): void {
     if (!this.slicer) return;
     this.slicer.hurry();
-    this.hurried = true;
     this.wake();
   }
 

@@ -480,11 +480,16 @@ async function findTaken(vault: Vault, byId: Map<string, Known>, taken: Set<stri
   }
 }
 
+/** The older memories a line's memory supersedes: its `supersedes` links' targets, in order. */
+function supersededIds(memory: { links: ReadonlyArray<{ target: string; kind: string }> }): string[] {
+  return memory.links.filter((link) => link.kind === 'supersedes').map((link) => link.target);
+}
+
 function dryResult(plan: Plan): ImportResult {
   if (plan.kind === 'unchanged') return { id: plan.id, path: plan.path, action: 'unchanged' };
   if (plan.kind === 'reinforce') return { id: plan.id, path: plan.path, action: 'reinforced' };
   const path = plan.path;
-  const replaced = plan.memory.links.filter((link) => link.kind === 'supersedes').map((link) => link.target);
+  const replaced = supersededIds(plan.memory);
   const result: ImportResult = plan.conflictWith ? { id: plan.id, path, action: 'conflict', conflict_with: plan.conflictWith } : { id: plan.id, path, action: 'created' };
   return replaced.length > 0 ? { ...result, supersedes: replaced } : result;
 }
@@ -529,8 +534,7 @@ async function applyImport(vault: Vault, plans: Plan[], undo: Undo[], writeIndex
       if (plan.kind === 'unchanged') results[i] = { id: plan.id, path: plan.path, action: 'unchanged' };
       else if (plan.kind === 'reinforce') results[i] = await reinforce(vault, plan, undo);
       else {
-        const replaced: string[] = [];
-        for (const link of plan.memory.links) if (link.kind === 'supersedes') replaced.push(link.target);
+        const replaced = supersededIds(plan.memory);
         for (const old of replaced) await supersede(vault, old, plan.id, undo);
         if (replaced.length > 0) results[i] = { ...results[i]!, supersedes: replaced };
         if (plan.conflictWith) results[i] = await conflict(vault, plan, results[i]!, undo);

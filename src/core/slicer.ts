@@ -46,6 +46,11 @@ export class Slicer {
     this.started = this.clock();
   }
 
+  /** Whether hurry() was called: no more pauses. */
+  get isHurried(): boolean {
+    return this.hurried;
+  }
+
   /** No more pauses: the rest of the work runs at once. */
   hurry(): void {
     this.hurried = true;
