@@ -144,6 +144,24 @@ describe('consolidation reads each memory once', () => {
     expect([next.temp_removed, sweeps[0], existsSync(later)]).toEqual([1, `episodic given ${JSON.stringify([path.basename(later), fresh, '.dotted.md'].sort())}`, false]);
   });
 
+  it('a folder whose sweep fails (unreadable, gone) leaves the rest swept: the consolidation counts what was removed and goes on', async () => {
+    const daily = path.join(vault, 'daily', '.2026-11-01.md.4194305.3.tmp');
+    const conflicts = path.join(vault, 'conflicts', '.one.md.4194305.4.tmp');
+    for (const f of [daily, conflicts]) {
+      writeFileSync(f, 'partial');
+      utimesSync(f, OLD, OLD);
+    }
+    class FailingSweep extends CountingStore {
+      override async sweepTemp(rel: string, names?: string[]): Promise<string[]> {
+        if (rel === 'daily') throw Object.assign(new Error(`EACCES: permission denied, scandir '${rel}'`), { code: 'EACCES' });
+        return super.sweepTemp(rel, names);
+      }
+    }
+    const v = new Vault({ files: new FailingSweep(vault), locks: new NodeLocks(vault), clock: { now: () => at(NOW) }, random: Math.random, tokens: { count: () => 0 } }, resolveSettings(undefined));
+    const report = await consolidate(v, { dryRun: false, holder: 'test', elapsed: () => 0, memoryCache: MemoryCache.load });
+    expect([report.temp_removed, existsSync(daily), existsSync(conflicts)]).toEqual([1, true, false]);
+  });
+
   it('a memory brought back from archive/ and strengthened is read once: the strengthen step writes the copy the move kept', async () => {
     // archived in July, used last night: revived to episodic/, then strengthened (used since it was made)
     const id = 'mem-revive000001';
