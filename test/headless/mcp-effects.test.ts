@@ -2,13 +2,11 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { mcpReference } from '../../headless/mcp/reference';
-import { buildServer } from '../../headless/mcp/server';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { readFrontmatter, splitFrontmatter } from '../../src/core/frontmatter';
 import { initVault } from '../helpers/cli';
-import { toolCalls, type ToolResult } from '../helpers/mcp-tools';
+import { connectInMemory, toolCalls, type ToolResult } from '../helpers/mcp-tools';
 import { memoryNote } from '../helpers/memory-ports';
 
 /**
@@ -45,16 +43,11 @@ const overStdio: Connect = async (vault) => {
 
 const inProcess: Connect = async (vault) => {
   const warm = new WarmVault({ vault, now: NOW, cwd: process.cwd(), env: {} });
-  const server = buildServer(warm, 'test');
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'engram-effects-test', version: '1.0.0' });
-  await client.connect(clientSide);
+  const { client, close } = await connectInMemory(warm, 'engram-effects-test');
   return {
     client,
     close: async () => {
-      await client.close();
-      await server.close();
+      await close();
       warm.close();
     },
   };
@@ -256,14 +249,10 @@ describe('engram mcp asks for vector seeds of the query as recall and context se
     const warm = new WarmVault({ vault, now: NOW, cwd: process.cwd(), env: {} });
     // no embedder is configured: the real answer is "no seeds", the calls are what is watched
     seeds = jest.spyOn(warm, 'vectorSeeds');
-    const server = buildServer(warm, 'test');
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    client = new Client({ name: 'engram-seeds-test', version: '1.0.0' });
-    await client.connect(clientSide);
+    const connected = await connectInMemory(warm, 'engram-seeds-test');
+    client = connected.client;
     close = async () => {
-      await client.close();
-      await server.close();
+      await connected.close();
       warm.close();
     };
   });

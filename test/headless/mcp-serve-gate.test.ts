@@ -1,8 +1,6 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { buildServer } from '../../headless/mcp/server';
 import { WarmVault } from '../../headless/mcp/warm-vault';
 import { engram, initVault } from '../helpers/cli';
+import { connectInMemory } from '../helpers/mcp-tools';
 
 // Every MCP tool and resource callback runs as one request of the warm vault (WarmVault.serve),
 // so the background preload runs no slice while it is answered (445f6a4). StrykerJS: the
@@ -19,11 +17,7 @@ test('a tool call and a resource read each run inside WarmVault.serve, once', as
     served.push(`serving ${served.length}`);
     return serve(answer);
   };
-  const server = buildServer(warm, 'gate');
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'engram-gate-test', version: '1.0.0' });
-  await client.connect(clientSide);
+  const { client, close } = await connectInMemory(warm, 'engram-gate-test');
   try {
     const id = (await engram(vault, ['--json', '--now', NOW, 'remember', 'The deploy window is Tuesday.'])).json().id as string;
     const stats = (await client.callTool({ name: 'stats', arguments: {} })) as { content: Array<{ text: string }>; isError?: boolean };
@@ -35,8 +29,7 @@ test('a tool call and a resource read each run inside WarmVault.serve, once', as
     await client.listTools();
     expect(served).toEqual(['serving 0', 'serving 1', 'serving 2']);
   } finally {
-    await client.close();
-    await server.close();
+    await close();
     warm.close();
     cleanup();
   }

@@ -1,4 +1,7 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { buildServer } from '../../headless/mcp/server';
+import type { WarmVault } from '../../headless/mcp/warm-vault';
 
 /** What an MCP tool call answers: text items, and whether it is an error. */
 export type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
@@ -16,4 +19,20 @@ export function toolCalls(client: () => Client) {
     return JSON.parse(result.content[0]!.text);
   };
   return { call, data };
+}
+
+/** A client connected in memory to `engram mcp`'s server over `warm` (the SDK's linked pair); `close` ends both sides. */
+export async function connectInMemory(warm: WarmVault, name: string): Promise<{ client: Client; close: () => Promise<void> }> {
+  const server = buildServer(warm, 'test');
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(clientSide);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
 }
